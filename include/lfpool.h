@@ -1,0 +1,25 @@
+/*
+ * lfpool.h - lock-free object pools.  The one header to include.
+ *
+ * Flavours (each in its own header, all included here):
+ *   Pool          lfpool/pool.h          one thread, no atomics, inline get/put
+ *   Concurrent    lfpool/concurrent.h    one lock-free stack shared by all threads
+ *
+ * Every flavour shares lfpool_config (lfpool/common.h): object size and
+ * alignment, a capacity bound, prewarm, init/reset/fini hooks and a backing
+ * allocator.  The pool keeps its links outside the objects: an object's bytes
+ * are the user's, and what init set up survives every put and get.
+ *
+ * Errors: functions that return a pointer return NULL and set errno
+ * (EINVAL bad argument, ENOMEM backing allocator failed, ENOBUFS at
+ * capacity); destroy(NULL) and put(pool, NULL) do nothing.  Misuse found by
+ * the debug checks goes to the error hook (lfpool_set_error_hook).
+ */
+#ifndef LFPOOL_H
+#define LFPOOL_H
+
+#include "lfpool/common.h"
+#include "lfpool/pool.h"
+#include "lfpool/concurrent.h"
+
+#endif

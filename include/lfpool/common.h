@@ -1,0 +1,117 @@
+/*
+ * lfpool/common.h - configuration, hooks, errors and statistics shared by
+ * every lfpool flavour.  Include <lfpool.h> rather than this file.
+ */
+#ifndef LFPOOL_COMMON_H
+#define LFPOOL_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFPOOL_VERSION_MAJOR 0
+#define LFPOOL_VERSION_MINOR 1
+#define LFPOOL_VERSION_PATCH 0
+#define LFPOOL_VERSION_STRING "0.1.0"
+/* One integer that grows with every release: 0x00MMmmpp. */
+#define LFPOOL_VERSION_NUMBER \
+	((LFPOOL_VERSION_MAJOR << 16) | (LFPOOL_VERSION_MINOR << 8) | LFPOOL_VERSION_PATCH)
+
+#if defined(LFPOOL_BUILDING) && defined(__GNUC__)
+# define LFPOOL_API __attribute__((visibility("default")))
+#else
+# define LFPOOL_API
+#endif
+
+#if defined(__GNUC__)
+# define LFPOOL_LIKELY(x)   __builtin_expect(!!(x), 1)
+# define LFPOOL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+# define LFPOOL_LIKELY(x)   (x)
+# define LFPOOL_UNLIKELY(x) (x)
+#endif
+
+/* The library's version string, e.g. "0.1.0"; may differ from the header's. */
+LFPOOL_API const char *lfpool_version(void);
+
+/*
+ * Backing allocator for slabs.  alloc returns size bytes aligned to align
+ * (a power of two, at least sizeof(void *)) or NULL; free gets the same size.
+ * Both may be called from any thread that uses a concurrent pool.
+ */
+typedef struct lfpool_allocator {
+	void *(*alloc)(size_t size, size_t align, void *ctx);
+	void (*free)(void *ptr, size_t size, void *ctx);
+	void *ctx;
+} lfpool_allocator;
+
+/*
+ * Object hooks.  init runs once when the pool creates an object, fini once
+ * when the pool destroys it (trim, destroy); reset runs on every put, before
+ * the object is pooled again.  The pool itself never writes into an object,
+ * so what init set up survives every put and get.
+ */
+typedef void (*lfpool_hook_fn)(void *obj, void *ctx);
+
+/* Flags for lfpool_config.flags. */
+#define LFPOOL_F_DEBUG 0x1u	/* check every put; see lfpool_set_error_hook */
+
+typedef struct lfpool_config {
+	size_t obj_size;	/* bytes per object; required, > 0 */
+	size_t align;		/* power of two; 0 means 16 */
+	size_t capacity;	/* most objects ever alive at once; 0 = unbounded */
+	size_t prewarm;		/* objects created by create(); <= capacity */
+	lfpool_hook_fn init, reset, fini;
+	void *hook_ctx;
+	const lfpool_allocator *allocator;	/* NULL: the system's */
+	unsigned flags;		/* LFPOOL_F_* */
+	const char *name;	/* shown in error messages; copied */
+	/* ThreadStatic only; 0 picks the default. */
+	unsigned magazine_size;	/* object pointers per magazine */
+	unsigned depot_max;	/* most full magazines kept in the depot */
+} lfpool_config;
+
+/*
+ * errno values that lfpool sets:
+ *   EINVAL   bad configuration or argument
+ *   ENOMEM   the backing allocator failed
+ *   ENOBUFS  the pool is at its capacity: every object it may create is out
+ *   EBUSY    (ThreadStatic destroy) caches are still attached
+ */
+
+/*
+ * The debug checks (LFPOOL_F_DEBUG) report through this hook: pool is the
+ * pool's name, ptr the offending pointer, problem a sentence naming it
+ * ("double put", "pointer not from this pool", ...).  The default prints one
+ * line to stderr and aborts.  A hook that returns makes the call a no-op.
+ */
+typedef void (*lfpool_error_fn)(const char *pool, const void *ptr,
+				const char *problem, void *ctx);
+/* Replace the error hook for the process (NULL restores the default). */
+LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx);
+
+/*
+ * A snapshot of a pool's counters, filled on request.  Not for the data
+ * path: concurrent flavours sum per-thread counters, so the figures of a pool
+ * in use are approximate and consistent only once it is quiet.
+ */
+typedef struct lfpool_stats {
+	uint64_t gets, puts;		/* successful calls */
+	uint64_t hits, misses;		/* gets served from cache / slow path */
+	uint64_t mag_exchanges;		/* ThreadStatic: magazine swaps with the depot */
+	uint64_t cas_retries;		/* failed CAS on the shared stacks */
+	uint64_t slab_allocs, slab_frees;
+	uint64_t trims;
+	uint64_t created;		/* objects alive: out with users or pooled */
+	uint64_t retained;		/* of those, pooled (free lists, caches, depot) */
+	uint64_t live;			/* of those, out with users */
+	uint64_t bytes_held;		/* slab and magazine bytes held */
+} lfpool_stats;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/*
+ * lfpool/pool.h - Pool: the single-threaded flavour.
+ *
+ * Synchronization: none.  A Pool belongs to one thread at a time; every call
+ * on one Pool must be serialized by the caller.  Distinct Pools are
+ * independent.  No call runs an atomic instruction or takes a lock.
+ *
+ * get and put are inline: a hit is a bounds test and an array access.  The
+ * rare cases (empty pool, reset hook, debug checks) go to exported
+ * functions.
+ */
+#ifndef LFPOOL_POOL_H
+#define LFPOOL_POOL_H
+
+#include "lfpool/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lfpool_pool lfpool_pool;
+
+/* The part of a Pool that the inline fast path reads; it leads the struct. */
+struct lfpool_pool_fast {
+	void **items;		/* pooled objects, a LIFO stack */
+	uint32_t count;		/* pooled objects a fast get may take */
+	uint32_t room;		/* a fast put may push while count < room */
+};
+
+/* A new Pool per cfg, prewarmed; NULL with errno EINVAL or ENOMEM. */
+LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg);
+/* Destroy the Pool: fini every pooled object, free every slab.  NULL: no-op. */
+LFPOOL_API void lfpool_pool_destroy(lfpool_pool *pool);
+/* Rare paths of get and put; call lfpool_pool_get/put instead. */
+LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *pool);
+LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *pool, void *obj);
+/* Create n more objects and pool them; 0, or -1 with errno (ENOBUFS,
+ * ENOMEM) and nothing created. */
+LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *pool, size_t n);
+/* Destroy pooled objects beyond keep and give wholly free slabs back;
+ * returns the number of objects destroyed. */
+LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *pool, size_t keep);
+/* Whether ptr is the start of one of this Pool's objects. */
+LFPOOL_API int lfpool_pool_owns(const lfpool_pool *pool, const void *ptr);
+/* Fill *st.  The fast path keeps no counter: gets, puts and hits stay 0. */
+LFPOOL_API void lfpool_pool_stats(const lfpool_pool *pool, lfpool_stats *st);
+
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
+static inline void *lfpool_pool_get(lfpool_pool *pool)
+{
+	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
+	if (LFPOOL_LIKELY(f->count != 0))
+		return f->items[--f->count];
+	return lfpool_pool_get_slow(pool);
+}
+
+/* Give obj back to the pool it came from.  NULL: no-op. */
+static inline void lfpool_pool_put(lfpool_pool *pool, void *obj)
+{
+	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
+	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
+		f->items[f->count++] = obj;
+		return;
+	}
+	lfpool_pool_put_slow(pool, obj);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

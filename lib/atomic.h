@@ -1,0 +1,164 @@
+/*
+ * atomic.h - the one atomics layer under lfpool's lock-free code.
+ *
+ * Normal builds use Concurrency Kit (ck_pr_*, ck_pr_stall).
+ * ck's loads and stores are plain volatile accesses and its read-modify-
+ * writes are inline assembly, which ThreadSanitizer cannot see.  The TSan
+ * build (LFPOOL_TSAN, from --enable-tsan) maps the very same calls onto
+ * __atomic builtins with the orders written here, so TSan checks the
+ * algorithm that ships.  That build has no standalone fence: every order is
+ * carried by the access that needs it (-Werror=tsan enforces this).
+ *
+ * The orders (why each is what it is):
+ *  - *_acq loads / *_rel stores: a published pointer or stack head is read
+ *    with acquire so that what its writer did before the release is seen.
+ *  - lfp_cas_*_acqrel: a successful CAS on a stack head both takes ownership of
+ *    an object (acquire: the previous owner's writes and the link word are
+ *    visible) and hands one over (release: our writes become visible to the
+ *    next popper).  A failed CAS returns the current head, which the caller
+ *    dereferences next, so failure is acquire as well.
+ *  - *_rlx loads and stores: link words and counters.  A link is read
+ *    only after an acquire of the head that published it; a stale read of a
+ *    link (the node was popped and pushed meanwhile) is harmless because the
+ *    tagged CAS that follows fails.  Relaxed atomics keep that benign race
+ *    defined and visible to TSan.
+ *  - lfp_faa_u64_rlx: statistics and capacity counters that order nothing.
+ * On x86-64 (TSO) all of these compile to plain moves and lock-prefixed
+ * instructions in both builds.
+ */
+#ifndef LFP_ATOMIC_H
+#define LFP_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Each operation is spelled out by width and order, so that a call site says
+ * exactly what it relies on.  LFP_LD and LFP_ST declare the loads and stores.
+ */
+#ifdef LFPOOL_TSAN
+
+#define LFP_LD(T, sfx, ord) \
+	static inline T lfp_load_##sfx(const T *p) { return __atomic_load_n(p, ord); }
+#define LFP_ST(T, sfx, ord) \
+	static inline void lfp_store_##sfx(T *p, T v) { __atomic_store_n(p, v, ord); }
+
+LFP_LD(uint8_t, u8_rlx, __ATOMIC_RELAXED)
+LFP_LD(uint32_t, u32_rlx, __ATOMIC_RELAXED)
+LFP_LD(uint64_t, u64_rlx, __ATOMIC_RELAXED)
+LFP_LD(uint64_t, u64_acq, __ATOMIC_ACQUIRE)
+LFP_ST(uint8_t, u8_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint32_t, u32_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint64_t, u64_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint64_t, u64_rel, __ATOMIC_RELEASE)
+
+static inline void *lfp_load_ptr_rlx(void *const *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void *lfp_load_ptr_acq(void *const *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void lfp_store_ptr_rel(void **p, void *v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+}
+
+/* On failure *expected receives the current value. */
+static inline bool lfp_cas_u64_acqrel(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return __atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return __atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
+{
+	return __atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static inline void lfp_stall(void) { __builtin_ia32_pause(); }
+
+#else /* Concurrency Kit */
+
+#include <ck_pr.h>
+
+/* x86-64 is TSO: ck's acquire and release fences are compiler barriers. */
+#define LFP_LD(T, sfx, ckw, fence) \
+	static inline T lfp_load_##sfx(const T *p) { T v = ck_pr_load_##ckw(p); fence; return v; }
+#define LFP_ST(T, sfx, ckw, fence) \
+	static inline void lfp_store_##sfx(T *p, T v) { fence; ck_pr_store_##ckw(p, v); }
+
+LFP_LD(uint8_t, u8_rlx, 8, (void)0)
+LFP_LD(uint32_t, u32_rlx, 32, (void)0)
+LFP_LD(uint64_t, u64_rlx, 64, (void)0)
+LFP_LD(uint64_t, u64_acq, 64, ck_pr_fence_acquire())
+LFP_ST(uint8_t, u8_rlx, 8, (void)0)
+LFP_ST(uint32_t, u32_rlx, 32, (void)0)
+LFP_ST(uint64_t, u64_rlx, 64, (void)0)
+LFP_ST(uint64_t, u64_rel, 64, ck_pr_fence_release())
+
+static inline void *lfp_load_ptr_rlx(void *const *p) { return ck_pr_load_ptr(p); }
+static inline void *lfp_load_ptr_acq(void *const *p)
+{
+	void *v = ck_pr_load_ptr(p);
+	ck_pr_fence_acquire();
+	return v;
+}
+static inline void lfp_store_ptr_rel(void **p, void *v)
+{
+	ck_pr_fence_release();
+	ck_pr_store_ptr(p, v);
+}
+
+static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
+static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v) { return ck_pr_fas_8(p, v); }
+
+/* lock cmpxchg is a full barrier, which covers every order we ask for. */
+static inline bool lfp_cas_u64_acqrel(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return ck_pr_cas_64_value(p, *expected, desired, expected);
+}
+
+static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return ck_pr_cas_64_value(p, *expected, desired, expected);
+}
+
+static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
+{
+	return ck_pr_cas_ptr_value(p, *expected, desired, expected);
+}
+
+static inline void lfp_stall(void) { ck_pr_stall(); }
+
+#endif
+
+#undef LFP_LD
+#undef LFP_ST
+
+/*
+ * Exponential backoff after a failed CAS (ck_backoff_eb's shape, with a
+ * small start and a low ceiling: a pool operation is short, so a long wait
+ * costs more than the retry it saves).
+ */
+typedef unsigned int lfp_backoff;
+#define LFP_BACKOFF_INIT 8u
+#define LFP_BACKOFF_MAX  1024u
+static inline void lfp_backoff_wait(lfp_backoff *b)
+{
+	for (unsigned int i = 0; i < *b; i++)
+		lfp_stall();
+	if (*b < LFP_BACKOFF_MAX)
+		*b <<= 1;
+}
+
+#endif

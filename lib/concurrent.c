@@ -1,0 +1,241 @@
+/*
+ * concurrent.c - Concurrent: every object on one lock-free index stack.
+ *
+ * get pops the free stack; when it is empty it reserves one object of
+ * capacity (a CAS on `created`), takes raw slab memory (lock-free, a lock
+ * only to add a slab) and constructs it.  put pushes.  Trim pops the whole
+ * free stack, keeps `keep` objects, finalizes the rest and frees wholly raw
+ * slabs; slab.h explains why that needs no grace period.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "lfpool/concurrent.h"
+
+struct lfpool_concurrent {
+	struct lfp_stack free;		/* constructed objects; its own cache line */
+	uint64_t created __attribute__((aligned(64)));
+	uint64_t misses;
+	uint32_t magic;
+	struct lfp_core core;
+};
+
+LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
+{
+	lfpool_concurrent *c;
+	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(c, 0, sizeof(*c));
+	int err = lfp_core_init(&c->core, cfg, "concurrent");
+	if (err) {
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	lfp_stack_init(&c->free);
+	c->magic = LFP_MAGIC_LIVE;
+	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
+		err = errno;
+		lfpool_concurrent_destroy(c);
+		errno = err;
+		return NULL;
+	}
+	return c;
+}
+
+LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
+{
+	if (!c)
+		return;
+	if (c->magic != LFP_MAGIC_LIVE) {
+		lfp_report(c->core.name, c, "destroy of a pool already destroyed");
+		return;
+	}
+	size_t n = 0;
+	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
+	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i))) {
+		if (c->core.fini)
+			c->core.fini(lfp_slabs_ptr(&c->core.slabs, i), c->core.hook_ctx);
+		n++;
+	}
+	if (c->core.debug && c->created > n)
+		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
+			c->core.name, (unsigned long long)(c->created - n));
+	lfp_core_fini(&c->core);
+	c->magic = LFP_MAGIC_DEAD;
+	if (c->core.debug)
+		lfp_debug_bury(c);
+	else
+		free(c);
+}
+
+/* Create objects: a chain of n, in debug state `state`; 0 or errno. */
+static int create_objects(lfpool_concurrent *c, size_t n, uint8_t state, uint32_t *chain)
+{
+	if (!lfp_reserve(&c->created, c->core.capacity, n, true))
+		return ENOBUFS;
+	int err = lfp_core_take_raw(&c->core, true, n, chain);
+	if (err) {
+		lfp_faa_u64_rlx(&c->created, (uint64_t)0 - n);
+		return err;
+	}
+	lfp_core_construct_chain(&c->core, *chain, state);
+	return 0;
+}
+
+__attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
+{
+	lfp_faa_u64_rlx(&c->misses, 1);
+	uint32_t idx;
+	int err = create_objects(c, 1, LFP_OBJ_OUT, &idx);
+	if (err == ENOBUFS) {
+		/* At capacity: an object may have come back since we looked. */
+		idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
+		if (idx != LFP_NIL) {
+			if (c->core.debug)
+				lfp_core_mark_out(&c->core, idx);
+			return lfp_slabs_ptr(&c->core.slabs, idx);
+		}
+	}
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return lfp_slabs_ptr(&c->core.slabs, idx);
+}
+
+LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
+{
+	uint32_t idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
+	if (LFPOOL_UNLIKELY(idx == LFP_NIL))
+		return get_slow(c);
+	if (LFPOOL_UNLIKELY(c->core.debug))
+		lfp_core_mark_out(&c->core, idx);
+	return lfp_slabs_ptr(&c->core.slabs, idx);
+}
+
+/* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
+static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
+{
+	uint32_t idx;
+	if (LFPOOL_UNLIKELY(c->magic != LFP_MAGIC_LIVE)) {
+		lfp_report("(destroyed)", obj, "put after destroy");
+		return LFP_NIL;
+	}
+	if (LFPOOL_UNLIKELY(c->core.debug)) {
+		if (lfp_core_check_put(&c->core, obj, &idx) != 0)
+			return LFP_NIL;
+	} else {
+		idx = lfp_slabs_index(&c->core.slabs, obj);
+	}
+	if (c->core.reset)
+		c->core.reset(obj, c->core.hook_ctx);
+	return idx;
+}
+
+LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
+{
+	if (!obj)
+		return;
+	uint32_t idx = prepare_put(c, obj);
+	if (idx != LFP_NIL)
+		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
+}
+
+LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		objs[i] = lfpool_concurrent_get(c);
+		if (!objs[i]) {
+			int err = errno;
+			lfpool_concurrent_put_bulk(c, objs, i);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *objs, size_t n)
+{
+	/* Link the objects privately, then publish them with one CAS. */
+	uint32_t first = LFP_NIL, last = LFP_NIL;
+	for (size_t i = 0; i < n; i++) {
+		if (!objs[i])
+			continue;
+		uint32_t idx = prepare_put(c, objs[i]);
+		if (idx == LFP_NIL)
+			continue;
+		lfp_store_u32_rlx(lfp_slabs_link(&c->core.slabs, idx), first);
+		if (first == LFP_NIL)
+			last = idx;
+		first = idx;
+	}
+	if (first != LFP_NIL)
+		lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, first, last);
+}
+
+LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
+{
+	if (n == 0)
+		return 0;
+	uint32_t chain;
+	int err = create_objects(c, n, LFP_OBJ_POOLED, &chain);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, chain,
+				  lfp_chain_last(&c->core.slabs, chain, NULL));
+	return 0;
+}
+
+LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
+{
+	const struct lfp_slabs *s = &c->core.slabs;
+	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
+	if (chain == LFP_NIL)
+		return 0;
+	/* Keep the top `keep` (the hottest), destroy the rest. */
+	uint32_t kept_last = LFP_NIL, drop = chain;
+	for (size_t k = 0; k < keep && drop != LFP_NIL; k++) {
+		kept_last = drop;
+		drop = lfp_load_u32_rlx(lfp_slabs_link(s, drop));
+	}
+	if (kept_last != LFP_NIL)
+		lfp_stack_push_chain_mpmc(&c->free, s, chain, kept_last);
+	size_t n = 0;
+	lfp_chain_last(s, drop, &n);
+	if (n) {
+		lfp_core_destroy_chain(&c->core, true, drop);
+		lfp_faa_u64_rlx(&c->created, (uint64_t)0 - n);
+		lfp_faa_u64_rlx(&c->core.trims, 1);
+	}
+	return n;
+}
+
+LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)
+{
+	uint32_t idx;
+	return ptr && lfp_slabs_lookup(&c->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+}
+
+LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	lfp_core_stats(&c->core, st);
+	st->misses = lfp_load_u64_rlx(&c->misses);
+	st->created = lfp_load_u64_rlx(&c->created);
+	/* Walk the free stack, bounded by created in case it changes under us. */
+	uint64_t n = 0;
+	for (uint32_t i = (uint32_t)lfp_load_u64_acq(&c->free.head); i != LFP_NIL && n < st->created;
+	     i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i)))
+		n++;
+	st->retained = n;
+	st->live = st->created - n;
+}

@@ -1,0 +1,167 @@
+/*
+ * core.c - configuration, construction, destruction and the debug checks
+ * that all flavours share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind)
+{
+	memset(c, 0, sizeof(*c));
+	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
+	    (cfg->flags & ~LFPOOL_F_DEBUG) || cfg->capacity > LFP_NIL - 1)
+		return EINVAL;
+	int err = lfp_slabs_init(&c->slabs, cfg->obj_size, cfg->align, cfg->capacity,
+				 cfg->allocator);
+	if (err)
+		return err;
+	lfp_stack_init(&c->raw);
+	c->init = cfg->init;
+	c->reset = cfg->reset;
+	c->fini = cfg->fini;
+	c->hook_ctx = cfg->hook_ctx;
+	c->capacity = cfg->capacity;
+	c->flags = cfg->flags;
+#ifdef LFPOOL_DEBUG
+	c->flags |= LFPOOL_F_DEBUG;
+#endif
+	c->debug = c->flags & LFPOOL_F_DEBUG;
+	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind);
+	pthread_mutex_init(&c->grow_lock, NULL);
+	return 0;
+}
+
+void lfp_core_fini(struct lfp_core *c)
+{
+	lfp_slabs_fini(&c->slabs);
+	pthread_mutex_destroy(&c->grow_lock);
+}
+
+static uint32_t pop_raw(struct lfp_core *c, bool mt)
+{
+	return mt ? lfp_stack_pop_mpmc(&c->raw, &c->slabs) : lfp_stack_pop_st(&c->raw, &c->slabs);
+}
+
+static void push_raw(struct lfp_core *c, bool mt, uint32_t first, uint32_t last)
+{
+	if (mt)
+		lfp_stack_push_chain_mpmc(&c->raw, &c->slabs, first, last);
+	else
+		lfp_stack_push_chain_st(&c->raw, &c->slabs, first, last);
+}
+
+/* One raw object, growing by a slab when none is left. */
+static int take_one_raw(struct lfp_core *c, bool mt, uint32_t *idx)
+{
+	*idx = pop_raw(c, mt);
+	if (*idx != LFP_NIL)
+		return 0;
+	if (mt)
+		pthread_mutex_lock(&c->grow_lock);
+	int err = 0;
+	*idx = pop_raw(c, mt);	/* another thread may have grown meanwhile */
+	if (*idx == LFP_NIL) {
+		uint32_t first, last;
+		err = lfp_slabs_grow(&c->slabs, &first, &last);
+		if (!err) {
+			*idx = first;
+			if (first != last)
+				push_raw(c, mt, lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, first)), last);
+		}
+	}
+	if (mt)
+		pthread_mutex_unlock(&c->grow_lock);
+	return err;
+}
+
+int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
+{
+	uint32_t head = LFP_NIL, tail = LFP_NIL;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t idx;
+		int err = take_one_raw(c, mt, &idx);
+		if (err) {
+			if (head != LFP_NIL)
+				push_raw(c, mt, head, tail);
+			return err;
+		}
+		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, idx), head);
+		if (head == LFP_NIL)
+			tail = idx;
+		head = idx;
+	}
+	*chain = head;
+	return 0;
+}
+
+void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
+{
+	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
+		if (c->init)
+			c->init(lfp_slabs_ptr(&c->slabs, i), c->hook_ctx);
+		if (c->debug)
+			lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
+	}
+}
+
+void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
+{
+	if (chain == LFP_NIL)
+		return;
+	uint32_t last = chain;
+	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
+		if (c->fini)
+			c->fini(lfp_slabs_ptr(&c->slabs, i), c->hook_ctx);
+		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
+		last = i;
+	}
+	if (mt)
+		pthread_mutex_lock(&c->grow_lock);
+	/* Join every raw object, so that whole slabs can be seen and freed. */
+	uint32_t raw = mt ? lfp_stack_pop_all_mpmc(&c->raw) : lfp_stack_pop_all_st(&c->raw);
+	lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, last), raw);
+	uint32_t rest = lfp_slabs_release(&c->slabs, chain);
+	if (rest != LFP_NIL)
+		push_raw(c, mt, rest, lfp_chain_last(&c->slabs, rest, NULL));
+	if (mt)
+		pthread_mutex_unlock(&c->grow_lock);
+}
+
+int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
+{
+	switch (lfp_slabs_lookup(&c->slabs, obj, idx)) {
+	case LFP_LOOKUP_FOREIGN:
+		lfp_report(c->name, obj, "pointer not from this pool");
+		return -1;
+	case LFP_LOOKUP_INTERIOR:
+		lfp_report(c->name, obj, "interior pointer, not the start of an object");
+		return -1;
+	case LFP_LOOKUP_OK:
+		break;
+	}
+	uint8_t *state = lfp_slabs_state(&c->slabs, *idx);
+	uint8_t was = lfp_xchg_u8_acqrel(state, LFP_OBJ_POOLED);
+	if (was == LFP_OBJ_OUT)
+		return 0;
+	lfp_store_u8_rlx(state, was);
+	lfp_report(c->name, obj, was == LFP_OBJ_POOLED ? "double put (object is already in the pool)"
+			       : "put of an object the pool has not handed out");
+	return -1;
+}
+
+void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
+{
+	lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
+}
+
+void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st)
+{
+	st->slab_allocs = lfp_load_u64_rlx(&c->slabs.slab_allocs);
+	st->slab_frees = lfp_load_u64_rlx(&c->slabs.slab_frees);
+	st->trims = lfp_load_u64_rlx(&c->trims);
+	st->bytes_held = lfp_slabs_bytes(&c->slabs);
+}

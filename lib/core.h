@@ -1,0 +1,87 @@
+/*
+ * core.h - what every flavour shares: the validated configuration, slabs,
+ * object construction and destruction, and the debug checks.
+ *
+ * Raw (unconstructed) objects sit on a stack of their own; a flavour takes
+ * raw objects from there, constructs them (init hook) and keeps constructed
+ * ones on its own free list.  Functions taking `mt` use the _mpmc stack
+ * operations and the grow lock when it is true, plain operations otherwise,
+ * so the single-threaded Pool runs no atomic instruction and takes no lock.
+ */
+#ifndef LFP_CORE_H
+#define LFP_CORE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "lfpool/common.h"
+#include "slab.h"
+#include "stack.h"
+
+#define LFP_NAME_MAX 48
+
+#define LFP_MAGIC_LIVE 0x4c495645u	/* "LIVE" */
+#define LFP_MAGIC_DEAD 0x44454144u	/* "DEAD" */
+
+struct lfp_core {
+	struct lfp_stack raw;		/* slab memory not yet constructed */
+	struct lfp_slabs slabs;
+	lfpool_hook_fn init, reset, fini;
+	void *hook_ctx;
+	size_t capacity;		/* 0: unbounded */
+	unsigned flags;
+	bool debug;
+	char name[LFP_NAME_MAX];
+	pthread_mutex_t grow_lock;	/* mt only: slab growth and release */
+	uint64_t trims;
+};
+
+/* Validate cfg and set up c; 0 or EINVAL. */
+int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind);
+/* Free all slabs; constructed objects must have been finalized first. */
+void lfp_core_fini(struct lfp_core *c);
+
+/*
+ * Take n raw objects as a private chain, growing slabs as needed.  All or
+ * nothing: on failure returns ENOMEM and the pool is as it was.
+ */
+int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain);
+/* Run init on every object of a private chain (and mark them pooled). */
+void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state);
+/* Run fini on every object of a private chain, return them to raw and
+ * give back every slab that is now wholly raw. */
+void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain);
+
+/* Debug checks for a put of obj: 0 with *idx set, or -1 once reported. */
+int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx);
+/* Debug: mark idx handed out. */
+void lfp_core_mark_out(struct lfp_core *c, uint32_t idx);
+
+/* Report a misuse through the error hook. */
+void lfp_report(const char *pool, const void *ptr, const char *problem);
+
+/* Fill the slab-level fields of st. */
+void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
+
+/* Debug pools are not freed at destroy but kept, marked dead, until exit,
+ * so that a put after destroy is reported instead of touching freed memory. */
+void lfp_debug_bury(void *pool);
+
+/* Reserve n objects of capacity in *created; false (ENOBUFS) when over. */
+static inline bool lfp_reserve(uint64_t *created, size_t capacity, size_t n, bool mt)
+{
+	if (!mt) {
+		if (capacity && *created + n > capacity)
+			return false;
+		*created += n;
+		return true;
+	}
+	uint64_t cur = lfp_load_u64_rlx(created);
+	do {
+		if (capacity && cur + n > capacity)
+			return false;
+	} while (!lfp_cas_u64_rlx(created, &cur, cur + n));
+	return true;
+}
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * debug.c - the error hook and the graveyard of destroyed debug pools.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core.h"
+
+static lfpool_error_fn error_hook;
+static void *error_ctx;
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+
+LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&hook_lock);
+	error_hook = fn;
+	error_ctx = ctx;
+	pthread_mutex_unlock(&hook_lock);
+}
+
+void lfp_report(const char *pool, const void *ptr, const char *problem)
+{
+	pthread_mutex_lock(&hook_lock);
+	lfpool_error_fn fn = error_hook;
+	void *ctx = error_ctx;
+	pthread_mutex_unlock(&hook_lock);
+	if (fn) {
+		fn(pool, ptr, problem, ctx);
+		return;
+	}
+	fprintf(stderr, "lfpool: pool '%s': %s (pointer %p)\n", pool, problem, ptr);
+	abort();
+}
+
+/* Dead debug pools, freed at exit (so LeakSanitizer sees no leak). */
+struct grave {
+	struct grave *next;
+	void *pool;
+};
+static struct grave *graveyard;
+static pthread_mutex_t grave_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void lfp_debug_bury(void *pool)
+{
+	struct grave *g = malloc(sizeof(*g));
+	if (!g) {
+		free(pool);	/* cannot keep it: lose only the after-destroy check */
+		return;
+	}
+	g->pool = pool;
+	pthread_mutex_lock(&grave_lock);
+	g->next = graveyard;
+	graveyard = g;
+	pthread_mutex_unlock(&grave_lock);
+}
+
+__attribute__((destructor)) static void empty_graveyard(void)
+{
+	pthread_mutex_lock(&grave_lock);
+	while (graveyard) {
+		struct grave *g = graveyard;
+		graveyard = g->next;
+		free(g->pool);
+		free(g);
+	}
+	pthread_mutex_unlock(&grave_lock);
+}

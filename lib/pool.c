@@ -1,0 +1,218 @@
+/*
+ * pool.c - Pool, the single-threaded flavour: the rare paths behind the
+ * inline get and put of lfpool/pool.h.
+ *
+ * The free list is an array of object pointers (outside the objects), sized
+ * to hold every object the pool has created, so a put never allocates and
+ * never fails.  In debug pools the fast view stays empty (count 0, room 0)
+ * and the real count lives here, so that every get and put is checked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "lfpool/pool.h"
+
+struct lfpool_pool {
+	struct lfpool_pool_fast fast;	/* first: read by the inline fast path */
+	uint32_t magic;
+	uint32_t debug_count;		/* debug pools: pooled objects */
+	uint32_t items_cap;
+	bool fast_put;			/* no reset hook and no debug checks */
+	uint64_t created, misses;
+	struct lfp_core core;
+};
+
+static uint32_t *pooled(lfpool_pool *p)
+{
+	return p->core.debug ? &p->debug_count : &p->fast.count;
+}
+
+/* Make room in items for need pointers; 0 or ENOMEM with nothing changed. */
+static int reserve_items(lfpool_pool *p, uint64_t need)
+{
+	if (need <= p->items_cap)
+		return 0;
+	uint64_t cap = p->items_cap ? (uint64_t)p->items_cap * 2 : 16;
+	if (cap < need)
+		cap = need;
+	if (p->core.capacity && cap > p->core.capacity)
+		cap = p->core.capacity;
+	if (cap > UINT32_MAX)
+		return ENOMEM;
+	const lfpool_allocator *a = &p->core.slabs.alloc;
+	void **items = a->alloc(cap * sizeof(void *), sizeof(void *), a->ctx);
+	if (!items)
+		return ENOMEM;
+	if (p->fast.items) {
+		memcpy(items, p->fast.items, *pooled(p) * sizeof(void *));
+		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+	}
+	p->fast.items = items;
+	p->items_cap = (uint32_t)cap;
+	p->fast.room = p->fast_put ? p->items_cap : 0;
+	return 0;
+}
+
+/* Create n objects as a chain, in the given debug state; 0 or errno. */
+static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
+{
+	if (!lfp_reserve(&p->created, p->core.capacity, n, false))
+		return ENOBUFS;
+	int err = reserve_items(p, p->created);
+	if (!err)
+		err = lfp_core_take_raw(&p->core, false, n, chain);
+	if (err) {
+		p->created -= n;
+		return err;
+	}
+	lfp_core_construct_chain(&p->core, *chain, state);
+	return 0;
+}
+
+LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
+{
+	lfpool_pool *p = calloc(1, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	int err = lfp_core_init(&p->core, cfg, "pool");
+	if (err) {
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	p->magic = LFP_MAGIC_LIVE;
+	p->fast_put = !p->core.debug && !p->core.reset;
+	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
+		err = errno;
+		lfpool_pool_destroy(p);
+		errno = err;
+		return NULL;
+	}
+	return p;
+}
+
+LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
+{
+	if (!p)
+		return;
+	if (p->magic != LFP_MAGIC_LIVE) {
+		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		return;
+	}
+	uint32_t n = *pooled(p);
+	if (p->core.debug && p->created > n)
+		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
+			p->core.name, (unsigned long long)(p->created - n));
+	if (p->core.fini)
+		for (uint32_t i = 0; i < n; i++)
+			p->core.fini(p->fast.items[i], p->core.hook_ctx);
+	const lfpool_allocator *a = &p->core.slabs.alloc;
+	if (p->fast.items)
+		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+	lfp_core_fini(&p->core);
+	p->magic = LFP_MAGIC_DEAD;
+	memset(&p->fast, 0, sizeof(p->fast));
+	p->debug_count = 0;
+	if (p->core.debug)
+		lfp_debug_bury(p);
+	else
+		free(p);
+}
+
+LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
+{
+	uint32_t *n = pooled(p);
+	if (*n) {
+		void *obj = p->fast.items[--*n];
+		if (p->core.debug)
+			lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, obj));
+		return obj;
+	}
+	p->misses++;
+	uint32_t idx;
+	int err = create_objects(p, 1, LFP_OBJ_OUT, &idx);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return lfp_slabs_ptr(&p->core.slabs, idx);
+}
+
+LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
+{
+	if (!obj)
+		return;
+	if (p->magic != LFP_MAGIC_LIVE) {
+		lfp_report("(destroyed)", obj, "put after destroy");
+		return;
+	}
+	uint32_t idx;
+	if (p->core.debug && lfp_core_check_put(&p->core, obj, &idx) != 0)
+		return;
+	uint32_t *n = pooled(p);
+	if (*n >= p->items_cap) {
+		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
+		return;
+	}
+	if (p->core.reset)
+		p->core.reset(obj, p->core.hook_ctx);
+	p->fast.items[(*n)++] = obj;
+}
+
+LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	uint32_t chain;
+	int err = create_objects(p, n, LFP_OBJ_POOLED, &chain);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	uint32_t *count = pooled(p);
+	for (uint32_t i = chain; i != LFP_NIL; i = *lfp_slabs_link(&p->core.slabs, i))
+		p->fast.items[(*count)++] = lfp_slabs_ptr(&p->core.slabs, i);
+	return 0;
+}
+
+LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
+{
+	uint32_t *n = pooled(p);
+	if (*n <= keep)
+		return 0;
+	/* The bottom of the stack is the coldest: destroy from there. */
+	uint32_t drop = *n - (uint32_t)keep, chain = LFP_NIL;
+	for (uint32_t i = 0; i < drop; i++) {
+		uint32_t idx = lfp_slabs_index(&p->core.slabs, p->fast.items[i]);
+		*lfp_slabs_link(&p->core.slabs, idx) = chain;
+		chain = idx;
+	}
+	memmove(p->fast.items, p->fast.items + drop, keep * sizeof(void *));
+	*n = (uint32_t)keep;
+	lfp_core_destroy_chain(&p->core, false, chain);
+	p->created -= drop;
+	p->core.trims++;
+	return drop;
+}
+
+LFPOOL_API int lfpool_pool_owns(const lfpool_pool *p, const void *ptr)
+{
+	uint32_t idx;
+	return ptr && lfp_slabs_lookup(&p->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+}
+
+LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	lfp_core_stats(&p->core, st);
+	st->misses = p->misses;
+	st->created = p->created;
+	st->retained = p->core.debug ? p->debug_count : p->fast.count;
+	st->live = st->created - st->retained;
+	st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
+}

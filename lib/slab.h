@@ -1,0 +1,142 @@
+/*
+ * slab.h - the object index space every flavour stands on.
+ *
+ * Objects live in slabs: power-of-two sized, aligned blocks from the backing
+ * allocator, each with a small header in front of its objects.  Every object
+ * has a 32-bit index (slab number << off_bits | offset in the slab), which is
+ * what the lock-free stacks store, and per-object side data kept outside the
+ * slab: a link word for the free lists and a state byte for the debug checks.
+ * The pool never writes into an object's own bytes.
+ *
+ * Side data and the directory that maps slab numbers to slabs are allocated
+ * once and kept until the pool is destroyed, even when trim gives a slab's
+ * memory back.  A thread that read a stale stack head may therefore still
+ * read that node's link word safely; its tagged CAS then fails.  Nothing but
+ * the owner of an object ever touches slab memory, and trim frees only slabs
+ * whose every object is back in its hands, so freeing needs no grace period.
+ *
+ * Structural changes (grow, release) must be serialized by the caller;
+ * index <-> pointer lookups may run at any time on any thread.
+ */
+#ifndef LFP_SLAB_H
+#define LFP_SLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "atomic.h"
+#include "lfpool/common.h"
+
+#define LFP_NIL UINT32_MAX
+#define LFP_LEAF_BITS 8
+#define LFP_LEAF_SLOTS (1u << LFP_LEAF_BITS)
+#define LFP_MAX_LEAVES 256u
+#define LFP_MAX_SLABS (LFP_LEAF_SLOTS * LFP_MAX_LEAVES)
+
+/* Per-object state, kept in side data (debug checks only). */
+enum { LFP_OBJ_RAW = 0, LFP_OBJ_POOLED = 1, LFP_OBJ_OUT = 2 };
+
+struct lfp_slab_hdr {
+	uint64_t magic;
+	const struct lfp_slabs *owner;
+	uint32_t slab_no;
+};
+
+struct lfp_slab_slot {
+	char *mem;		/* slab memory, NULL when not allocated */
+	uint32_t *links;	/* per object next index; kept once allocated */
+	uint8_t *state;		/* per object LFP_OBJ_*; same allocation as links */
+	uint32_t mark;		/* scratch for release(), under the caller's lock */
+};
+
+struct lfp_slab_leaf {
+	struct lfp_slab_slot slot[LFP_LEAF_SLOTS];
+};
+
+struct lfp_slabs {
+	size_t obj_size, stride, align;
+	size_t slab_bytes;	/* power of two; slabs are aligned to it */
+	uint32_t first_off;	/* offset of object 0 from the slab start */
+	uint32_t per_slab;	/* objects per slab */
+	uint32_t off_bits;	/* offset bits in an index */
+	uint32_t max_slabs;
+	uint64_t stride_magic;	/* divides by stride with one multiply */
+	lfpool_allocator alloc;
+	uint32_t high_water;	/* slab numbers ever used: [0, high_water) */
+	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
+	uint64_t side_bytes;	/* directory and side data held */
+	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];
+};
+
+/* Why lfp_slabs_lookup refused a pointer. */
+enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };
+
+/* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
+int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
+		   size_t capacity_hint, const lfpool_allocator *a);
+/* Free every slab and all side data.  Objects must have been finalized. */
+void lfp_slabs_fini(struct lfp_slabs *s);
+
+/*
+ * Allocate one slab and chain its objects first -> ... -> last through their
+ * link words.  Caller serialized.  Returns 0, or ENOMEM with nothing changed
+ * that the caller can see.
+ */
+int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
+
+/*
+ * Given a private chain of raw (unconstructed) indices, free every slab all of
+ * whose objects are in it and return the rest as a chain (LFP_NIL if none).
+ * Caller serialized.
+ */
+uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain);
+
+/* Map any pointer to an index without touching the memory it points to. */
+enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);
+
+/* Slab memory held now, in bytes. */
+uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
+
+static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
+{
+	struct lfp_slab_leaf *leaf = (struct lfp_slab_leaf *)
+		lfp_load_ptr_rlx((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
+	return &leaf->slot[slab_no & (LFP_LEAF_SLOTS - 1)];
+}
+
+/* The link word of index idx.  Valid for every index ever handed out. */
+static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
+	uint32_t *links = (uint32_t *)lfp_load_ptr_rlx((void *const *)&slot->links);
+	return &links[idx & ((1u << s->off_bits) - 1)];
+}
+
+/* The state byte of index idx. */
+static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
+	uint8_t *state = (uint8_t *)lfp_load_ptr_rlx((void *const *)&slot->state);
+	return &state[idx & ((1u << s->off_bits) - 1)];
+}
+
+/* The object of an index the caller owns (its slab is allocated). */
+static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
+	char *mem = (char *)lfp_load_ptr_rlx((void *const *)&slot->mem);
+	return mem + s->first_off + (size_t)(idx & ((1u << s->off_bits) - 1)) * s->stride;
+}
+
+/* The index of an object the pool handed out (trusted: no checks). */
+static inline uint32_t lfp_slabs_index(const struct lfp_slabs *s, const void *p)
+{
+	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
+	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
+	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
+	uint32_t off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
+	return (h->slab_no << s->off_bits) | off;
+}
+
+#endif

@@ -1,0 +1,1 @@
+# stress: see Makefile.am
