@@ -1,0 +1,1 @@
+# ThreadStatic tests: see tests/local.mk
