@@ -59,8 +59,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 	size_t n = 0;
 	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i))) {
-		if (c->core.fini)
-			c->core.fini(lfp_slabs_ptr(&c->core.slabs, i), c->core.hook_ctx);
+		lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		n++;
 	}
 	if (c->core.debug && c->created > n)
@@ -135,6 +134,7 @@ static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 	}
 	if (c->core.reset)
 		c->core.reset(obj, c->core.hook_ctx);
+	lfp_core_poison(&c->core, obj);
 	return idx;
 }
 

@@ -9,6 +9,20 @@
 
 #include "core.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+# define LFP_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define LFP_ASAN 1
+# endif
+#endif
+#ifdef LFP_ASAN
+# include <sanitizer/asan_interface.h>
+#endif
+
+/* Without ASan, pooled objects of pools with no init hook hold this. */
+#define LFP_POISON_BYTE 0xdb
+
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind)
 {
 	memset(c, 0, sizeof(*c));
@@ -101,11 +115,45 @@ int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 {
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
+		void *obj = lfp_slabs_ptr(&c->slabs, i);
 		if (c->init)
-			c->init(lfp_slabs_ptr(&c->slabs, i), c->hook_ctx);
-		if (c->debug)
-			lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
+			c->init(obj, c->hook_ctx);
+		if (!c->debug)
+			continue;
+		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
+		if (state == LFP_OBJ_POOLED)
+			lfp_core_poison(c, obj);
 	}
+}
+
+void lfp_core_poison(struct lfp_core *c, void *obj)
+{
+	if (!c->debug)
+		return;
+#ifdef LFP_ASAN
+	ASAN_POISON_MEMORY_REGION(obj, c->slabs.obj_size);
+#else
+	if (!c->init)
+		memset(obj, LFP_POISON_BYTE, c->slabs.obj_size);
+#endif
+}
+
+static void unpoison(struct lfp_core *c, void *obj)
+{
+#ifdef LFP_ASAN
+	if (c->debug)
+		ASAN_UNPOISON_MEMORY_REGION(obj, c->slabs.obj_size);
+#else
+	(void)c;
+	(void)obj;
+#endif
+}
+
+void lfp_core_fini_obj(struct lfp_core *c, void *obj)
+{
+	unpoison(c, obj);
+	if (c->fini)
+		c->fini(obj, c->hook_ctx);
 }
 
 void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
@@ -114,8 +162,7 @@ void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
 		return;
 	uint32_t last = chain;
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
-		if (c->fini)
-			c->fini(lfp_slabs_ptr(&c->slabs, i), c->hook_ctx);
+		lfp_core_fini_obj(c, lfp_slabs_ptr(&c->slabs, i));
 		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
 		last = i;
 	}
@@ -155,7 +202,25 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 {
+	void *obj = lfp_slabs_ptr(&c->slabs, idx);
 	lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
+#ifdef LFP_ASAN
+	unpoison(c, obj);
+#else
+	if (c->init) {
+		if (c->fini)
+			c->fini(obj, c->hook_ctx);
+		c->init(obj, c->hook_ctx);
+		return;
+	}
+	const unsigned char *b = obj;
+	for (size_t i = 0; i < c->slabs.obj_size; i++) {
+		if (b[i] != LFP_POISON_BYTE) {
+			lfp_report(c->name, obj, "write after put (the object changed while it was pooled)");
+			return;
+		}
+	}
+#endif
 }
 
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st)

@@ -54,8 +54,16 @@ void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain);
 
 /* Debug checks for a put of obj: 0 with *idx set, or -1 once reported. */
 int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx);
-/* Debug: mark idx handed out. */
+/*
+ * Debug: mark idx handed out.  Under ASan the object is unpoisoned; without
+ * it, a pool with no init hook has its pattern verified ("write after put")
+ * and a pool with one has the object made anew (fini, then init).
+ */
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx);
+/* Debug: poison a pooled object (after its reset hook ran). */
+void lfp_core_poison(struct lfp_core *c, void *obj);
+/* Run fini on a pooled object (unpoisoning it first in debug pools). */
+void lfp_core_fini_obj(struct lfp_core *c, void *obj);
 
 /* Report a misuse through the error hook. */
 void lfp_report(const char *pool, const void *ptr, const char *problem);

@@ -108,9 +108,8 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 	if (p->core.debug && p->created > n)
 		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
 			p->core.name, (unsigned long long)(p->created - n));
-	if (p->core.fini)
-		for (uint32_t i = 0; i < n; i++)
-			p->core.fini(p->fast.items[i], p->core.hook_ctx);
+	for (uint32_t i = 0; i < n; i++)
+		lfp_core_fini_obj(&p->core, p->fast.items[i]);
 	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items)
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
@@ -161,6 +160,7 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	}
 	if (p->core.reset)
 		p->core.reset(obj, p->core.hook_ctx);
+	lfp_core_poison(&p->core, obj);
 	p->fast.items[(*n)++] = obj;
 }
 
