@@ -1,1 +1,19 @@
-# tests: see Makefile.am
+# Unit tests of Pool, Concurrent and the common parts (Criterion), a C++
+# check of the public header, and in ASan builds a gate on leak reports.
+
+# Shared test helpers; the ThreadStatic tests may link them too.
+check_LTLIBRARIES = tests/libtesthelpers.la
+tests_libtesthelpers_la_SOURCES = tests/helpers.c tests/helpers.h
+LFPOOL_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
+LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTHREAD_LIBS)
+
+LFPOOL_UNIT_TESTS = \
+	tests/test_config \
+	tests/test_layout
+check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
+TESTS += $(LFPOOL_UNIT_TESTS)
+
+tests_test_config_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_config_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)

@@ -1,0 +1,190 @@
+/*
+ * helpers.c - see helpers.h.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+struct test_block {
+	void *ptr;
+	size_t size;
+};
+
+static void *counting_alloc(size_t size, size_t align, void *ctx)
+{
+	struct test_alloc *t = ctx;
+	void *p = NULL;
+	pthread_mutex_lock(&t->lock);
+	if (t->fail_after == 0) {
+		t->failed++;
+		goto out;
+	}
+	if (t->fail_after > 0)
+		t->fail_after--;
+	if (t->nblocks == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct test_block *b = realloc(t->blocks, cap * sizeof(*b));
+		if (!b)
+			goto out;
+		t->blocks = b;
+		t->cap = cap;
+	}
+	if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0) {
+		p = NULL;
+		goto out;
+	}
+	if ((uintptr_t)p % align)
+		t->misaligned++;
+	t->blocks[t->nblocks++] = (struct test_block){ p, size };
+	t->allocs++;
+	t->live++;
+	t->live_bytes += size;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return p;
+}
+
+static void counting_free(void *ptr, size_t size, void *ctx)
+{
+	struct test_alloc *t = ctx;
+	pthread_mutex_lock(&t->lock);
+	size_t i = 0;
+	while (i < t->nblocks && t->blocks[i].ptr != ptr)
+		i++;
+	if (i == t->nblocks || t->blocks[i].size != size) {
+		/* Unknown or wrong size: count it and leave the block alone. */
+		t->bad_frees++;
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	t->blocks[i] = t->blocks[--t->nblocks];
+	t->frees++;
+	t->live--;
+	t->live_bytes -= size;
+	pthread_mutex_unlock(&t->lock);
+	free(ptr);
+}
+
+void test_alloc_init(struct test_alloc *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->a = (lfpool_allocator){ counting_alloc, counting_free, t };
+	pthread_mutex_init(&t->lock, NULL);
+	t->fail_after = -1;
+}
+
+void test_alloc_fini(struct test_alloc *t)
+{
+	for (size_t i = 0; i < t->nblocks; i++)
+		free(t->blocks[i].ptr);
+	free(t->blocks);
+	pthread_mutex_destroy(&t->lock);
+}
+
+void test_alloc_fail_after(struct test_alloc *t, long n)
+{
+	pthread_mutex_lock(&t->lock);
+	t->fail_after = n;
+	pthread_mutex_unlock(&t->lock);
+}
+
+long test_alloc_live(struct test_alloc *t)
+{
+	pthread_mutex_lock(&t->lock);
+	long n = t->live;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+void hook_init(void *obj, void *ctx)
+{
+	struct hooks *h = ctx;
+	memset(obj, HOOK_INIT_BYTE, h->obj_size);
+	__atomic_fetch_add(&h->init, 1, __ATOMIC_RELAXED);
+}
+
+void hook_reset(void *obj, void *ctx)
+{
+	(void)obj;
+	__atomic_fetch_add(&((struct hooks *)ctx)->reset, 1, __ATOMIC_RELAXED);
+}
+
+void hook_fini(void *obj, void *ctx)
+{
+	(void)obj;
+	__atomic_fetch_add(&((struct hooks *)ctx)->fini, 1, __ATOMIC_RELAXED);
+}
+
+lfpool_config hooked_config(struct hooks *h, size_t obj_size, size_t align)
+{
+	*h = (struct hooks){ .obj_size = obj_size };
+	return (lfpool_config){
+		.obj_size = obj_size, .align = align,
+		.init = hook_init, .reset = hook_reset, .fini = hook_fini, .hook_ctx = h,
+	};
+}
+
+long hook_count(const long *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+static void recording_hook(const char *pool, const void *ptr, const char *problem, void *ctx)
+{
+	struct error_log *log = ctx;
+	log->calls++;
+	snprintf(log->pool, sizeof(log->pool), "%s", pool);
+	log->ptr = ptr;
+	snprintf(log->problem, sizeof(log->problem), "%s", problem);
+}
+
+void record_errors(struct error_log *log)
+{
+	memset(log, 0, sizeof(*log));
+	lfpool_set_error_hook(recording_hook, log);
+}
+
+/* The flavour table: thin wrappers, so that every call has one type. */
+static void *pool_create(const lfpool_config *cfg) { return lfpool_pool_create(cfg); }
+static void pool_destroy(void *p) { lfpool_pool_destroy(p); }
+static void *pool_get(void *p) { return lfpool_pool_get(p); }
+static void pool_put(void *p, void *o) { lfpool_pool_put(p, o); }
+static int pool_prewarm(void *p, size_t n) { return lfpool_pool_prewarm(p, n); }
+static size_t pool_trim(void *p, size_t keep) { return lfpool_pool_trim(p, keep); }
+static int pool_owns(const void *p, const void *o) { return lfpool_pool_owns(p, o); }
+static void pool_stats(const void *p, lfpool_stats *st) { lfpool_pool_stats(p, st); }
+
+static void *conc_create(const lfpool_config *cfg) { return lfpool_concurrent_create(cfg); }
+static void conc_destroy(void *p) { lfpool_concurrent_destroy(p); }
+static void *conc_get(void *p) { return lfpool_concurrent_get(p); }
+static void conc_put(void *p, void *o) { lfpool_concurrent_put(p, o); }
+static int conc_prewarm(void *p, size_t n) { return lfpool_concurrent_prewarm(p, n); }
+static size_t conc_trim(void *p, size_t keep) { return lfpool_concurrent_trim(p, keep); }
+static int conc_owns(const void *p, const void *o) { return lfpool_concurrent_owns(p, o); }
+static void conc_stats(const void *p, lfpool_stats *st) { lfpool_concurrent_stats(p, st); }
+
+const struct flavour_ops flavours[FL_COUNT] = {
+	[FL_POOL] = { "pool", pool_create, pool_destroy, pool_get, pool_put,
+		      pool_prewarm, pool_trim, pool_owns, pool_stats },
+	[FL_CONCURRENT] = { "concurrent", conc_create, conc_destroy, conc_get, conc_put,
+			    conc_prewarm, conc_trim, conc_owns, conc_stats },
+};
+
+void fill_pattern(void *buf, size_t n, unsigned seed)
+{
+	unsigned char *b = buf;
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed * 131u + i * 7u + (i >> 8));
+}
+
+bool check_pattern(const void *buf, size_t n, unsigned seed)
+{
+	const unsigned char *b = buf;
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)(seed * 131u + i * 7u + (i >> 8)))
+			return false;
+	return true;
+}

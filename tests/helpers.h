@@ -1,0 +1,90 @@
+/*
+ * helpers.h - shared by the unit tests: a counting, fault-injecting backing
+ * allocator, hook counters, a recording error hook, and one table that
+ * drives Pool and Concurrent through the same calls.
+ */
+#ifndef LFPOOL_TEST_HELPERS_H
+#define LFPOOL_TEST_HELPERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <lfpool.h>
+
+/*
+ * A backing allocator that counts what it hands out and checks what comes
+ * back (the same pointer, the same size, alignment as asked).  fail_after
+ * lets that many more allocations succeed, then fails every one until it is
+ * set back to -1.  Safe to share between threads.
+ */
+struct test_alloc {
+	lfpool_allocator a;	/* pass &t->a as lfpool_config.allocator */
+	pthread_mutex_t lock;
+	long fail_after;	/* -1: never fail */
+	long allocs, frees, failed;
+	long live;		/* blocks out now */
+	size_t live_bytes;
+	long bad_frees;		/* unknown pointer or wrong size */
+	long misaligned;	/* blocks not aligned as asked */
+	struct test_block *blocks;
+	size_t nblocks, cap;
+};
+
+/* Set t up; every allocation succeeds until fail_after is set. */
+void test_alloc_init(struct test_alloc *t);
+/* Free what t still tracks (blocks a pool leaked) and its own table. */
+void test_alloc_fini(struct test_alloc *t);
+/* Let n more allocations succeed, then fail all (-1: never fail). */
+void test_alloc_fail_after(struct test_alloc *t, long n);
+/* Blocks out now (taken under the lock, for threaded tests). */
+long test_alloc_live(struct test_alloc *t);
+
+/*
+ * Hook counters: pass a struct hooks as hook_ctx with the hook_* functions.
+ * init writes HOOK_INIT_BYTE over the whole object, so that a test can see
+ * the state init set up; reset and fini only count.  Counts are atomic.
+ */
+#define HOOK_INIT_BYTE 0x5a
+struct hooks {
+	size_t obj_size;
+	long init, reset, fini;
+};
+void hook_init(void *obj, void *ctx);
+void hook_reset(void *obj, void *ctx);
+void hook_fini(void *obj, void *ctx);
+/* A config with obj_size and align set, the counting hooks on h. */
+lfpool_config hooked_config(struct hooks *h, size_t obj_size, size_t align);
+/* Read a counter of h (atomically). */
+long hook_count(const long *counter);
+
+/* What the recording error hook saw. */
+struct error_log {
+	int calls;
+	char pool[64];
+	const void *ptr;
+	char problem[160];
+};
+/* Install a hook that records into log instead of aborting. */
+void record_errors(struct error_log *log);
+
+/* Pool and Concurrent behind one set of calls. */
+enum flavour { FL_POOL, FL_CONCURRENT, FL_COUNT };
+struct flavour_ops {
+	const char *name;
+	void *(*create)(const lfpool_config *cfg);
+	void (*destroy)(void *pool);
+	void *(*get)(void *pool);
+	void (*put)(void *pool, void *obj);
+	int (*prewarm)(void *pool, size_t n);
+	size_t (*trim)(void *pool, size_t keep);
+	int (*owns)(const void *pool, const void *ptr);
+	void (*stats)(const void *pool, lfpool_stats *st);
+};
+extern const struct flavour_ops flavours[FL_COUNT];
+
+/* Fill buf with a pattern that depends on seed; check it. */
+void fill_pattern(void *buf, size_t n, unsigned seed);
+bool check_pattern(const void *buf, size_t n, unsigned seed);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * test_layout.c - where objects lie, for every size x alignment x flavour:
+ * each object aligned, no two overlapping (by address and by a pattern
+ * written into each), and owns() true for objects, false for anything else.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "helpers.h"
+
+struct layout_case {
+	size_t size, align;
+	enum flavour fl;
+};
+
+static const size_t sizes[] = { 1, 8, 24, 64, 100, 4096, 70000 };
+static const size_t aligns[] = { 1, 8, 16, 64, 4096 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define NALIGNS (sizeof(aligns) / sizeof(aligns[0]))
+#define NCASES (NSIZES * NALIGNS * FL_COUNT)
+
+ParameterizedTestParameters(layout, objects)
+{
+	static struct layout_case cases[NCASES];
+	size_t n = 0;
+	for (size_t s = 0; s < NSIZES; s++)
+		for (size_t a = 0; a < NALIGNS; a++)
+			for (int f = 0; f < FL_COUNT; f++)
+				cases[n++] = (struct layout_case){ sizes[s], aligns[a], f };
+	return cr_make_param_array(struct layout_case, cases, n);
+}
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return (x > y) - (x < y);
+}
+
+ParameterizedTest(struct layout_case *c, layout, objects)
+{
+	const struct flavour_ops *ops = &flavours[c->fl];
+	lfpool_config cfg = { .obj_size = c->size, .align = c->align };
+	void *pool = ops->create(&cfg);
+	cr_assert_not_null(pool, "%s size %zu align %zu", ops->name, c->size, c->align);
+
+	/* Enough objects to fill a slab and spill into a third one. */
+	size_t cap = 4096, n = 0;
+	void **objs = malloc(cap * sizeof(*objs));
+	lfpool_stats st;
+	do {
+		if (n == cap)
+			objs = realloc(objs, (cap *= 2) * sizeof(*objs));
+		objs[n] = ops->get(pool);
+		cr_assert_not_null(objs[n]);
+		n++;
+		ops->stats(pool, &st);
+	} while (st.slab_allocs < 3);
+
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq((uintptr_t)objs[i] % c->align, 0, "object %zu at %p not %zu-aligned",
+			     i, objs[i], c->align);
+		cr_assert(ops->owns(pool, objs[i]));
+		cr_assert_not(ops->owns(pool, (char *)objs[i] + 1), "interior pointer owned");
+		if (c->size > 2)
+			cr_assert_not(ops->owns(pool, (char *)objs[i] + c->size - 1));
+		fill_pattern(objs[i], c->size, (unsigned)i);
+	}
+	for (size_t i = 0; i < n; i++)
+		cr_assert(check_pattern(objs[i], c->size, (unsigned)i), "object %zu overwritten", i);
+
+	qsort(objs, n, sizeof(*objs), by_address);
+	for (size_t i = 1; i < n; i++)
+		cr_assert_geq((uintptr_t)objs[i], (uintptr_t)objs[i - 1] + c->size,
+			      "objects %p and %p overlap", objs[i - 1], objs[i]);
+
+	/* Foreign pointers: the stack, the heap, another pool's object, NULL. */
+	int local;
+	void *heap = malloc(c->size);
+	void *other = ops->create(&cfg);
+	void *theirs = ops->get(other);
+	cr_assert_not(ops->owns(pool, &local));
+	cr_assert_not(ops->owns(pool, heap));
+	cr_assert_not(ops->owns(pool, theirs));
+	cr_assert(ops->owns(other, theirs));
+	cr_assert_not(ops->owns(other, objs[0]));
+	cr_assert_not(ops->owns(pool, NULL));
+	ops->put(other, theirs);
+	ops->destroy(other);
+	free(heap);
+
+	for (size_t i = 0; i < n; i++)
+		ops->put(pool, objs[i]);
+	ops->stats(pool, &st);
+	cr_assert_eq(st.created, n);
+	cr_assert_eq(st.retained, n);
+	cr_assert_eq(st.live, 0);
+	free(objs);
+	ops->destroy(pool);
+}
