@@ -151,6 +151,10 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	struct lfp_slab_slot *slot = prepare_slot(s, n);
 	if (!slot)
 		return ENOMEM;
+	/* Count the slot now: its side data must be freed at fini even if the
+	 * slab memory below cannot be had. */
+	if (n == s->high_water)
+		lfp_store_u32_rlx(&s->high_water, n + 1);
 	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
 	if (!mem)
 		return ENOMEM;
@@ -164,8 +168,6 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 		lfp_store_u32_rlx(&slot->links[i], base + i + 1);
 	lfp_store_u32_rlx(&slot->links[s->per_slab - 1], LFP_NIL);
 	lfp_store_ptr_rel((void **)&slot->mem, mem);
-	if (n == s->high_water)
-		lfp_store_u32_rlx(&s->high_water, n + 1);
 	lfp_faa_u64_rlx(&s->slab_allocs, 1);
 	*first = base;
 	*last = base + s->per_slab - 1;

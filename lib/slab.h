@@ -63,7 +63,7 @@ struct lfp_slabs {
 	uint32_t max_slabs;
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
-	uint32_t high_water;	/* slab numbers ever used: [0, high_water) */
+	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
 	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];
