@@ -9,6 +9,7 @@ LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTH
 
 LFPOOL_UNIT_TESTS = \
 	tests/test_config \
+	tests/test_errors \
 	tests/test_layout
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
 TESTS += $(LFPOOL_UNIT_TESTS)
@@ -17,3 +18,5 @@ tests_test_config_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_config_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_errors_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_errors_LDADD = $(LFPOOL_TEST_LDADD)
