@@ -1,0 +1,169 @@
+/*
+ * percpu.c - per-CPU tables: sizing, mode choice and the fallback path.
+ * The rseq fast path is in rseq_x86_64.S, with its correctness argument.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "percpu.h"
+
+#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+# include <sys/rseq.h>
+# define LFP_USE_RSEQ 1
+void *lfp_rseq_pop(const struct lfp_percpu_hot *h);
+int lfp_rseq_push(const struct lfp_percpu_hot *h, void *obj);
+#endif
+
+uint32_t lfp_possible_cpus(void)
+{
+	/* e.g. "0-3,8-11": the highest number + 1 sizes the table. */
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	unsigned hi = 0, a, b;
+	bool any = false;
+	if (f) {
+		int n;
+		while ((n = fscanf(f, "%u-%u", &a, &b)) >= 1) {
+			unsigned top = n == 2 ? b : a;
+			if (top > hi)
+				hi = top;
+			any = true;
+			if (fgetc(f) != ',')
+				break;
+		}
+		fclose(f);
+	}
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	uint32_t count = any ? hi + 1 : 1;
+	if (conf > (long)count)
+		count = (uint32_t)conf;
+	return count;
+}
+
+bool lfp_rseq_available(void)
+{
+#ifdef LFP_USE_RSEQ
+	if (__rseq_size < 8)	/* cpu_id_start and cpu_id */
+		return false;
+	const struct rseq *r = (const struct rseq *)
+		((char *)__builtin_thread_pointer() + __rseq_offset);
+	return (int32_t)r->cpu_id >= 0;
+#else
+	return false;
+#endif
+}
+
+static void *system_alloc(size_t size, size_t align, void *ctx)
+{
+	void *p;
+	(void)ctx;
+	return posix_memalign(&p, align, size) == 0 ? p : NULL;
+}
+
+static void system_free(void *p, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	free(p);
+}
+
+int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a)
+{
+	memset(pc, 0, sizeof(*pc));
+	if (max == 0)
+		return EINVAL;
+	pc->alloc = a ? *a : (lfpool_allocator){ system_alloc, system_free, NULL };
+	pc->hot.ncpu = lfp_possible_cpus();
+	pc->hot.max = max;
+	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
+	pc->hot.stride = (sizeof(struct lfp_percpu_area) + (uint64_t)max * sizeof(void *) + 127) & ~(uint64_t)127;
+	pc->bytes = pc->hot.stride * pc->hot.ncpu;
+	pc->hot.areas = pc->alloc.alloc(pc->bytes, 128, pc->alloc.ctx);
+	if (!pc->hot.areas)
+		return ENOMEM;
+	memset(pc->hot.areas, 0, pc->bytes);
+	pc->rseq = lfp_rseq_available();
+	return 0;
+}
+
+void lfp_percpu_fini(struct lfp_percpu *pc)
+{
+	if (pc->hot.areas)
+		pc->alloc.free(pc->hot.areas, pc->bytes, pc->alloc.ctx);
+	pc->hot.areas = NULL;
+}
+
+static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
+{
+	return (struct lfp_percpu_area *)(pc->hot.areas + (uint64_t)cpu * pc->hot.stride);
+}
+
+/* Fallback: the caller's CPU area, locked.  The lock is almost never
+ * contended: only threads that share a CPU meet on it. */
+static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
+{
+	int cpu = sched_getcpu();
+	struct lfp_percpu_area *ar = area(pc, cpu < 0 ? 0 : (uint32_t)cpu % pc->hot.ncpu);
+	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
+		while (lfp_load_u8_rlx(&ar->lock))
+			lfp_stall();
+	return ar;
+}
+
+static void unlock_area(struct lfp_percpu_area *ar)
+{
+	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release */
+}
+
+void *lfp_percpu_pop(struct lfp_percpu *pc)
+{
+#ifdef LFP_USE_RSEQ
+	if (pc->rseq)
+		return lfp_rseq_pop(&pc->hot);
+#endif
+	struct lfp_percpu_area *ar = lock_area(pc);
+	void *obj = ar->count ? ar->slot[--ar->count] : NULL;
+	unlock_area(ar);
+	return obj;
+}
+
+bool lfp_percpu_push(struct lfp_percpu *pc, void *obj)
+{
+#ifdef LFP_USE_RSEQ
+	if (pc->rseq)
+		return lfp_rseq_push(&pc->hot, obj);
+#endif
+	struct lfp_percpu_area *ar = lock_area(pc);
+	bool ok = ar->count < pc->hot.max;
+	if (ok)
+		ar->slot[ar->count++] = obj;
+	unlock_area(ar);
+	return ok;
+}
+
+void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
+		struct lfp_percpu_area *ar = area(pc, cpu);
+		while (ar->count)
+			fn(ar->slot[--ar->count], ctx);
+	}
+}
+
+uint64_t lfp_percpu_count(const struct lfp_percpu *pc)
+{
+	uint64_t n = 0;
+	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++)
+		n += lfp_load_u64_rlx(&area(pc, cpu)->count);
+	return n;
+}
+
+const char *lfp_percpu_mode(const struct lfp_percpu *pc)
+{
+	return pc->rseq ? "rseq" : "sched_getcpu";
+}
