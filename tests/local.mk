@@ -10,7 +10,9 @@ LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTH
 LFPOOL_UNIT_TESTS = \
 	tests/test_config \
 	tests/test_errors \
-	tests/test_layout
+	tests/test_hooks \
+	tests/test_layout \
+	tests/test_trim
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
 TESTS += $(LFPOOL_UNIT_TESTS)
 
@@ -20,3 +22,7 @@ tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_errors_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_errors_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_hooks_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_hooks_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
