@@ -9,6 +9,7 @@ LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTH
 
 LFPOOL_UNIT_TESTS = \
 	tests/test_config \
+	tests/test_debug \
 	tests/test_errors \
 	tests/test_hooks \
 	tests/test_layout \
@@ -26,3 +27,5 @@ tests_test_hooks_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_hooks_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_debug_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_debug_LDADD = $(LFPOOL_TEST_LDADD)
