@@ -8,6 +8,7 @@ LFPOOL_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTHREAD_LIBS)
 
 LFPOOL_UNIT_TESTS = \
+	tests/test_api \
 	tests/test_config \
 	tests/test_debug \
 	tests/test_errors \
@@ -29,3 +30,5 @@ tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_debug_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_debug_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
