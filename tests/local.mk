@@ -14,6 +14,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_errors \
 	tests/test_hooks \
 	tests/test_layout \
+	tests/test_model \
 	tests/test_trim
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
 TESTS += $(LFPOOL_UNIT_TESTS)
@@ -32,3 +33,5 @@ tests_test_debug_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_debug_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_model_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_model_LDADD = $(LFPOOL_TEST_LDADD)
