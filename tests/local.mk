@@ -15,6 +15,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_hooks \
 	tests/test_layout \
 	tests/test_model \
+	tests/test_threads \
 	tests/test_trim
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
 TESTS += $(LFPOOL_UNIT_TESTS)
@@ -35,3 +36,5 @@ tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_model_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_model_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
