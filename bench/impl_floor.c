@@ -1,0 +1,123 @@
+/*
+ * impl_floor.c - the floor: a bare thread-local array of pointers.
+ *
+ * The least any pool can do: get pops the calling thread's array, put pushes
+ * it, each with the one test a correct pool cannot skip (empty, full); bulk
+ * calls copy the pointers in one block.
+ * Misses fall back to malloc and free.  Every thread has its own array, so
+ * the floor never shares anything; it has no xthread loops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define FLOOR_CAP 4096
+
+/* One thread's array, in thread-local storage. */
+struct floor_stack {
+	unsigned count;
+	size_t obj_size;	/* for a miss */
+	void *objs[FLOOR_CAP];
+};
+
+/*
+ * Reached through a pointer taken once per thread (attach), not through
+ * %fs on every access: measured here (AMD EPYC), the %fs-relative form ran
+ * a pair at 2.2 ns per operation against 0.3 ns through the pointer, likely
+ * because the core forwards a store to a later load at no cost only when
+ * both use the same base register.  The floor must be the fastest form.
+ */
+static __thread struct floor_stack floor_tls;
+
+static void *floor_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	struct floor_stack *cfg = malloc(sizeof(*cfg));
+	if (!cfg)
+		bench_die("out of memory");
+	cfg->obj_size = obj_size;
+	cfg->count = prewarm < FLOOR_CAP ? prewarm : FLOOR_CAP;
+	return cfg;
+}
+
+__attribute__((noinline)) static void *floor_miss(const struct floor_stack *s)
+{
+	return malloc(s->obj_size);
+}
+
+static inline void *floor_get(void *h)
+{
+	struct floor_stack *s = h;
+	if (LFPOOL_LIKELY(s->count != 0))
+		return s->objs[--s->count];
+	return floor_miss(s);
+}
+
+static inline void floor_put(void *h, void *obj)
+{
+	struct floor_stack *s = h;
+	if (LFPOOL_LIKELY(s->count < FLOOR_CAP))
+		s->objs[s->count++] = obj;
+	else
+		free(obj);
+}
+
+/* Bulk calls: one copy of n pointers when the array allows it. */
+static inline int floor_get_bulk(void *h, void **objs, size_t n)
+{
+	struct floor_stack *s = h;
+	if (LFPOOL_LIKELY(s->count >= n)) {
+		s->count -= (unsigned)n;
+		memcpy(objs, &s->objs[s->count], n * sizeof(void *));
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		objs[i] = bench_got(floor_get(h));
+	return 0;
+}
+
+static inline void floor_put_bulk(void *h, void **objs, size_t n)
+{
+	struct floor_stack *s = h;
+	if (LFPOOL_LIKELY(s->count + n <= FLOOR_CAP)) {
+		memcpy(&s->objs[s->count], objs, n * sizeof(void *));
+		s->count += (unsigned)n;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		floor_put(h, objs[i]);
+}
+
+/* The thread's array, filled as the pools are prewarmed (the open
+ * configuration's count says how many). */
+static void *floor_attach(void *shared)
+{
+	const struct floor_stack *cfg = shared;
+	struct floor_stack *s = &floor_tls;
+	s->count = 0;
+	s->obj_size = cfg->obj_size;
+	for (unsigned i = 0; i < cfg->count; i++)
+		floor_put(s, bench_got(malloc(cfg->obj_size)));
+	return s;
+}
+
+static void floor_detach(void *shared, void *h)
+{
+	(void)shared;
+	struct floor_stack *s = h;
+	while (s->count)
+		free(s->objs[--s->count]);
+}
+
+#define IMPL floor
+#define IMPL_HAS_BULK
+#define IMPL_PER_THREAD
+#include "loops.h"
+
+const struct impl impl_floor = {
+	.name = "floor",
+	.open = floor_open, .close = free,
+	.attach = floor_attach, .detach = floor_detach,
+	.loops = &floor_loops,
+};

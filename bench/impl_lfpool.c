@@ -1,0 +1,187 @@
+/*
+ * impl_lfpool.c - the four lfpool flavours under test.
+ *
+ * lfpool-pool is single-threaded: each thread gets a Pool of its own, as a
+ * program would use it.  lfpool-concurrent and lfpool-threadstatic share one
+ * pool among all threads (ThreadStatic through each thread's implicit
+ * cache); lfpool-cache shares a ThreadStatic pool and gives each thread an
+ * explicit cache handle, whose get and put are inline.
+ */
+#include <stdlib.h>
+
+#include "bench.h"
+#include "lfpool.h"
+#include "lfpool/threadstatic.h"
+
+/*
+ * ThreadStatic may be missing from the library this links against (it is
+ * being written): weak references let the benchmark link either way, and
+ * ts_open reports the flavour as not available.
+ */
+#pragma weak lfpool_ts_create
+#pragma weak lfpool_ts_destroy
+#pragma weak lfpool_ts_get
+#pragma weak lfpool_ts_put
+#pragma weak lfpool_ts_get_bulk
+#pragma weak lfpool_ts_put_bulk
+#pragma weak lfpool_ts_attach
+#pragma weak lfpool_ts_detach
+#pragma weak lfpool_cache_create
+#pragma weak lfpool_cache_destroy
+#pragma weak lfpool_cache_get_bulk
+#pragma weak lfpool_cache_put_bulk
+#pragma weak lfpool_cache_get_slow
+#pragma weak lfpool_cache_put_slow
+
+/* The configuration every flavour is measured with: no hooks, no bound. */
+static lfpool_config config(size_t obj_size, unsigned prewarm)
+{
+	return (lfpool_config){ .obj_size = obj_size, .prewarm = prewarm, .name = "bench" };
+}
+
+/* lfpool-pool: open keeps the configuration, attach makes the thread's Pool. */
+static void *pool_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	lfpool_config *cfg = malloc(sizeof(*cfg));
+	if (!cfg)
+		bench_die("out of memory");
+	*cfg = config(obj_size, prewarm);
+	return cfg;
+}
+
+static void *pool_attach(void *cfg)
+{
+	lfpool_pool *p = lfpool_pool_create(cfg);
+	if (!p)
+		bench_die("lfpool_pool_create failed");
+	return p;
+}
+
+static void pool_detach(void *cfg, void *p)
+{
+	(void)cfg;
+	lfpool_pool_destroy(p);
+}
+
+#define pool_get lfpool_pool_get
+#define pool_put lfpool_pool_put
+
+#define IMPL pool
+#define IMPL_PER_THREAD
+#include "loops.h"
+
+const struct impl impl_lfpool_pool = {
+	.name = "lfpool-pool", .lfpool = true,
+	.open = pool_open, .close = free,
+	.attach = pool_attach, .detach = pool_detach,
+	.loops = &pool_loops,
+};
+
+/* lfpool-concurrent: one pool, every thread on it. */
+static void *conc_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	lfpool_config cfg = config(obj_size, prewarm);
+	lfpool_concurrent *c = lfpool_concurrent_create(&cfg);
+	if (!c)
+		bench_die("lfpool_concurrent_create failed");
+	return c;
+}
+
+static void conc_close(void *c) { lfpool_concurrent_destroy(c); }
+
+#define conc_get lfpool_concurrent_get
+#define conc_put lfpool_concurrent_put
+#define conc_get_bulk lfpool_concurrent_get_bulk
+#define conc_put_bulk lfpool_concurrent_put_bulk
+
+#define IMPL conc
+#define IMPL_HAS_BULK
+#include "loops.h"
+
+const struct impl impl_lfpool_concurrent = {
+	.name = "lfpool-concurrent", .lfpool = true,
+	.open = conc_open, .close = conc_close,
+	.attach = attach_shared, .detach = detach_nothing,
+	.loops = &conc_loops,
+};
+
+/* lfpool-threadstatic and lfpool-cache: one ThreadStatic pool. */
+static void *ts_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	if (!lfpool_ts_create) {
+		*why = "lfpool_ts_create is not in the liblfpool this was linked with";
+		return NULL;
+	}
+	lfpool_config cfg = config(obj_size, prewarm);
+	lfpool_ts *ts = lfpool_ts_create(&cfg);
+	if (!ts)
+		bench_die("lfpool_ts_create failed");
+	return ts;
+}
+
+static void ts_close(void *ts)
+{
+	if (lfpool_ts_destroy(ts) != 0)
+		bench_die("lfpool_ts_destroy failed: a cache is still attached");
+}
+
+static void *ts_attach(void *ts)
+{
+	if (lfpool_ts_attach(ts) != 0)
+		bench_die("lfpool_ts_attach failed");
+	return ts;
+}
+
+static void ts_detach(void *ts, void *h)
+{
+	(void)h;
+	lfpool_ts_detach(ts);
+}
+
+#define ts_get lfpool_ts_get
+#define ts_put lfpool_ts_put
+#define ts_get_bulk lfpool_ts_get_bulk
+#define ts_put_bulk lfpool_ts_put_bulk
+
+#define IMPL ts
+#define IMPL_HAS_BULK
+#include "loops.h"
+
+const struct impl impl_lfpool_threadstatic = {
+	.name = "lfpool-threadstatic", .lfpool = true,
+	.open = ts_open, .close = ts_close,
+	.attach = ts_attach, .detach = ts_detach,
+	.loops = &ts_loops,
+};
+
+static void *cache_attach(void *ts)
+{
+	lfpool_cache *c = lfpool_cache_create(ts);
+	if (!c)
+		bench_die("lfpool_cache_create failed");
+	return c;
+}
+
+static void cache_detach(void *ts, void *c)
+{
+	(void)ts;
+	lfpool_cache_destroy(c);
+}
+
+#define cache_get lfpool_cache_get
+#define cache_put lfpool_cache_put
+#define cache_get_bulk lfpool_cache_get_bulk
+#define cache_put_bulk lfpool_cache_put_bulk
+
+#define IMPL cache
+#define IMPL_HAS_BULK
+#include "loops.h"
+
+const struct impl impl_lfpool_cache = {
+	.name = "lfpool-cache", .lfpool = true,
+	.open = ts_open, .close = ts_close,
+	.attach = cache_attach, .detach = cache_detach,
+	.loops = &cache_loops,
+};

@@ -1,0 +1,175 @@
+/*
+ * measure.c - one measurement: pinned threads run a calibration phase, a
+ * warm-up and the repetitions, each phase started together at a barrier and
+ * timed from the first thread's start to the last thread's end.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+#define MAX_THREADS 256
+/* Operations per thread of the calibration phase: short even for a slow
+ * implementation on all threads. */
+#define CALIBRATION_OPS (OPS_QUANTUM * 64)
+#define PHASE_CALIBRATE (-2)
+#define PHASE_WARMUP (-1)
+
+static int cpu_list[CPU_SETSIZE];
+static unsigned ncpus;
+
+unsigned cpus_available(void)
+{
+	if (ncpus)
+		return ncpus;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		bench_die("sched_getaffinity failed");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpu_list[ncpus++] = c;
+	if (ncpus > MAX_THREADS)
+		ncpus = MAX_THREADS;
+	return ncpus;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct session {
+	const struct impl *im;
+	void *shared;
+	enum pattern pattern;
+	unsigned threads;
+	const struct plan *plan;
+	pthread_barrier_t barrier;
+	struct xring *ring;		/* xthread only */
+	uint64_t ops;			/* per thread in the coming phase */
+	uint64_t start[MAX_THREADS], end[MAX_THREADS];
+	double *samples;		/* ns per operation, one per repetition */
+};
+
+struct worker {
+	struct session *s;
+	unsigned id;
+	pthread_t tid;
+};
+
+/* This thread's share of one phase: xthread's thread 0 gets, 1 puts. */
+static void run_phase(struct session *s, unsigned id, void *h, uint64_t ops)
+{
+	if (s->pattern != PAT_XTHREAD)
+		run_pattern(s->im, h, s->pattern, ops);
+	else if (id == 0)
+		s->im->loops->xget(h, s->ring, ops);
+	else
+		s->im->loops->xput(h, s->ring, ops);
+}
+
+/* Thread 0, once a phase is over: scale ops to the planned repetition
+ * time after calibrating, record a sample after each repetition. */
+static void account(struct session *s, int phase)
+{
+	uint64_t start = UINT64_MAX, end = 0;
+	for (unsigned i = 0; i < s->threads; i++) {
+		if (s->start[i] < start)
+			start = s->start[i];
+		if (s->end[i] > end)
+			end = s->end[i];
+	}
+	double wall = (double)(end - start);
+	if (phase == PHASE_CALIBRATE) {
+		double ops = (double)s->ops * s->plan->rep_ns / (wall > 1 ? wall : 1);
+		uint64_t q = (uint64_t)ops / OPS_QUANTUM;
+		s->ops = (q ? q : 1) * OPS_QUANTUM;
+	} else if (phase >= 0) {
+		s->samples[phase] = wall / (double)s->ops;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct session *s = w->s;
+	void *h = s->im->attach(s->shared);
+	for (int phase = PHASE_CALIBRATE; phase < (int)s->plan->reps; phase++) {
+		pthread_barrier_wait(&s->barrier);
+		uint64_t ops = s->ops;
+		s->start[w->id] = now_ns();
+		run_phase(s, w->id, h, ops);
+		s->end[w->id] = now_ns();
+		pthread_barrier_wait(&s->barrier);
+		if (w->id == 0)
+			account(s, phase);
+	}
+	s->im->detach(s->shared, h);
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Start the workers, each pinned to its CPU (round-robin), and join them. */
+static void run_workers(struct session *s)
+{
+	struct worker w[MAX_THREADS];
+	unsigned n = cpus_available();
+	for (unsigned i = 0; i < s->threads; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu_list[i % n], &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		w[i] = (struct worker){ .s = s, .id = i };
+		if (pthread_create(&w[i].tid, &attr, worker_main, &w[i]) != 0)
+			bench_die("pthread_create failed");
+		pthread_attr_destroy(&attr);
+	}
+	for (unsigned i = 0; i < s->threads; i++)
+		pthread_join(w[i].tid, NULL);
+}
+
+void measure(const struct impl *im, void *shared, enum pattern p, unsigned threads,
+	     size_t obj_size, const struct plan *plan, struct result *out)
+{
+	if (threads == 0 || threads > MAX_THREADS || (p == PAT_XTHREAD && threads != 2))
+		bench_die("%s: %u threads is not a valid count", pattern_names[p], threads);
+	struct session *s = calloc(1, sizeof(*s));
+	double *samples = calloc(plan->reps, sizeof(double));
+	if (!s || !samples)
+		bench_die("out of memory");
+	*s = (struct session){ .im = im, .shared = shared, .pattern = p, .threads = threads,
+			       .plan = plan, .ops = CALIBRATION_OPS, .samples = samples };
+	if (p == PAT_XTHREAD) {
+		s->ring = aligned_alloc(64, sizeof(*s->ring));
+		if (!s->ring)
+			bench_die("out of memory");
+		memset(s->ring, 0, sizeof(*s->ring));
+	}
+	pthread_barrier_init(&s->barrier, NULL, threads);
+	run_workers(s);
+	pthread_barrier_destroy(&s->barrier);
+
+	qsort(samples, plan->reps, sizeof(double), cmp_double);
+	unsigned r = plan->reps;
+	*out = (struct result){
+		.impl = im, .pattern = p, .threads = threads, .obj_size = obj_size,
+		.ns = r % 2 ? samples[r / 2] : (samples[r / 2 - 1] + samples[r / 2]) / 2,
+		.min = samples[0], .max = samples[r - 1], .reps = r, .ops = s->ops,
+	};
+	free(s->ring);
+	free(samples);
+	free(s);
+}

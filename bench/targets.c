@@ -1,0 +1,98 @@
+/*
+ * targets.c - the issue's time targets, checked against a run's results.
+ * A miss is reported, never hidden; the run does not fail on one.  The
+ * instruction targets are checked by bench/instr.sh.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define TARGET_SIZE 64
+
+static const char *const mallocs[] = { "glibc", "mimalloc", "jemalloc", "tcmalloc" };
+
+static const struct result *find(const struct result *res, size_t n, const char *impl,
+				 enum pattern p, unsigned threads)
+{
+	for (size_t i = 0; i < n; i++)
+		if (res[i].pattern == p && res[i].threads == threads &&
+		    res[i].obj_size == TARGET_SIZE && strcmp(res[i].impl->name, impl) == 0)
+			return &res[i];
+	return NULL;
+}
+
+static void verdict(const char *what, const struct result *a, const struct result *b,
+		    double value, bool met)
+{
+	if (!a || !b)
+		printf("  %-62s    n/a  (not measured)\n", what);
+	else
+		printf("  %-62s %6.2f  %s\n", what, value, met ? "met" : "MISSED");
+}
+
+/* The fastest malloc in pattern p, single-threaded (xthread: two threads). */
+static const struct result *fastest_malloc(const struct result *res, size_t n,
+					   enum pattern p, unsigned threads)
+{
+	const struct result *best = NULL;
+	for (size_t i = 0; i < sizeof(mallocs) / sizeof(mallocs[0]); i++) {
+		const struct result *r = find(res, n, mallocs[i], p, threads);
+		if (r && (!best || r->ns < best->ns))
+			best = r;
+	}
+	return best;
+}
+
+/* Concurrent against mutex-pool in every pattern and thread count measured. */
+static void concurrent_vs_mutex(const struct result *res, size_t n)
+{
+	const struct result *worst = NULL, *worst_m = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(res[i].impl->name, "lfpool-concurrent") != 0)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(res[j].impl->name, "mutex-pool") == 0 &&
+			    res[j].pattern == res[i].pattern && res[j].threads == res[i].threads &&
+			    res[j].obj_size == res[i].obj_size &&
+			    (!worst || res[i].ns / res[j].ns > worst->ns / worst_m->ns)) {
+				worst = &res[i];
+				worst_m = &res[j];
+			}
+	}
+	char what[128];
+	snprintf(what, sizeof(what), "Concurrent/mutex-pool time, worst case (%s, %u thr) <= 1",
+		 worst ? pattern_names[worst->pattern] : "-", worst ? worst->threads : 0);
+	verdict(what, worst, worst_m, worst ? worst->ns / worst_m->ns : 0,
+		worst && worst->ns <= worst_m->ns);
+}
+
+void report_targets(const struct result *res, size_t n)
+{
+	const struct result *floor = find(res, n, "floor", PAT_PAIR, 1);
+	const struct result *pool = find(res, n, "lfpool-pool", PAT_PAIR, 1);
+	const struct result *ts = find(res, n, "lfpool-threadstatic", PAT_PAIR, 1);
+	const struct result *fm = fastest_malloc(res, n, PAT_PAIR, 1);
+	printf("\n== targets (time, %d B; instruction targets: make bench-instr)\n", TARGET_SIZE);
+	verdict("Pool/floor time, pair (target is <= 1.1x in instructions)", pool, floor,
+		pool && floor ? pool->ns / floor->ns : 0, pool && floor && pool->ns <= 1.1 * floor->ns);
+	verdict("ThreadStatic/floor time, pair <= 1.3", ts, floor,
+		ts && floor ? ts->ns / floor->ns : 0, ts && floor && ts->ns <= 1.3 * floor->ns);
+	char what[128];
+	snprintf(what, sizeof(what), "fastest malloc (%s)/ThreadStatic time, pair >= 2",
+		 fm ? fm->impl->name : "-");
+	verdict(what, ts, fm, ts && fm ? fm->ns / ts->ns : 0, ts && fm && fm->ns >= 2 * ts->ns);
+
+	const struct result *ts1 = find(res, n, "lfpool-threadstatic", PAT_SCALING, 1);
+	const struct result *ts2 = find(res, n, "lfpool-threadstatic", PAT_SCALING, 2);
+	double speedup = ts1 && ts2 ? 2 * ts1->ns / ts2->ns : 0;
+	verdict("ThreadStatic throughput, 2 threads / 1 thread >= 1.9", ts1, ts2, speedup,
+		speedup >= 1.9);
+	concurrent_vs_mutex(res, n);
+
+	const struct result *tsx = find(res, n, "lfpool-threadstatic", PAT_XTHREAD, 2);
+	const struct result *fx = fastest_malloc(res, n, PAT_XTHREAD, 2);
+	snprintf(what, sizeof(what), "xthread: fastest malloc (%s)/ThreadStatic time > 1",
+		 fx ? fx->impl->name : "-");
+	verdict(what, tsx, fx, tsx && fx ? fx->ns / tsx->ns : 0, tsx && fx && tsx->ns < fx->ns);
+}
