@@ -1,1 +1,4 @@
-# examples: see Makefile.am
+# The README's example, compiled and run by make check.
+check_PROGRAMS += examples/basic
+TESTS += examples/basic
+examples_basic_LDADD = liblfpool.la

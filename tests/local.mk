@@ -17,8 +17,13 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_model \
 	tests/test_threads \
 	tests/test_trim
-check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
-TESTS += $(LFPOOL_UNIT_TESTS)
+check_PROGRAMS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
+TESTS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
+
+# The public header from C++, warnings as errors.
+tests_test_cxx_SOURCES = tests/test_cxx.cc
+tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
+tests_test_cxx_LDADD = liblfpool.la
 
 tests_test_config_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_config_LDADD = $(LFPOOL_TEST_LDADD)
