@@ -12,6 +12,7 @@
  *       one untimed run of OPS operations, for bench/instr.sh to count
  *       instructions under callgrind.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,11 +110,22 @@ static const struct impl *impl_named(const char *name)
 	bench_die("no implementation named %s", name);
 }
 
+static void *no_op(void *arg)
+{
+	return arg;
+}
+
 /* One untimed single-threaded run, on this thread. */
 static int instr_run(const struct options *o)
 {
 	if (!o->impl_filter || !o->pattern_filter)
 		bench_die("--instr needs --impl and --pattern");
+	/* Once a process has had a second thread, glibc's locks and malloc
+	 * take their multi-threaded paths for good: count those, as the timed
+	 * runs (on worker threads) and any program with a shared pool run. */
+	pthread_t t;
+	if (pthread_create(&t, NULL, no_op, NULL) != 0 || pthread_join(t, NULL) != 0)
+		bench_die("pthread_create failed");
 	const struct impl *im = impl_named(o->impl_filter);
 	enum pattern p = pattern_named(o->pattern_filter);
 	const char *why = NULL;

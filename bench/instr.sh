@@ -1,0 +1,101 @@
+#!/bin/sh
+# instr.sh BENCH DIR - instructions and atomic instructions per operation of
+# every implementation's single-thread patterns, counted by callgrind;
+# writes DIR/instr.jsonl and prints a table and the instruction targets.
+#
+# Each pattern runs twice, with N1 and N2 operations (gets and puts):
+# (I2 - I1) / (N2 - N1) is the cost of one operation, with start-up, setup
+# and teardown cancelling.  Atomic read-modify-writes (lock-prefixed
+# instructions and xchg with memory) are counted the same way: callgrind
+# reports how often each instruction ran (--dump-instr), objdump says which
+# instructions are atomic.
+set -eu
+bench=$1
+dir=$2
+case "${BENCH_QUICK:-0}" in
+0) n1=65536 n2=327680 ;;
+*) n1=16384 n2=65536 ;;
+esac
+command -v valgrind >/dev/null || { echo "instr.sh: valgrind not found" >&2; exit 1; }
+command -v objdump >/dev/null || { echo "instr.sh: objdump not found (binutils)" >&2; exit 1; }
+# The program re-executes itself to make room for jemalloc's TLS unless
+# this is set; callgrind would not follow the re-execution.
+export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.rtld.optional_static_tls=16384"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$dir/instr.jsonl
+: > "$out"
+: > "$tmp/rows"
+
+# atomics OBJECT: "address mnemonic" of each atomic instruction in OBJECT,
+# addresses as callgrind writes them (0x, lowercase, no leading zeros);
+# cached per object.
+atomics() {
+	key=$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '_')
+	if [ ! -f "$tmp/atomics.$key" ]; then
+		objdump -d --no-show-raw-insn "$1" 2>/dev/null | awk '
+			/^ *[0-9a-f]+:\t/ && ($0 ~ /\tlock / || $0 ~ /\txchg [^,]*\(|\txchg .*,.*\(/) {
+				addr = $1; sub(/:$/, "", addr); sub(/^0+/, "", addr)
+				split($0, f, "\t"); split(f[2], w, " ")
+				m = w[1] == "lock" ? "lock " w[2] : w[1]
+				print "0x" addr, m
+			}' > "$tmp/atomics.$key"
+	fi
+	cat "$tmp/atomics.$key"
+}
+
+# run IMPL PATTERN N: "instructions atomics cas" of one run of N operations.
+run() {
+	valgrind --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
+		--callgrind-out-file="$tmp/cg" "$bench" --instr "$3" --impl "$1" --pattern "$2" \
+		2> "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
+	total=$(sed -n 's/.*Collected : *//p' "$tmp/log")
+	# Executions of each (object, address); the line after calls= is the
+	# inclusive cost of a call, not an execution of that address.
+	awk '/^ob=/ { ob = substr($0, 4) }
+	     /^calls=/ { skip = 1; next }
+	     /^0x/ { if (!skip) n[ob " " $1] += $NF; skip = 0 }
+	     END { for (k in n) print k, n[k] }' "$tmp/cg" > "$tmp/counts"
+	: > "$tmp/atomic-list"
+	for ob in $(cut -d' ' -f1 "$tmp/counts" | sort -u); do
+		[ -f "$ob" ] && atomics "$ob" | sed "s|^|$ob |" >> "$tmp/atomic-list"
+	done
+	awk -v total="$total" 'NR == FNR { kind[$1 " " $2] = $3 " " $4; next }
+		($1 " " $2) in kind { a += $3; if (kind[$1 " " $2] ~ /cmpxchg/) c += $3 }
+		END { printf "%s %d %d\n", total, a, c }' "$tmp/atomic-list" "$tmp/counts"
+}
+
+"$bench" --list > "$tmp/list" 2> "$tmp/unavailable" || { cat "$tmp/unavailable" >&2; exit 1; }
+sed 's/^/instr.sh: /' "$tmp/unavailable" >&2
+printf '%-20s %-8s %14s %14s %14s\n' impl pattern instr/op atomics/op cmpxchg/op
+while read -r impl pattern; do
+	set -- $(run "$impl" "$pattern" $n1) $(run "$impl" "$pattern" $n2)
+	awk -v impl="$impl" -v pat="$pattern" -v d=$((n2 - n1)) -v out="$out" \
+	    -v i1="$1" -v a1="$2" -v c1="$3" -v i2="$4" -v a2="$5" -v c2="$6" \
+	    -v rows="$tmp/rows" 'BEGIN {
+		i = (i2 - i1) / d; a = (a2 - a1) / d; c = (c2 - c1) / d
+		printf "{\"impl\":\"%s\",\"pattern\":\"%s\",\"instr_per_op\":%.2f,\"atomics_per_op\":%.3f,\"cas_per_op\":%.3f}\n", \
+			impl, pat, i, a, c >> out
+		printf "%s %s %.2f %.3f\n", impl, pat, i, c >> rows
+		printf "%-20s %-8s %14.2f %14.3f %14.3f\n", impl, pat, i, a, c
+	}'
+done < "$tmp/list"
+
+# The instruction targets of issue 5, from the rows just measured.
+awk '$2 == "pair" { ip[$1] = $3; cas[$1] = $4 }
+function verdict(what, num, den, limit) {
+	if (!(num in ip) || !(den in ip))
+		printf "  %-58s    n/a  (not measured)\n", what
+	else
+		printf "  %-58s %6.2f  %s\n", what, ip[num] / ip[den], ip[num] / ip[den] <= limit ? "met" : "MISSED"
+}
+END {
+	print "\n== targets (instructions per get or put, pair, 64 B)"
+	verdict("lfpool-pool/floor instructions <= 1.1", "lfpool-pool", "floor", 1.1)
+	verdict("lfpool-threadstatic/floor instructions <= 1.3", "lfpool-threadstatic", "floor", 1.3)
+	verdict("lfpool-cache/floor instructions <= 1.3", "lfpool-cache", "floor", 1.3)
+	if ("lfpool-concurrent" in cas)
+		printf "  %-58s %6.2f  %s\n", "lfpool-concurrent CAS per uncontended get+put == 2", \
+			2 * cas["lfpool-concurrent"], 2 * cas["lfpool-concurrent"] == 2 ? "met" : "MISSED"
+}' "$tmp/rows"
+echo "instr.sh: wrote $out"
