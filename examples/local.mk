@@ -2,3 +2,6 @@
 check_PROGRAMS += examples/basic
 TESTS += examples/basic
 examples_basic_LDADD = liblfpool.la
+if ASAN
+tests/leak-gate.sh.log: examples/basic.log
+endif

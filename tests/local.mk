@@ -20,26 +20,36 @@ LFPOOL_UNIT_TESTS = \
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
 TESTS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
 
+# A LeakSanitizer report does not fail a Criterion test: in ASan builds this
+# gate runs after the tests and fails on any report in their logs.  Other
+# test fragments add their logs as its prerequisites.
+EXTRA_DIST += tests/leak-gate.sh
+if ASAN
+TESTS += tests/leak-gate.sh
+tests/leak-gate.sh.log: $(LFPOOL_UNIT_TESTS:=.log) tests/test_cxx.log
+endif
+
 # The public header from C++, warnings as errors.
 tests_test_cxx_SOURCES = tests/test_cxx.cc
 tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
 tests_test_cxx_LDADD = liblfpool.la
 
+# Every Criterion test: its flags and libraries.
+tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_config_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_config_LDADD = $(LFPOOL_TEST_LDADD)
-tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
-tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_debug_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_debug_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_errors_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_errors_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_hooks_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_hooks_LDADD = $(LFPOOL_TEST_LDADD)
-tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
-tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
-tests_test_debug_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
-tests_test_debug_LDADD = $(LFPOOL_TEST_LDADD)
-tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
-tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_model_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_model_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
