@@ -3,5 +3,5 @@ check_PROGRAMS += examples/basic
 TESTS += examples/basic
 examples_basic_LDADD = liblfpool.la
 if ASAN
-tests/leak-gate.sh.log: examples/basic.log
+$(LEAK_GATE_LOG): examples/basic.log
 endif
