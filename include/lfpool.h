@@ -4,6 +4,7 @@
  * Flavours (each in its own header, all included here):
  *   Pool          lfpool/pool.h          one thread, no atomics, inline get/put
  *   Concurrent    lfpool/concurrent.h    one lock-free stack shared by all threads
+ *   ThreadStatic  lfpool/threadstatic.h  per-thread magazines over a lock-free depot
  *
  * Every flavour shares lfpool_config (lfpool/common.h): object size and
  * alignment, a capacity bound, prewarm, init/reset/fini hooks and a backing
@@ -21,5 +22,6 @@
 #include "lfpool/common.h"
 #include "lfpool/pool.h"
 #include "lfpool/concurrent.h"
+#include "lfpool/threadstatic.h"
 
 #endif

@@ -10,8 +10,9 @@
  *   ts_put_bulk, ts_flush,        (each thread uses its own implicit cache)
  *   ts_attach, ts_detach,
  *   ts_prewarm, ts_trim, ts_owns,
- *   ts_stats, cache_create,
- *   worker_cache, worker_release
+ *   ts_stats, ts_max_bytes,
+ *   cache_create, worker_cache,
+ *   worker_release
  *   cache_get, cache_put,         any call above on other threads, but not
  *   cache_get_bulk, cache_put_    with another call on the SAME cache: a
  *   bulk, cache_flush,            cache has one user at a time (it may move
@@ -20,11 +21,69 @@
  *   ts_destroy                    nothing on the same pool
  *
  * A get or put that hits the caller's magazines runs no atomic
- * read-modify-write.  An object may be put on any thread: it goes into that
- * thread's magazine, and full magazines flow through the depot to whoever
- * gets.  The implicit per-thread caches use __thread storage and are NOT
- * fiber-safe: a fiber that may resume on another thread must use an
- * explicit lfpool_cache (see lfpool_cache_create).
+ * read-modify-write and takes no lock.  An object may be put on any thread:
+ * it goes into that thread's magazine, and full magazines flow through the
+ * depot to whoever gets.
+ *
+ * How it works.  Every cache (implicit per thread, explicit, or worker slot)
+ * holds a loaded and a previous magazine of magazine_size object pointers.
+ * When both are empty (get) or full (put), the cache swaps one whole
+ * magazine with the depot: one CAS on a lock-free stack per magazine moved,
+ * never one per object.  The depot keeps full and empty magazines, and
+ * below them a stack of loose objects that takes prewarmed objects, flushed
+ * caches and, once the depot holds depot_max magazines, the overflow of
+ * threads that only put (pushed as one chain with one CAS), so such a
+ * thread never makes the pool grow (mimalloc#1364).  A get that finds
+ * nothing anywhere creates one object.
+ *
+ * Bounds.  created (objects alive: out with users, in magazines, in the
+ * depot) never exceeds the capacity.  The depot holds at most depot_max
+ * magazines, full and empty together, so the magazines alive are at most
+ * 2 x caches + depot_max.  Memory held from the backing allocator is at most
+ *   object slabs:   ceil(capacity / objects per slab) slabs and their side
+ *                   data (objects per slab: at least 8),
+ *   magazine slabs: ceil((2 x caches + depot_max) / magazines per slab)
+ *                   slabs of magazine_size pointers each, and side data,
+ * where caches is the most caches alive at once (threads that used the
+ * pool, explicit caches, worker slots); lfpool_ts_max_bytes computes it.
+ * The pool struct, each cache (about 128 bytes), each thread's table of its
+ * caches and the worker slot tables come from malloc, not the allocator.
+ *
+ * Sizing a bounded pool.  Objects in one cache's magazines are not
+ * reachable by another cache, so a get may fail with ENOBUFS while other
+ * caches hold up to 2 x magazine_size objects each (the price of
+ * magazines; DPDK's mempool caches have the same).  For gets never to fail
+ * while fewer than L objects are out, make the capacity at least
+ * L + caches x 2 x magazine_size, or flush idle caches (ts_flush,
+ * worker_release).  A trim running at the same time may make such a get
+ * fail too: it holds the magazines it inspects for a moment.
+ *
+ * Implicit caches.  The first ts_* call of a thread on a pool gives the
+ * thread a cache, kept in __thread storage (initial-exec TLS: no call to
+ * __tls_get_addr, so this library must be linked, not dlopen()ed late).
+ * A thread that exits hands its cache back (a pthread key destructor): its
+ * objects go to the depot, its magazines are freed.  ts_attach and
+ * ts_detach do the same at a time of the caller's choosing (worker
+ * start/stop hooks).  A thread may use any number of pools.  Implicit
+ * caches are NOT fiber-safe: a fiber that may resume on another thread
+ * must use an explicit lfpool_cache, which belongs to whoever holds it
+ * (jemalloc#2890 is the trap).
+ *
+ * Destroy.  ts_destroy fails with EBUSY, doing nothing, while explicit
+ * caches made by lfpool_cache_create exist: destroy them first.  The
+ * implicit caches of threads still alive and the worker slot caches are
+ * reclaimed by destroy; such a thread may keep running and exit later
+ * without touching the freed pool.  A thread exit racing with destroy is
+ * safe.  Any other call on a destroyed pool is an error (reported for
+ * LFPOOL_F_DEBUG pools, undefined otherwise).
+ *
+ * Trim.  Gives back depot magazines beyond the working set (as many full
+ * and empty magazines as caches took from the depot since the previous
+ * trim), every loose object, and every slab that then holds no object.
+ * Objects in caches stay.  No grace period is needed: a magazine's memory,
+ * like an object's, is only ever touched by its owner (the cache that holds
+ * it, or the thread whose CAS took it off a depot stack); the depot stacks
+ * link magazines through side data that lives as long as the pool.
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H
@@ -38,18 +97,30 @@ extern "C" {
 typedef struct lfpool_ts lfpool_ts;
 typedef struct lfpool_cache lfpool_cache;
 
+/* Defaults for lfpool_config.magazine_size and depot_max (0 picks them). */
+#define LFPOOL_TS_MAGAZINE_SIZE 64
+#define LFPOOL_TS_DEPOT_MAX 8
+/* Largest values accepted; larger ones are EINVAL. */
+#define LFPOOL_TS_MAGAZINE_SIZE_MAX 65536
+#define LFPOOL_TS_DEPOT_MAX_MAX 65536
+/* Worker indices are 0 .. LFPOOL_TS_WORKERS_MAX - 1. */
+#define LFPOOL_TS_WORKERS_MAX 4096
+
 /* A new pool per cfg (magazine_size, depot_max used here); prewarmed objects
  * go to the shared depot, not the creating thread's magazines.
- * NULL with errno EINVAL or ENOMEM. */
+ * NULL with errno EINVAL, ENOMEM or ENOBUFS (prewarm > capacity). */
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg);
-/* Destroy the pool; NULL: no-op.  0, or -1 with errno EBUSY (nothing done)
- * while explicit cache handles still exist. */
+/* Destroy the pool: reclaim implicit and worker caches, fini every pooled
+ * object, free all memory.  NULL: no-op, 0.  0, or -1 with errno EBUSY
+ * (nothing done) while explicit cache handles still exist. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *pool);
 
 /* Through the calling thread's implicit cache. */
 LFPOOL_API void *lfpool_ts_get(lfpool_ts *pool);	/* NULL + errno ENOBUFS/ENOMEM */
 LFPOOL_API void lfpool_ts_put(lfpool_ts *pool, void *obj);	/* NULL: no-op */
-LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *pool, void **objs, size_t n);	/* all or none */
+/* n objects into objs, all or none: 0, or -1 with errno as get. */
+LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *pool, void **objs, size_t n);
+/* Put n objects (NULL entries are skipped). */
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *pool, void *const *objs, size_t n);
 /* Give the calling thread's cached objects back to the depot. */
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *pool);
@@ -58,49 +129,91 @@ LFPOOL_API void lfpool_ts_flush(lfpool_ts *pool);
 LFPOOL_API int lfpool_ts_attach(lfpool_ts *pool);
 LFPOOL_API void lfpool_ts_detach(lfpool_ts *pool);
 
-/* Create n more objects into the depot: 0, or -1 + errno, nothing created. */
+/* Create n more objects into the depot: 0, or -1 + errno (ENOBUFS,
+ * ENOMEM), nothing created.  Every thread can get them. */
 LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
 /* Give idle memory back: depot magazines beyond the recent working set,
- * then slabs with no live object.  Safe while other threads get and put.
- * Returns the number of objects destroyed. */
+ * loose objects, then slabs with no object.  Safe while other threads get
+ * and put.  Returns the number of objects destroyed. */
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool);
+/* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
+/* Fill *st, summing every cache's counters (exact only when quiet).
+ * hits = gets served by the caller's own two magazines; misses = gets that
+ * found both empty; mag_exchanges = magazines taken from or given to the
+ * depot; live = gets - puts; retained = created - live. */
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
+/* The most bytes this pool can hold from its backing allocator while at
+ * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
+ * pool without a capacity. */
+LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *pool, size_t caches);
 
 /* Explicit cache handles: owned by one worker or fiber at a time. */
 LFPOOL_API lfpool_cache *lfpool_cache_create(lfpool_ts *pool);	/* NULL + ENOMEM */
-LFPOOL_API void lfpool_cache_destroy(lfpool_cache *cache);	/* flushes; NULL: no-op */
+/* Flush and free the cache; NULL: no-op.  Not for worker slot caches. */
+LFPOOL_API void lfpool_cache_destroy(lfpool_cache *cache);
+/* Give the cache's objects back to the depot; it stays usable. */
 LFPOOL_API void lfpool_cache_flush(lfpool_cache *cache);
+/* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *cache, void *const *objs, size_t n);
+/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those. */
 LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *cache);
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 
-/* Worker-index mode: the cache in slot `worker` (created on first use);
- * release flushes the slot for the next worker that gets the index. */
+/* Worker-index mode: the cache in slot `worker` (created on first use; NULL
+ * with errno EINVAL beyond LFPOOL_TS_WORKERS_MAX, or ENOMEM).  The pool owns
+ * it: destroy frees it, and it does not make destroy fail.  release flushes
+ * the slot for the next worker that gets the index. */
 LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
-/* The part of a cache the inline fast path reads; it leads the struct. */
+/* The part of a cache the inline fast path reads; it leads the struct.  In
+ * pools with LFPOOL_F_DEBUG count and room stay 0 (every call is checked),
+ * with a reset hook room stays 0 (every put runs it). */
 struct lfpool_cache_fast {
 	void **objs;		/* loaded magazine */
 	uint32_t count;		/* objects a fast get may take */
 	uint32_t room;		/* a fast put may push while count < room */
+	uint64_t gets, puts;	/* successful calls; only the cache's user writes */
 };
 
+/* Count a call.  Only the cache's user writes the counters, and
+ * lfpool_ts_stats reads them from other threads: under ThreadSanitizer the
+ * store is a relaxed atomic so that the tool sees no race; otherwise a plain
+ * increment (one instruction), read by stats as an approximate figure. */
+#if defined(__SANITIZE_THREAD__)
+# define LFPOOL_TSAN_ 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define LFPOOL_TSAN_ 1
+# endif
+#endif
+#ifdef LFPOOL_TSAN_
+# define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
+#else
+# define LFPOOL_CACHE_COUNT_(n) ((n)++)
+#endif
+
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
 static inline void *lfpool_cache_get(lfpool_cache *cache)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
-	if (LFPOOL_LIKELY(f->count != 0))
-		return f->objs[--f->count];
+	if (LFPOOL_LIKELY(f->count != 0)) {
+		void *obj = f->objs[--f->count];
+		LFPOOL_CACHE_COUNT_(f->gets);
+		return obj;
+	}
 	return lfpool_cache_get_slow(cache);
 }
 
+/* Give obj back (it may come from any cache of the pool).  NULL: no-op. */
 static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
 	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
 		f->objs[f->count++] = obj;
+		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}
 	lfpool_cache_put_slow(cache, obj);

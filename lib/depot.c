@@ -1,0 +1,236 @@
+/*
+ * depot.c - the depot of ThreadStatic: magazine stacks, loose objects, the
+ * magazine census and trim.  See depot.h for the layout and why freeing
+ * magazines needs no grace period.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "depot.h"
+
+/* Magazines per slab, roughly (a slab-size hint to lfp_core_init). */
+#define LFP_MAGS_PER_SLAB_HINT 8
+
+int lfp_depot_init(struct lfp_depot *d, uint32_t mag_size, uint32_t max_full,
+		   const lfpool_allocator *a)
+{
+	memset(d, 0, sizeof(*d));
+	lfpool_config mc = {
+		.obj_size = (size_t)mag_size * sizeof(void *),
+		.align = 64,	/* a magazine starts a cache line */
+		.capacity = LFP_MAGS_PER_SLAB_HINT,	/* sizes slabs; the census bounds */
+		.allocator = a,
+		.name = "magazines",
+	};
+	int err = lfp_core_init(&d->mags, &mc, "magazines");
+	if (err)
+		return err;
+	lfp_stack_init(&d->full);
+	lfp_stack_init(&d->empty);
+	lfp_stack_init(&d->objs);
+	d->mag_size = mag_size;
+	d->max_full = max_full;
+	return 0;
+}
+
+void lfp_depot_fini(struct lfp_depot *d)
+{
+	lfp_core_fini(&d->mags);
+}
+
+/* Give back a private chain of n magazines (raw: no hooks) and their slots. */
+static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n)
+{
+	if (chain == LFP_NIL)
+		return;
+	lfp_core_destroy_chain(&d->mags, true, chain);
+	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - n);
+}
+
+int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
+{
+	uint32_t chain;
+	lfp_faa_u64_rlx(&d->census, LFP_CENSUS_CACHE + 2);
+	if (lfp_core_take_raw(&d->mags, true, 2, &chain) != 0) {
+		lfp_faa_u64_rlx(&d->census, (uint64_t)0 - (LFP_CENSUS_CACHE + 2));
+		return ENOMEM;
+	}
+	mags[0] = chain;
+	mags[1] = lfp_load_u32_rlx(lfp_slabs_link(&d->mags.slabs, chain));
+	return 0;
+}
+
+void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
+{
+	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[0]), mags[1]);
+	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[1]), LFP_NIL);
+	free_mags(d, mags[0], 2);
+	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - LFP_CENSUS_CACHE);
+}
+
+uint32_t lfp_depot_spare(struct lfp_depot *d)
+{
+	uint64_t cur = lfp_load_u64_rlx(&d->census);
+	do {
+		uint64_t caches = cur >> 32, mags = (uint32_t)cur;
+		if (mags + 1 > 2 * caches + d->max_full)
+			return LFP_NIL;
+	} while (!lfp_cas_u64_rlx(&d->census, &cur, cur + 1));
+	uint32_t mag;
+	if (lfp_core_take_raw(&d->mags, true, 1, &mag) != 0) {
+		lfp_faa_u64_rlx(&d->census, (uint64_t)0 - 1);
+		return LFP_NIL;
+	}
+	return mag;
+}
+
+/* Link objs[0..n) in order in front of rest; returns the first index. */
+static uint32_t link_objs(const struct lfp_slabs *s, void *const *objs, size_t n, uint32_t rest)
+{
+	for (size_t i = n; i-- > 0;) {
+		uint32_t idx = lfp_slabs_index(s, objs[i]);
+		lfp_store_u32_rlx(lfp_slabs_link(s, idx), rest);
+		rest = idx;
+	}
+	return rest;
+}
+
+void lfp_depot_put_objs(struct lfp_depot *d, const struct lfp_slabs *s,
+			void *const *objs, size_t n)
+{
+	if (n == 0)
+		return;
+	uint32_t first = link_objs(s, objs, n, LFP_NIL);
+	lfp_stack_push_chain_mpmc(&d->objs, s, first, lfp_slabs_index(s, objs[n - 1]));
+}
+
+/*
+ * Pop up to max entries of st with one CAS; returns how many, the first in
+ * *first (the rest follow through their links, and the link of the last one
+ * is not ours to follow).  The walk may read links that change under it,
+ * but a successful CAS on the tagged head proves that no push or pop took
+ * effect since the head was read: the nodes walked were on the stack the
+ * whole time, and a stacked node's link is never written.  A walk that read
+ * a changing link is bounded by max and ends in a failed CAS; every link
+ * word lives in side data, so each read is of valid memory.
+ */
+static uint32_t pop_upto(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
+			 uint32_t *first)
+{
+	uint64_t old = lfp_load_u64_acq(&st->head);
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	for (;;) {
+		uint32_t top = (uint32_t)old, n = 0, next = top;
+		if (top == LFP_NIL)
+			return 0;
+		while (n < max && next != LFP_NIL) {
+			next = lfp_load_u32_rlx(lfp_slabs_link(s, next));
+			n++;
+		}
+		LFP_STRESS_WINDOW();
+		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, next))) {
+			*first = top;
+			return n;
+		}
+		LFP_STRESS_RETRY();
+		lfp_backoff_wait(&b);
+	}
+}
+
+uint32_t lfp_depot_get_objs(struct lfp_depot *d, const struct lfp_slabs *s,
+			    void **objs, uint32_t max)
+{
+	uint32_t idx = LFP_NIL;
+	uint32_t n = pop_upto(&d->objs, s, max, &idx);
+	for (uint32_t i = 0; i < n; i++) {
+		objs[i] = lfp_slabs_ptr(s, idx);
+		idx = lfp_load_u32_rlx(lfp_slabs_link(s, idx));
+	}
+	return n;
+}
+
+/* Take all but the top keep entries of st as a private chain (LFP_NIL if
+ * none); the top ones go back with one CAS. */
+static uint32_t pop_beyond(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t keep)
+{
+	uint32_t top = lfp_stack_pop_all_mpmc(st);
+	if (keep == 0 || top == LFP_NIL)
+		return top;
+	uint32_t last = top, rest = lfp_load_u32_rlx(lfp_slabs_link(s, top));
+	for (uint32_t k = 1; k < keep && rest != LFP_NIL; k++) {
+		last = rest;
+		rest = lfp_load_u32_rlx(lfp_slabs_link(s, rest));
+	}
+	lfp_stack_push_chain_mpmc(st, s, top, last);
+	return rest;
+}
+
+/* Put the objects of every magazine of a private chain of full magazines in
+ * front of the object chain *objs; returns how many magazines. */
+static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, uint32_t mags,
+			  uint32_t *objs)
+{
+	size_t n = 0;
+	for (uint32_t m = mags; m != LFP_NIL; m = lfp_load_u32_rlx(lfp_slabs_link(&d->mags.slabs, m))) {
+		*objs = link_objs(s, lfp_mag_objs(d, m), d->mag_size, *objs);
+		n++;
+	}
+	return n;
+}
+
+size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
+		      uint32_t keep_empty)
+{
+	const struct lfp_slabs *ms = &d->mags.slabs;
+	uint32_t full = pop_beyond(&d->full, ms, keep_full);
+	uint32_t empty = pop_beyond(&d->empty, ms, keep_empty);
+	uint32_t objs = lfp_stack_pop_all_mpmc(&d->objs);
+	size_t nfull = unload_mags(d, &c->slabs, full, &objs);
+
+	/* One chain of magazines, full ones first, for one release. */
+	size_t nempty = 0;
+	lfp_chain_last(ms, empty, &nempty);
+	uint32_t mags = empty;
+	if (full != LFP_NIL) {
+		lfp_store_u32_rlx(lfp_slabs_link(ms, lfp_chain_last(ms, full, NULL)), empty);
+		mags = full;
+	}
+	free_mags(d, mags, nfull + nempty);
+
+	size_t n = 0;
+	lfp_chain_last(&c->slabs, objs, &n);
+	lfp_core_destroy_chain(c, true, objs);
+	return n;
+}
+
+uint32_t lfp_depot_drain(struct lfp_depot *d, const struct lfp_slabs *s)
+{
+	uint32_t objs = lfp_stack_pop_all_mpmc(&d->objs);
+	unload_mags(d, s, lfp_stack_pop_all_mpmc(&d->full), &objs);
+	return objs;
+}
+
+/*
+ * Slabs are added only when the raw stack is empty, i.e. when every object
+ * of every slab held is reserved (counted in created, or in the census for
+ * magazines) and the one being added for is too: so at most ceil(n / per
+ * slab) slabs are ever held at once, and slab numbers are reused lowest
+ * first, so side data exists for no more slots than that.
+ */
+static uint64_t space_bound(const struct lfp_slabs *s, uint64_t n)
+{
+	uint64_t slabs = (n + s->per_slab - 1) / s->per_slab;
+	uint64_t leaves = (slabs + LFP_LEAF_SLOTS - 1) / LFP_LEAF_SLOTS;
+	/* side data per slab: a link word and a state byte per object (slab.c) */
+	uint64_t side = (uint64_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	return slabs * (s->slab_bytes + side) + leaves * sizeof(struct lfp_slab_leaf);
+}
+
+uint64_t lfp_depot_max_bytes(const struct lfp_depot *d, const struct lfp_core *c,
+			     uint64_t caches)
+{
+	if (!c->capacity)
+		return UINT64_MAX;
+	return space_bound(&c->slabs, c->capacity) +
+	       space_bound(&d->mags.slabs, 2 * caches + d->max_full);
+}

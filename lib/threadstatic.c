@@ -1,0 +1,326 @@
+/*
+ * threadstatic.c - the ThreadStatic pool: create, destroy, prewarm, trim,
+ * statistics, and the calls that go through the calling thread's implicit
+ * cache.  The magazines are in cache.c, the depot in depot.c, the
+ * per-thread table in tls.c; ts.h says where objects can be.
+ *
+ * Trim's working set: the full magazines gets took from the depot since
+ * the previous trim were needed, and so were the empty ones puts took (one
+ * per full magazine given); the depot keeps as many of each, the hottest,
+ * and the rest go.  Loose objects are below the working set by definition.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts.h"
+
+pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
+static lfpool_ts *live_pools;	/* under lfp_ts_lock */
+static uint64_t last_gen;	/* generations handed out */
+
+bool lfp_ts_live(uint64_t gen)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		if (p->gen == gen)
+			return true;
+	return false;
+}
+
+int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
+{
+	if (!lfp_reserve(&p->created, p->core.capacity, n, true))
+		return ENOBUFS;
+	int err = lfp_core_take_raw(&p->core, true, n, chain);
+	if (err) {
+		lfp_faa_u64_rlx(&p->created, (uint64_t)0 - n);
+		return err;
+	}
+	lfp_core_construct_chain(&p->core, *chain, state);
+	return 0;
+}
+
+bool lfp_ts_accept(lfpool_ts *p, void *obj)
+{
+	uint32_t idx;
+	if (LFPOOL_UNLIKELY(p->core.debug) && lfp_core_check_put(&p->core, obj, &idx) != 0)
+		return false;
+	if (p->core.reset)
+		p->core.reset(obj, p->core.hook_ctx);
+	lfp_core_poison(&p->core, obj);
+	return true;
+}
+
+LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
+{
+	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||
+	    cfg->depot_max > LFPOOL_TS_DEPOT_MAX_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	lfpool_ts *p;
+	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	int err = lfp_core_init(&p->core, cfg, "threadstatic");
+	if (err) {
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	err = lfp_depot_init(&p->depot,
+			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
+			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
+	if (err) {
+		lfp_core_fini(&p->core);
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
+	p->magic = LFP_MAGIC_LIVE;
+	pthread_mutex_lock(&lfp_ts_lock);
+	p->next_live = live_pools;
+	live_pools = p;
+	pthread_mutex_unlock(&lfp_ts_lock);
+	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
+		err = errno;
+		lfpool_ts_destroy(p);
+		errno = err;
+		return NULL;
+	}
+	return p;
+}
+
+/* Unlink p from the live pools and free all its caches (lock held). */
+static void retire(lfpool_ts *p)
+{
+	lfpool_ts **pp = &live_pools;
+	while (*pp != p)
+		pp = &(*pp)->next_live;
+	*pp = p->next_live;
+	while (p->caches)
+		lfp_cache_free(p->caches);
+	lfp_tls_forget(p->gen);
+}
+
+LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
+{
+	if (!p)
+		return 0;
+	if (p->magic != LFP_MAGIC_LIVE) {
+		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&lfp_ts_lock);
+	if (p->explicit_caches) {
+		pthread_mutex_unlock(&lfp_ts_lock);
+		errno = EBUSY;
+		return -1;
+	}
+	retire(p);
+	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_workers_fini(p);
+
+	uint64_t n = 0;
+	for (uint32_t i = lfp_depot_drain(&p->depot, &p->core.slabs); i != LFP_NIL;
+	     i = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i))) {
+		lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
+		n++;
+	}
+	if (p->core.debug && p->created > n)
+		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
+			p->core.name, (unsigned long long)(p->created - n));
+	lfp_depot_fini(&p->depot);
+	lfp_core_fini(&p->core);
+	p->magic = LFP_MAGIC_DEAD;
+	p->gen = LFP_TS_DEAD;
+	if (p->core.debug)
+		lfp_debug_bury(p);
+	else
+		free(p);
+	return 0;
+}
+
+LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	uint32_t chain;
+	int err = lfp_ts_create_objects(p, n, LFP_OBJ_POOLED, &chain);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
+				  lfp_chain_last(&p->core.slabs, chain, NULL));
+	return 0;
+}
+
+/* The counters of every cache the pool has had (lock held). */
+static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
+{
+	*sum = p->retired;
+	for (const lfpool_cache *c = p->caches; c; c = c->next)
+		lfp_cache_count(c, sum);
+}
+
+static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n : max; }
+
+LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
+{
+	struct lfp_cache_counts now;
+	pthread_mutex_lock(&lfp_ts_lock);
+	sum_caches(p, &now);
+	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
+	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
+	p->trimmed_at = now;
+	pthread_mutex_unlock(&lfp_ts_lock);
+
+	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
+				  at_most(empty, p->depot.max_full));
+	if (n) {
+		lfp_faa_u64_rlx(&p->created, (uint64_t)0 - n);
+		lfp_faa_u64_rlx(&p->core.trims, 1);
+	}
+	return n;
+}
+
+LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
+{
+	uint32_t idx;
+	return ptr && lfp_slabs_lookup(&p->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+}
+
+LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
+{
+	struct lfp_cache_counts sum;
+	pthread_mutex_lock(&lfp_ts_lock);
+	sum_caches(p, &sum);
+	pthread_mutex_unlock(&lfp_ts_lock);
+
+	memset(st, 0, sizeof(*st));
+	lfp_core_stats(&p->core, st);
+	st->gets = sum.gets;
+	st->puts = sum.puts + lfp_load_u64_rlx(&p->uncached_puts);
+	st->misses = sum.misses;
+	st->hits = sum.gets - sum.misses;
+	st->mag_exchanges = sum.full_pops + sum.full_pushes;
+	st->created = lfp_load_u64_rlx(&p->created);
+	/* In a pool in use the sums are of different moments: keep them sane. */
+	uint64_t live = st->gets > st->puts ? st->gets - st->puts : 0;
+	st->live = live < st->created ? live : st->created;
+	st->retained = st->created - st->live;
+	st->bytes_held += lfp_slabs_bytes(&p->depot.mags.slabs);
+}
+
+LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
+{
+	uint64_t b = lfp_depot_max_bytes(&p->depot, &p->core, caches);
+	return b < SIZE_MAX ? (size_t)b : SIZE_MAX;
+}
+
+/* Debug pools stay readable after destroy, so that a call on one is
+ * reported here (on others it is undefined). */
+static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
+{
+	if (LFPOOL_LIKELY(p->magic == LFP_MAGIC_LIVE))
+		return false;
+	lfp_report(p->core.name, ptr, problem);
+	errno = EINVAL;
+	return true;
+}
+
+/* The calling thread's cache for p, made on first use. */
+static lfpool_cache *thread_cache(lfpool_ts *p)
+{
+	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
+		return lfp_tls_mru.cache;
+	return destroyed(p, NULL, "call after destroy") ? NULL : lfp_tls_cache(p);
+}
+
+/* A put of a thread that can have no cache (out of memory): straight to
+ * the depot. */
+static void put_uncached(lfpool_ts *p, void *obj)
+{
+	if (p->magic != LFP_MAGIC_LIVE || !lfp_ts_accept(p, obj))
+		return;
+	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
+	lfp_faa_u64_rlx(&p->uncached_puts, 1);
+}
+
+/* get and put when the thread's last used cache is not p's. */
+__attribute__((noinline)) static void *get_other(lfpool_ts *p)
+{
+	if (destroyed(p, NULL, "get after destroy"))
+		return NULL;
+	lfpool_cache *c = lfp_tls_cache(p);
+	return c ? lfpool_cache_get(c) : NULL;
+}
+
+__attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
+{
+	if (!obj || destroyed(p, obj, "put after destroy"))
+		return;
+	lfpool_cache *c = lfp_tls_cache(p);
+	if (c)
+		lfpool_cache_put(c, obj);
+	else
+		put_uncached(p, obj);
+}
+
+/* The fast paths compare the pool's generation with the thread's last used
+ * cache and, when it matches, run the inline cache get or put. */
+LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
+{
+	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
+		return lfpool_cache_get(lfp_tls_mru.cache);
+	return get_other(p);
+}
+
+LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
+{
+	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
+		lfpool_cache_put(lfp_tls_mru.cache, obj);
+	else
+		put_other(p, obj);
+}
+
+LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
+{
+	lfpool_cache *c = thread_cache(p);
+	return c ? lfpool_cache_get_bulk(c, objs, n) : -1;
+}
+
+LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
+{
+	lfpool_cache *c = thread_cache(p);
+	if (c) {
+		lfpool_cache_put_bulk(c, objs, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (objs[i])
+			put_uncached(p, objs[i]);
+}
+
+LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
+{
+	lfpool_cache *c = lfp_tls_find(p);
+	if (c)
+		lfpool_cache_flush(c);
+}
+
+LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)
+{
+	return thread_cache(p) ? 0 : -1;
+}
+
+LFPOOL_API void lfpool_ts_detach(lfpool_ts *p)
+{
+	lfp_tls_detach(p);
+}

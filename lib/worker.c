@@ -1,0 +1,73 @@
+/*
+ * worker.c - worker-index mode: caches kept in slots numbered by worker,
+ * for schedulers that hand out worker indices and reuse them.
+ *
+ * Slots sit in chunks of LFP_WORKER_CHUNK, made on first use under
+ * lfp_ts_lock and published with a release store; a lookup is two acquire
+ * loads and takes no lock.  Chunks and caches live until the pool dies.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ts.h"
+
+/* The cache in slot w, NULL if none yet. */
+static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
+{
+	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
+	if (!chunk)
+		return NULL;
+	return lfp_load_ptr_acq((void *const *)&chunk[w % LFP_WORKER_CHUNK]);
+}
+
+/* Make the cache of slot w (lock held): 0 or ENOMEM. */
+static int make_slot(lfpool_ts *p, unsigned w)
+{
+	lfpool_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
+	if (!*chunk) {
+		lfpool_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
+		if (!fresh)
+			return ENOMEM;
+		lfp_store_ptr_rel((void **)chunk, fresh);
+	}
+	lfpool_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
+	if (*s)
+		return 0;
+	lfpool_cache *c = lfp_cache_new(p, LFP_CACHE_WORKER);
+	if (!c)
+		return ENOMEM;
+	lfp_store_ptr_rel((void **)s, c);
+	return 0;
+}
+
+LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
+{
+	if (worker >= LFPOOL_TS_WORKERS_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	lfpool_cache *c = slot(p, worker);
+	if (LFPOOL_LIKELY(c != NULL))
+		return c;
+	pthread_mutex_lock(&lfp_ts_lock);
+	int err = make_slot(p, worker);
+	pthread_mutex_unlock(&lfp_ts_lock);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return slot(p, worker);
+}
+
+LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
+{
+	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
+	if (c)
+		lfpool_cache_flush(c);
+}
+
+void lfp_workers_fini(lfpool_ts *p)
+{
+	for (unsigned i = 0; i < LFP_WORKER_CHUNKS; i++)
+		free(p->workers[i]);
+}

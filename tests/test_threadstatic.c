@@ -1,0 +1,443 @@
+/*
+ * test_threadstatic.c - ThreadStatic on one thread (and a second one where
+ * a test needs another cache): the hit path, magazine exchanges with the
+ * depot, bulk calls, prewarm, capacity, trim's working set, hooks, the
+ * debug checks and the configuration.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "test_threadstatic_util.h"
+
+static lfpool_stats stats_of(lfpool_ts *p)
+{
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	return st;
+}
+
+Test(ts_hit, get_put_pairs_stay_in_the_magazine)
+{
+	lfpool_config c = ts_config(32, 8, 2);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	void *first = lfpool_ts_get(p);
+	cr_assert_not_null(first);
+	lfpool_ts_put(p, first);
+	for (int i = 0; i < 100; i++) {
+		void *o = lfpool_ts_get(p);
+		cr_assert_eq(o, first, "round %d: the put object comes back first (LIFO)", i);
+		lfpool_ts_put(p, o);
+	}
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.gets, 101);
+	cr_assert_eq(st.puts, 101);
+	cr_assert_eq(st.misses, 1, "only the very first get missed");
+	cr_assert_eq(st.hits, 100);
+	cr_assert_eq(st.created, 1);
+	cr_assert_eq(st.mag_exchanges, 0);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(st.retained, 1);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_hit, the_inline_cache_path_counts_too)
+{
+	lfpool_config c = ts_config(16, 4, 2);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_cache *k = lfpool_cache_create(p);
+	cr_assert_not_null(k);
+	void *o[4];
+	for (int i = 0; i < 4; i++)
+		o[i] = lfpool_cache_get(k);
+	for (int i = 0; i < 4; i++)
+		lfpool_cache_put(k, o[i]);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(lfpool_cache_get(k), o[3 - i]);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.gets, 8);
+	cr_assert_eq(st.puts, 4);
+	cr_assert_eq(st.created, 4);
+	cr_assert_eq(st.live, 4);
+	lfpool_cache_put_bulk(k, o, 4);
+	lfpool_cache_destroy(k);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+struct getter {
+	lfpool_ts *pool;
+	size_t n;
+	void *objs[64];
+	int failed;
+};
+
+static void *get_n(void *arg)
+{
+	struct getter *g = arg;
+	g->failed = lfpool_ts_get_bulk(g->pool, g->objs, g->n) != 0;
+	lfpool_ts_put_bulk(g->pool, g->objs, g->n);
+	return NULL;
+}
+
+static bool in_set(void *const *set, size_t n, const void *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == p)
+			return true;
+	return false;
+}
+
+Test(ts_exchange, a_full_magazine_moves_through_the_depot)
+{
+	enum { M = 4 };
+	lfpool_config c = ts_config(16, M, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[3 * M];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 3 * M), 0);
+	/* loaded fills, swaps with the empty previous, fills again; the next
+	 * put gives the full previous magazine to the depot. */
+	for (int i = 0; i < 2 * M; i++)
+		lfpool_ts_put(p, o[i]);
+	cr_assert_eq(stats_of(p).mag_exchanges, 0);
+	lfpool_ts_put(p, o[2 * M]);
+	cr_assert_eq(stats_of(p).mag_exchanges, 1);
+	for (int i = 2 * M + 1; i < 3 * M; i++)
+		lfpool_ts_put(p, o[i]);
+
+	/* Another thread's first get takes that magazine whole: the first M
+	 * objects put here. */
+	struct getter g = { .pool = p, .n = M };
+	run_on_thread(get_n, &g);
+	cr_assert_eq(g.failed, 0);
+	for (int i = 0; i < M; i++)
+		cr_assert(in_set(o, M, g.objs[i]), "object %d came from the depot's magazine", i);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.mag_exchanges, 2);
+	cr_assert_eq(st.created, 3 * M, "nothing created for the other thread");
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_bulk, get_bulk_and_put_bulk)
+{
+	lfpool_config c = ts_config(24, 16, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[300];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 300), 0);
+	cr_assert(all_distinct(o, 300));
+	for (int i = 0; i < 300; i++)
+		cr_assert(lfpool_ts_owns(p, o[i]));
+	/* NULL entries are skipped. */
+	void *back[302];
+	memcpy(back + 1, o, 150 * sizeof(void *));
+	back[0] = NULL;
+	back[151] = NULL;
+	memcpy(back + 152, o + 150, 150 * sizeof(void *));
+	lfpool_ts_put_bulk(p, back, 302);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.gets, 300);
+	cr_assert_eq(st.puts, 300);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(st.created, 300);
+
+	/* They all come back without creating anything. */
+	void *again[300];
+	cr_assert_eq(lfpool_ts_get_bulk(p, again, 300), 0);
+	cr_assert(all_distinct(again, 300));
+	cr_assert_eq(stats_of(p).created, 300);
+	for (int i = 0; i < 300; i++)
+		cr_assert(in_set(o, 300, again[i]));
+	lfpool_ts_put_bulk(p, again, 300);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_bulk, get_bulk_is_all_or_none)
+{
+	lfpool_config c = ts_config(24, 8, 2);
+	c.capacity = 50;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *keep[10];
+	cr_assert_eq(lfpool_ts_get_bulk(p, keep, 10), 0);
+	void *o[60];
+	errno = 0;
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 41), -1);
+	cr_assert_eq(errno, ENOBUFS);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.live, 10, "the failed bulk get holds nothing");
+	cr_assert_eq(st.gets, 10);
+	cr_assert_leq(st.created, 50);
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 40), 0, "the rest of the capacity is there");
+	cr_assert(all_distinct(o, 40));
+	lfpool_ts_put_bulk(p, o, 40);
+	lfpool_ts_put_bulk(p, keep, 10);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_bulk, cache_bulk_with_reset_hook_and_debug)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 64, 16);
+	c.magazine_size = 8;
+	c.flags = LFPOOL_F_DEBUG;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_cache *k = lfpool_cache_create(p);
+	void *o[50];
+	cr_assert_eq(lfpool_cache_get_bulk(k, o, 50), 0);
+	cr_assert(all_distinct(o, 50));
+	lfpool_cache_put_bulk(k, o, 50);
+	cr_assert_eq(hook_count(&h.reset), 50);
+	cr_assert_eq(lfpool_cache_get_bulk(k, o, 50), 0);
+	cr_assert_eq(stats_of(p).created, 50, "the second round created nothing");
+	lfpool_cache_put_bulk(k, o, 50);
+	lfpool_cache_destroy(k);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
+}
+
+static void *get_all_prewarmed(void *arg)
+{
+	struct getter *g = arg;
+	g->failed = lfpool_ts_get_bulk(g->pool, g->objs, g->n) != 0;
+	if (!g->failed)
+		g->failed = lfpool_ts_get(g->pool) != NULL ? 2 : 0;	/* one more: at capacity */
+	lfpool_ts_put_bulk(g->pool, g->objs, g->n);
+	return NULL;
+}
+
+Test(ts_prewarm, exact_count_reachable_from_another_thread)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 40, 8);
+	c.magazine_size = 16;
+	c.prewarm = 37;
+	c.capacity = 37;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 37);
+	cr_assert_eq(st.retained, 37);
+	cr_assert_eq(hook_count(&h.init), 37);
+	/* At capacity, so another thread can only have them from the depot. */
+	struct getter g = { .pool = p, .n = 37 };
+	run_on_thread(get_all_prewarmed, &g);
+	cr_assert_eq(g.failed, 0, "all 37 reachable, and not one more");
+	cr_assert(all_distinct(g.objs, 37));
+	cr_assert_eq(stats_of(p).created, 37);
+	cr_assert_eq(hook_count(&h.init), 37);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_prewarm, prewarm_call_adds_exactly_n)
+{
+	lfpool_config c = ts_config(8, 4, 2);
+	c.capacity = 100;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_eq(lfpool_ts_prewarm(p, 60), 0);
+	cr_assert_eq(stats_of(p).created, 60);
+	errno = 0;
+	cr_assert_eq(lfpool_ts_prewarm(p, 41), -1);
+	cr_assert_eq(errno, ENOBUFS);
+	cr_assert_eq(stats_of(p).created, 60, "a failed prewarm creates nothing");
+	cr_assert_eq(lfpool_ts_prewarm(p, 40), 0);
+	cr_assert_eq(stats_of(p).created, 100);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_capacity, never_more_than_capacity_on_one_thread)
+{
+	lfpool_config c = ts_config(16, 8, 2);
+	c.capacity = 100;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[100];
+	for (int i = 0; i < 100; i++) {
+		o[i] = lfpool_ts_get(p);
+		cr_assert_not_null(o[i]);
+	}
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(p));
+	cr_assert_eq(errno, ENOBUFS);
+	for (int i = 0; i < 100; i++)
+		lfpool_ts_put(p, o[i]);
+	for (int i = 0; i < 100; i++)
+		cr_assert_not_null(o[i] = lfpool_ts_get(p), "get %d after all came back", i);
+	cr_assert_eq(stats_of(p).created, 100);
+	lfpool_ts_put_bulk(p, o, 100);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+struct taker {
+	lfpool_ts *pool;
+	size_t n;
+	int failed;
+};
+
+static void *take_from_depot(void *arg)
+{
+	struct taker *t = arg;
+	void *o[8];
+	t->failed = lfpool_ts_get_bulk(t->pool, o, t->n) != 0;
+	lfpool_ts_put_bulk(t->pool, o, t->n);
+	lfpool_ts_flush(t->pool);
+	return NULL;
+}
+
+Test(ts_trim, keeps_the_working_set_and_drops_the_rest)
+{
+	enum { M = 4, D = 2 };
+	lfpool_config c = ts_config(16, M, D);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[4 * M];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 4 * M), 0);
+	/* 16 puts: two magazines here, two full ones in the depot. */
+	lfpool_ts_put_bulk(p, o, 4 * M);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.mag_exchanges, 2);
+	cr_assert_eq(st.created, 16);
+
+	/* Another thread takes one full magazine: it is the working set. */
+	struct taker t = { .pool = p, .n = M };
+	run_on_thread(take_from_depot, &t);
+	cr_assert_eq(t.failed, 0);
+	/* That thread flushed its M objects to the loose stack: trim takes
+	 * those, and keeps the one full magazine left (one was taken). */
+	cr_assert_eq(lfpool_ts_trim(p), M);
+	cr_assert_eq(stats_of(p).created, 3 * M);
+	/* Nothing taken since: the full magazine goes too. */
+	cr_assert_eq(lfpool_ts_trim(p), M);
+	cr_assert_eq(lfpool_ts_trim(p), 0);
+	st = stats_of(p);
+	cr_assert_eq(st.created, 2 * M, "this thread's two magazines stay");
+	cr_assert_eq(st.trims, 2);
+	/* and serve 2M gets without a miss. */
+	uint64_t misses = st.misses;
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 2 * M), 0);
+	cr_assert_eq(stats_of(p).misses, misses);
+	lfpool_ts_put_bulk(p, o, 2 * M);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_trim, gives_slabs_back_to_the_allocator)
+{
+	struct test_alloc a;
+	test_alloc_init(&a);
+	lfpool_config c = ts_config(256, 16, 4);
+	c.allocator = &a.a;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	enum { N = 4000 };
+	static void *o[N];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, N), 0);
+	lfpool_ts_put_bulk(p, o, N);
+	lfpool_ts_flush(p);
+	size_t before = a.live_bytes;
+	cr_assert_eq(lfpool_ts_trim(p), N);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 0);
+	cr_assert_gt(st.slab_frees, 0);
+	cr_assert_lt(a.live_bytes, before / 10, "%zu bytes left of %zu", a.live_bytes, before);
+	cr_assert_eq(st.bytes_held, a.live_bytes, "bytes_held is what the allocator has out");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(a.live, 0);
+	cr_assert_eq(a.bad_frees, 0);
+	test_alloc_fini(&a);
+}
+
+Test(ts_hooks, init_reset_fini_counts)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 48, 16);
+	c.magazine_size = 8;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[20];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 20), 0);
+	cr_assert_eq(hook_count(&h.init), 20);
+	unsigned char *b = o[3];
+	cr_assert_eq(b[0], HOOK_INIT_BYTE);
+	for (int i = 0; i < 20; i++)
+		lfpool_ts_put(p, o[i]);
+	cr_assert_eq(hook_count(&h.reset), 20);
+	cr_assert_eq(hook_count(&h.fini), 0);
+	lfpool_ts_flush(p);
+	cr_assert_eq(lfpool_ts_trim(p), 20);
+	cr_assert_eq(hook_count(&h.fini), 20);
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 5), 0);
+	lfpool_ts_put_bulk(p, o, 5);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.init), 25);
+	cr_assert_eq(hook_count(&h.fini), 25);
+}
+
+Test(ts_debug, double_put_and_foreign_pointer_are_reported)
+{
+	struct error_log log;
+	record_errors(&log);
+	lfpool_config c = ts_config(32, 4, 2);
+	c.flags = LFPOOL_F_DEBUG;
+	c.name = "dbg";
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o = lfpool_ts_get(p);
+	lfpool_ts_put(p, o);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(log.calls, 1);
+	cr_assert_str_eq(log.pool, "dbg");
+	cr_assert(strstr(log.problem, "double put"), "%s", log.problem);
+	long foreign[8];
+	lfpool_ts_put(p, foreign);
+	cr_assert_eq(log.calls, 2);
+	cr_assert(strstr(log.problem, "not from this pool"), "%s", log.problem);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.puts, 1, "rejected puts are not counted");
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_get(p), o);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(log.calls, 3);
+	cr_assert(strstr(log.problem, "after destroy"), "%s", log.problem);
+	lfpool_set_error_hook(NULL, NULL);
+}
+
+Test(ts_config, bad_configurations)
+{
+	lfpool_config c = ts_config(16, LFPOOL_TS_MAGAZINE_SIZE_MAX + 1, 0);
+	errno = 0;
+	cr_assert_null(lfpool_ts_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	c = ts_config(16, 0, LFPOOL_TS_DEPOT_MAX_MAX + 1);
+	cr_assert_null(lfpool_ts_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	c = ts_config(0, 0, 0);
+	cr_assert_null(lfpool_ts_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_null(lfpool_ts_create(NULL));
+	cr_assert_eq(errno, EINVAL);
+	c = ts_config(16, 0, 0);
+	c.capacity = 4;
+	c.prewarm = 5;
+	cr_assert_null(lfpool_ts_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(lfpool_ts_destroy(NULL), 0);
+}
+
+Test(ts_config, defaults_and_null_puts)
+{
+	lfpool_config c = ts_config(16, 0, 0);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	lfpool_ts_put(p, NULL);
+	void *none[2] = { NULL, NULL };
+	lfpool_ts_put_bulk(p, none, 2);
+	cr_assert_eq(stats_of(p).puts, 0);
+	/* LFPOOL_TS_MAGAZINE_SIZE objects go out and back without a miss. */
+	void *o[LFPOOL_TS_MAGAZINE_SIZE];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, LFPOOL_TS_MAGAZINE_SIZE), 0);
+	lfpool_ts_put_bulk(p, o, LFPOOL_TS_MAGAZINE_SIZE);
+	uint64_t misses = stats_of(p).misses;
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, LFPOOL_TS_MAGAZINE_SIZE), 0);
+	cr_assert_eq(stats_of(p).misses, misses);
+	lfpool_ts_put_bulk(p, o, LFPOOL_TS_MAGAZINE_SIZE);
+	cr_assert_eq(lfpool_ts_max_bytes(p, 4), SIZE_MAX, "no capacity, no bound");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}

@@ -1,0 +1,205 @@
+/*
+ * test_threadstatic_destroy.c - destroy ordering of ThreadStatic: implicit
+ * caches of live threads are reclaimed (and those threads later exit or
+ * use a new pool at the same address without touching the old one),
+ * explicit caches make destroy fail with EBUSY, thread exits race with
+ * destroy, and one thread uses many pools.  Run under ASan, a touch of a
+ * freed pool or cache fails these tests.
+ */
+#include <errno.h>
+#include <semaphore.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "test_threadstatic_util.h"
+
+static lfpool_stats stats_of(lfpool_ts *p)
+{
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	return st;
+}
+
+enum { T = 4 };
+
+struct sleeper {
+	lfpool_ts **pool;	/* read again after each wake-up */
+	sem_t go, done;
+	void *kept[5];
+	int failed;
+};
+
+/* Use the pool, leave objects in the cache and with the test, wait; then
+ * use whatever pool *pool is now, and exit. */
+static void *use_wait_reuse(void *arg)
+{
+	struct sleeper *s = arg;
+	void *o[10];
+	if (lfpool_ts_get_bulk(*s->pool, o, 10) != 0)
+		s->failed = 1;
+	lfpool_ts_put_bulk(*s->pool, o, 5);	/* 5 stay in this thread's cache */
+	memcpy(s->kept, o + 5, sizeof(s->kept));
+	sem_post(&s->done);
+	sem_wait(&s->go);
+	for (int i = 0; i < 100; i++) {
+		void *x = lfpool_ts_get(*s->pool);
+		if (!x)
+			s->failed = 1;
+		lfpool_ts_put(*s->pool, x);
+	}
+	sem_post(&s->done);
+	return NULL;
+}
+
+Test(ts_destroy, implicit_caches_of_live_threads_are_reclaimed)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 32, 16);
+	c.magazine_size = 8;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	static struct sleeper s[T];
+	pthread_t tid[T];
+	for (int i = 0; i < T; i++) {
+		s[i].pool = &p;
+		s[i].failed = 0;
+		sem_init(&s[i].go, 0, 0);
+		sem_init(&s[i].done, 0, 0);
+		pthread_create(&tid[i], NULL, use_wait_reuse, &s[i]);
+	}
+	for (int i = 0; i < T; i++)
+		sem_wait(&s[i].done);
+	cr_assert_eq(stats_of(p).live, 5 * T);
+	for (int i = 0; i < T; i++)
+		lfpool_ts_put_bulk(p, s[i].kept, 5);
+	/* Every thread still has a cache with objects in it. */
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init), "cached objects were finalized");
+
+	/* A new pool, quite possibly at the same address: the threads' stale
+	 * entries must not match it. */
+	p = lfpool_ts_create(&c);
+	for (int i = 0; i < T; i++)
+		sem_post(&s[i].go);
+	for (int i = 0; i < T; i++)
+		sem_wait(&s[i].done);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.gets, 100 * T);
+	cr_assert_eq(st.live, 0);
+	for (int i = 0; i < T; i++) {
+		pthread_join(tid[i], NULL);	/* exits after destroy of the first pool */
+		cr_assert_eq(s[i].failed, 0);
+		sem_destroy(&s[i].go);
+		sem_destroy(&s[i].done);
+	}
+	st = stats_of(p);
+	cr_assert_eq(st.created, st.retained, "exited threads handed their caches back");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
+}
+
+Test(ts_destroy, explicit_caches_make_it_fail_with_ebusy)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 32, 16);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_cache *k1 = lfpool_cache_create(p), *k2 = lfpool_cache_create(p);
+	void *o = lfpool_cache_get(k1);
+	lfpool_cache_put(k2, o);
+	errno = 0;
+	cr_assert_eq(lfpool_ts_destroy(p), -1);
+	cr_assert_eq(errno, EBUSY);
+	/* Nothing was done: the pool and both caches still work. */
+	cr_assert_eq(lfpool_cache_get(k2), o);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(hook_count(&h.fini), 0);
+	lfpool_cache_destroy(k1);
+	errno = 0;
+	cr_assert_eq(lfpool_ts_destroy(p), -1);
+	cr_assert_eq(errno, EBUSY);
+	lfpool_cache_destroy(k2);
+	lfpool_cache_destroy(NULL);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.fini), 1);
+}
+
+struct quitter {
+	lfpool_ts *pool;
+	sem_t *done;
+};
+
+static void *use_and_quit(void *arg)
+{
+	struct quitter *q = arg;
+	void *o[40];
+	if (lfpool_ts_get_bulk(q->pool, o, 40) == 0)
+		lfpool_ts_put_bulk(q->pool, o, 40);
+	sem_post(q->done);
+	return NULL;	/* the key destructor runs now, maybe during destroy */
+}
+
+Test(ts_destroy, thread_exits_racing_with_destroy)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 32, 16);
+	c.magazine_size = 16;
+	for (int round = 0; round < 20; round++) {
+		lfpool_ts *p = lfpool_ts_create(&c);
+		sem_t done;
+		sem_init(&done, 0, 0);
+		struct quitter q = { p, &done };
+		pthread_t tid[T];
+		for (int i = 0; i < T; i++)
+			pthread_create(&tid[i], NULL, use_and_quit, &q);
+		for (int i = 0; i < T; i++)
+			sem_wait(&done);
+		cr_assert_eq(lfpool_ts_destroy(p), 0);
+		for (int i = 0; i < T; i++)
+			pthread_join(tid[i], NULL);
+		sem_destroy(&done);
+		cr_assert_eq(hook_count(&h.fini), hook_count(&h.init), "round %d", round);
+	}
+}
+
+enum { POOLS = 12 };
+
+static void *many_pools(void *arg)
+{
+	lfpool_ts **pools = arg;
+	/* Round-robin over more pools than the table first holds. */
+	for (int r = 0; r < 50; r++) {
+		for (int i = 0; i < POOLS; i++) {
+			void *o = lfpool_ts_get(pools[i]);
+			lfpool_ts_put(pools[i], o);
+		}
+	}
+	return NULL;
+}
+
+Test(ts_destroy, one_thread_many_pools)
+{
+	lfpool_config c = ts_config(16, 4, 2);
+	lfpool_ts *pools[POOLS];
+	for (int i = 0; i < POOLS; i++)
+		pools[i] = lfpool_ts_create(&c);
+	run_on_thread(many_pools, pools);
+	many_pools(pools);
+	for (int i = 0; i < POOLS; i++) {
+		lfpool_stats st = stats_of(pools[i]);
+		cr_assert_eq(st.gets, 100, "pool %d", i);
+		cr_assert_eq(st.created, 1, "pool %d: one object, cached", i);
+	}
+	/* Destroy every other pool; this thread's entries for them go, the
+	 * others stay right. */
+	for (int i = 0; i < POOLS; i += 2) {
+		cr_assert_eq(lfpool_ts_destroy(pools[i]), 0);
+		pools[i] = lfpool_ts_create(&c);
+	}
+	many_pools(pools);
+	for (int i = 0; i < POOLS; i++) {
+		lfpool_stats st = stats_of(pools[i]);
+		cr_assert_eq(st.gets, i % 2 ? 150 : 50, "pool %d", i);
+		cr_assert_eq(st.live, 0);
+		cr_assert_eq(lfpool_ts_destroy(pools[i]), 0);
+	}
+}
