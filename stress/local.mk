@@ -1,1 +1,69 @@
-# stress: see Makefile.am
+# stress: the pthread stress suite (stress/, fuzz/); see stress/stress.h.
+#
+# The programs compile the library's own sources with -DLFPOOL_STRESS (the
+# stack's CAS-window hook and retry counter), so they are built on demand
+# only, never by `make all`:
+#   make stress        normal + TSan + ASan builds, every scenario, the
+#                      negative control, and the fuzz target
+#   make stress-quick  what CI runs: TSan and ASan briefly, the negative
+#                      control, fuzzing for 30 s
+#   make stress-long   minutes, at least 10^8 operations
+#   make fuzz          the libFuzzer target alone (FUZZ_SECONDS, default 30)
+# STRESS_SECONDS, STRESS_THREADS, STRESS_SEED and FUZZ_SECONDS override the
+# defaults, e.g. `make stress STRESS_SECONDS=5`.  The sanitizer builds are
+# configured under this build directory (_build-stress-tsan, -asan) with
+# this build's configure arguments.
+
+STRESS_COMMON = \
+	stress/stress.h stress/ops.h \
+	stress/aba_replay.c stress/alloc.c stress/flavour_ts.c stress/flavours.c \
+	stress/obj.c stress/ops.c stress/options.c stress/round.c stress/run.c \
+	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \
+	stress/sc_conservation.c stress/sc_faults.c stress/sc_ownership.c \
+	stress/sc_prodcons.c stress/sc_random.c stress/sc_transfer.c stress/sc_trim.c \
+	stress/slots.c
+
+# Built on demand only.  TSAN and ASAN are never both true (configure
+# refuses it), so the programs get their rules but no place in `all`.
+# (EXTRA_PROGRAMS would say it plainly, but bench/local.mk owns that
+# variable with `=`, and it is included after this file.)
+if TSAN
+if ASAN
+noinst_PROGRAMS += stress/lfstress stress/lfstress-noaba
+endif
+endif
+stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
+stress_lfstress_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS
+# Per-target flags give the library's objects (assembly too) names of their
+# own here, apart from the shared library's.
+stress_lfstress_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfstress_LDADD = $(liblfpool_la_LIBADD)
+# The negative control: the same stack without its ABA tag.
+stress_lfstress_noaba_SOURCES = stress/negative.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
+stress_lfstress_noaba_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_ABA_TAG
+stress_lfstress_noaba_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfstress_noaba_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
+
+# The fuzz target is built by stress/variants.sh with clang, from these and
+# the library's sources.
+FUZZ_FILES = fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
+	stress/flavour_ts.c
+EXTRA_DIST += stress/variants.sh $(FUZZ_FILES)
+
+STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
+	FUZZ_SOURCES='$(FUZZ_FILES) $(liblfpool_la_SOURCES)' \
+	FUZZ_CFLAGS='$(PTHREAD_CFLAGS) $(CK_CFLAGS) $(URCU_CFLAGS) -DLFPOOL_BUILDING' \
+	FUZZ_LIBS='$(liblfpool_la_LIBADD)' \
+	bash $(srcdir)/stress/variants.sh
+
+stress-programs: stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
+stress:
+	@$(STRESS_VARIANTS) full
+stress-quick:
+	@$(STRESS_VARIANTS) quick
+stress-long:
+	@$(STRESS_VARIANTS) long
+fuzz:
+	@$(STRESS_VARIANTS) fuzz
+PHONY += stress-programs stress stress-quick stress-long fuzz

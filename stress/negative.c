@@ -1,0 +1,73 @@
+/*
+ * negative.c - lfstress-noaba, the negative control.  It is built from the
+ * same sources with LFPOOL_STRESS_NO_ABA_TAG, which takes the ABA tag out
+ * of the index stack.  The harness must catch that broken stack: the
+ * replay must fail (both steps, every time), and ABA provocation (scenario
+ * 6, then ownership, scenario 2) must catch it within --seconds.  Each
+ * check PASSES only when the broken stack was caught; the time to catch is
+ * reported.  A harness that cannot catch a known-broken stack proves
+ * nothing.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "stress.h"
+
+#ifndef LFPOOL_STRESS_NO_ABA_TAG
+# error "negative.c is the control for a stack built without its ABA tag"
+#endif
+
+#define REPLAYS 1000
+
+static bool replays_fail(const struct options *opt)
+{
+	struct run r = { .total = 2, .index = 1 };
+	char msg[256];
+	unsigned caught = 0;
+	run_begin(&r, opt, "negative-replay", NULL, 1);
+	for (unsigned i = 0; i < REPLAYS; i++)
+		caught += aba_replay(msg, sizeof(msg)) == (ABA_REPLAY_STALE_CAS | ABA_REPLAY_DELAYED_POP);
+	alarm(0);
+	bool ok = caught == REPLAYS;
+	printf("%s negative-replay %s: the replay failed %u of %u times (both steps); first: %s\n",
+	       ok ? "PASS" : "FAIL", variant_name(), caught, REPLAYS, msg);
+	return ok;
+}
+
+/* Run sc on Concurrent until it fails or the limit; whether it failed. */
+static bool caught_by(const struct options *opt, const struct scenario *sc, double *after)
+{
+	struct run r = { .total = 2, .index = 2 };
+	run_begin(&r, opt, sc->name, &flavour_concurrent, opt->threads < 3 ? 3 : opt->threads);
+	sc->run(&r);
+	alarm(0);
+	if (opt->progress)
+		fprintf(stderr, "\r\033[K");
+	if (!r.failures)
+		return false;
+	*after = r.failed_at - r.start;
+	printf("PASS negative-control %s concurrent: the broken stack was caught by %s after "
+	       "%.3f s (limit %.1f s, %llu gets): %s\n", variant_name(), sc->name, *after,
+	       opt->seconds, (unsigned long long)r.t.gets, r.first_error);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	const char *only;
+	parse_options(argc, argv, &opt, &only);
+	(void)only;	/* the control always runs whole */
+	unsigned passed = 0, failed = 0;
+	double after;
+	replays_fail(&opt) ? passed++ : failed++;
+	if (caught_by(&opt, &sc_aba, &after) || caught_by(&opt, &sc_ownership, &after)) {
+		passed++;
+	} else {
+		printf("FAIL negative-control %s concurrent: neither aba nor ownership caught the "
+		       "stack without its ABA tag in %.1f s each\n", variant_name(), opt.seconds);
+		failed++;
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

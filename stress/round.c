@@ -1,0 +1,250 @@
+/*
+ * round.c - one pool instance of a scenario: create it, run worker
+ * threads, then take a census of every object and destroy it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stack.h"	/* lfp_stress_cas_retries */
+#include "stress.h"
+
+/* Short rounds: a new pool and new threads often give TSan and the census
+ * more interleavings to look at than one long round would. */
+#define ROUND_SECONDS 0.25
+
+double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));	/* splitmix64 */
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+uint32_t rng_below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)(((rng_next(s) >> 32) * n) >> 32);
+}
+
+lfpool_config round_config(struct round *rd, size_t capacity, size_t prewarm)
+{
+	memset(rd, 0, sizeof(*rd));
+	stress_alloc_init(&rd->alloc);
+	return (lfpool_config){
+		.obj_size = sizeof(struct sobj), .capacity = capacity, .prewarm = prewarm,
+		.init = obj_init_hook, .fini = obj_fini_hook, .hook_ctx = rd,
+		.allocator = &rd->alloc.a, .name = "stress", .magazine_size = 8,
+	};
+}
+
+unsigned round_slack(const struct round *rd)
+{
+	return rd->run->fl->cache_slack(&rd->cfg);
+}
+
+bool round_open(struct round *rd, struct run *run, const lfpool_config *cfg)
+{
+	rd->run = run;
+	rd->cfg = *cfg;
+	rd->until = now_seconds() + ROUND_SECONDS;
+	if (rd->until > run->deadline)
+		rd->until = run->deadline;
+	run_progress(run);
+	rd->pool = run->fl->create(cfg);
+	if (!rd->pool)
+		run_fail(run, "create failed: %s", strerror(errno));
+	return rd->pool != NULL;
+}
+
+bool worker_over(struct worker *w, uint64_t iteration)
+{
+	if (__atomic_load_n(&w->rd->run->stop, __ATOMIC_RELAXED))
+		return true;
+	return (iteration & 63) == 0 && now_seconds() > w->rd->until;
+}
+
+static void *thread_main(void *arg)
+{
+	struct worker *w = arg;
+	struct round *rd = w->rd;
+	const struct flavour *fl = rd->run->fl;
+	w->h = fl->enter(rd->pool);
+	if (!w->h) {
+		run_fail(rd->run, "thread %u: no handle: %s", w->tid, strerror(errno));
+		return NULL;
+	}
+	w->fn(w);
+	if (!w->skip_leave)
+		fl->leave(rd->pool, w->h);
+	w->t.cas_retries += lfp_stress_cas_retries;
+	return NULL;
+}
+
+void round_run_workers(struct round *rd, struct worker *ws, unsigned n, void (*fn)(struct worker *))
+{
+	for (unsigned i = 0; i < n; i++) {
+		ws[i].rd = rd;
+		ws[i].fn = fn;
+		if (pthread_create(&ws[i].thread, NULL, thread_main, &ws[i]) != 0) {
+			run_fail(rd->run, "pthread_create failed");
+			n = i;
+			break;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(ws[i].thread, NULL);
+		run_add(rd->run, &ws[i].t);
+	}
+}
+
+void round_workers(struct round *rd, unsigned n, void (*fn)(struct worker *), void *arg)
+{
+	struct worker ws[STRESS_MAX_THREADS];
+	for (unsigned i = 0; i < n; i++)
+		ws[i] = (struct worker){ .tid = i + 1, .index = i, .arg = arg,
+					 .rng = rng_next(&rd->run->rng) };
+	round_run_workers(rd, ws, n, fn);
+}
+
+bool round_enter_main(struct round *rd, struct worker *w)
+{
+	*w = (struct worker){ .rd = rd, .tid = STRESS_MAIN_TID, .rng = rng_next(&rd->run->rng) };
+	w->h = rd->run->fl->enter(rd->pool);
+	if (!w->h)
+		run_fail(rd->run, "main thread: no handle: %s", strerror(errno));
+	return w->h != NULL;
+}
+
+void round_leave_main(struct round *rd, struct worker *w)
+{
+	rd->run->fl->leave(rd->pool, w->h);
+	run_add(rd->run, &w->t);
+}
+
+bool round_check_counts(struct round *rd, uint64_t outstanding)
+{
+	lfpool_stats st;
+	rd->run->fl->stats(rd->pool, &st);
+	uint64_t alive = __atomic_load_n(&rd->objs.inits, __ATOMIC_RELAXED) -
+			 __atomic_load_n(&rd->objs.finis, __ATOMIC_RELAXED);
+	if (st.created != alive)
+		run_fail(rd->run, "stats say %llu objects created (alive), the hooks %llu",
+			 (unsigned long long)st.created, (unsigned long long)alive);
+	else if (st.retained + outstanding != st.created || st.live != outstanding)
+		run_fail(rd->run, "pooled %llu + out %llu (stats: live %llu) != created %llu",
+			 (unsigned long long)st.retained, (unsigned long long)outstanding,
+			 (unsigned long long)st.live, (unsigned long long)st.created);
+	else
+		return true;
+	return false;
+}
+
+/* Check one object the census took: pooled (owner 0), its body intact,
+ * seen for the first time. */
+static void census_check(struct round *rd, struct tally *t, const struct sobj *o,
+			 unsigned char *seen, uint64_t ids)
+{
+	uint64_t owner = __atomic_load_n(&o->owner, __ATOMIC_RELAXED);
+	if (owner != 0 || o->id >= ids || seen[o->id]++) {
+		t->duplicated++;
+		run_fail(rd->run, "census: object %llu handed out twice (owner %llu)",
+			 (unsigned long long)o->id, (unsigned long long)owner);
+	}
+}
+
+/* Get `alive` objects back (into objs), checking each; the number got. */
+static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t alive,
+			     struct tally *t)
+{
+	const struct flavour *fl = rd->run->fl;
+	uint64_t ids = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED);
+	unsigned char *seen = calloc(ids ? ids : 1, 1);
+	uint64_t n = 0;
+	for (; n < alive; n++) {
+		objs[n] = fl->get(h);
+		if (!objs[n]) {
+			t->lost += alive - n;
+			run_fail(rd->run, "census: %llu of %llu objects lost (get: %s)",
+				 (unsigned long long)(alive - n), (unsigned long long)alive,
+				 strerror(errno));
+			break;
+		}
+		census_check(rd, t, objs[n], seen, ids);
+	}
+	free(seen);
+	return n;
+}
+
+/* With every object drained, one more get must make a new object: or fail
+ * with ENOBUFS when the pool is at its capacity. */
+static void census_probe(struct round *rd, void *h, uint64_t alive)
+{
+	const struct flavour *fl = rd->run->fl;
+	uint64_t ids = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED);
+	struct sobj *o = fl->get(h);
+	if (rd->cfg.capacity && alive == rd->cfg.capacity) {
+		if (o)
+			run_fail(rd->run, "census: a get beyond capacity gave object %llu",
+				 (unsigned long long)o->id);
+		else if (errno != ENOBUFS)
+			run_fail(rd->run, "census: get at capacity: %s, not ENOBUFS", strerror(errno));
+	} else if (!o) {
+		run_fail(rd->run, "census: get of a new object failed: %s", strerror(errno));
+	} else if (o->id < ids) {
+		run_fail(rd->run, "census: an empty pool gave old object %llu",
+			 (unsigned long long)o->id);
+	}
+	if (o)
+		fl->put(h, o);
+}
+
+void round_close(struct round *rd)
+{
+	struct run *r = rd->run;
+	const struct flavour *fl = r->fl;
+	struct tally t = { .rounds = 1 };
+	/* A pool found corrupt may hold a cycle: leave it alone. */
+	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0))
+		return;
+	uint64_t retries = lfp_stress_cas_retries;
+	lfpool_stats st;
+	fl->stats(rd->pool, &st);
+	t.mag_exchanges = st.mag_exchanges;
+	void *h = fl->enter(rd->pool);
+	if (!h) {
+		run_fail(r, "census: no handle: %s", strerror(errno));
+		return;
+	}
+	uint64_t alive = st.created;
+	void **objs = malloc((alive ? alive : 1) * sizeof(*objs));
+	uint64_t n = census_drain(rd, h, objs, alive, &t);
+	if (n == alive)
+		census_probe(rd, h, alive);
+	fl->put_bulk(h, objs, n);
+	free(objs);
+	fl->leave(rd->pool, h);
+	t.cas_retries = lfp_stress_cas_retries - retries;
+	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) == 0) {
+		if (fl->destroy(rd->pool) != 0)
+			run_fail(r, "destroy failed: %s", strerror(errno));
+		t.created = rd->objs.inits;
+		if (rd->objs.finis != rd->objs.inits) {
+			t.lost += rd->objs.inits - rd->objs.finis;
+			run_fail(r, "%llu objects made, %llu finalized by destroy",
+				 (unsigned long long)rd->objs.inits, (unsigned long long)rd->objs.finis);
+		}
+		if (!stress_alloc_balanced(&rd->alloc))
+			run_fail(r, "allocator: %llu allocations, %llu frees, %lld bytes not given back",
+				 (unsigned long long)rd->alloc.allocs, (unsigned long long)rd->alloc.frees,
+				 (long long)rd->alloc.bytes);
+	}
+	run_add(r, &t);
+}

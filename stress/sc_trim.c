@@ -1,0 +1,75 @@
+/*
+ * sc_trim.c - scenario 7: one thread trims while the others get and put.
+ * Every object trim reports destroyed must be one fini saw (and fini must
+ * never see an object that is out: obj_fini_hook checks), and once the
+ * threads are gone a trim to zero gives every slab back where trim takes
+ * a count to keep.
+ */
+#include <sched.h>
+
+#include "stress.h"
+
+#define HOLD_MAX 8
+#define TRIM_KEEP_MAX 8
+
+static void work_or_trim(struct worker *w)
+{
+	const struct flavour *fl = w->rd->run->fl;
+	bool enomem_ok = w->rd->alloc.fail_one_in != 0;
+	void *held[HOLD_MAX];
+	for (uint64_t it = 0; !worker_over(w, it); it++) {
+		if (w->index == 0) {
+			w->t.trimmed += fl->trim(w->rd->pool, rng_below(&w->rng, TRIM_KEEP_MAX));
+			sched_yield();
+			continue;
+		}
+		unsigned n = 0, m = 1 + rng_below(&w->rng, HOLD_MAX);
+		while (n < m && (held[n] = worker_get(w, false, enomem_ok)) != NULL)
+			n++;
+		while (n > 0)
+			worker_put(w, held[--n]);
+	}
+}
+
+/* Quiet now: trim(0) must leave no object and no slab behind. */
+static void trim_all(struct round *rd)
+{
+	const struct flavour *fl = rd->run->fl;
+	lfpool_stats st;
+	rd->run->t.trimmed += fl->trim(rd->pool, 0);
+	fl->stats(rd->pool, &st);
+	if (st.created != 0 || st.slab_allocs != st.slab_frees)
+		run_fail(rd->run, "trim(0) of a quiet pool left %llu objects, %llu of %llu slabs",
+			 (unsigned long long)st.created,
+			 (unsigned long long)(st.slab_allocs - st.slab_frees),
+			 (unsigned long long)st.slab_allocs);
+}
+
+bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in)
+{
+	unsigned n = r->threads;
+	struct round rd;
+	lfpool_config cfg = round_config(&rd, 0, 16);
+	cfg.obj_size = obj_size;
+	if (!round_open(&rd, r, &cfg))
+		return false;
+	uint64_t trimmed = r->t.trimmed;
+	rd.alloc.fail_one_in = fail_one_in;
+	round_workers(&rd, n, work_or_trim, NULL);
+	rd.alloc.fail_one_in = 0;
+	if (r->fl->trim_keeps)
+		trim_all(&rd);
+	if (rd.objs.finis != r->t.trimmed - trimmed)
+		run_fail(r, "trim reported %llu objects destroyed, fini saw %llu",
+			 (unsigned long long)(r->t.trimmed - trimmed), (unsigned long long)rd.objs.finis);
+	round_close(&rd);
+	return true;
+}
+
+static void trim_under_load(struct run *r)
+{
+	while (trim_round(r, sizeof(struct sobj), 0) && !run_over(r))
+		;
+}
+
+const struct scenario sc_trim = { "trim", true, true, 2, trim_under_load };
