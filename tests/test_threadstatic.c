@@ -11,13 +11,6 @@
 
 #include "test_threadstatic_util.h"
 
-static lfpool_stats stats_of(lfpool_ts *p)
-{
-	lfpool_stats st;
-	lfpool_ts_stats(p, &st);
-	return st;
-}
-
 Test(ts_hit, get_put_pairs_stay_in_the_magazine)
 {
 	lfpool_config c = ts_config(32, 8, 2);

@@ -14,13 +14,6 @@
 
 #include "test_threadstatic_util.h"
 
-static lfpool_stats stats_of(lfpool_ts *p)
-{
-	lfpool_stats st;
-	lfpool_ts_stats(p, &st);
-	return st;
-}
-
 enum { T = 4 };
 
 struct sleeper {

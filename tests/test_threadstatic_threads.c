@@ -13,13 +13,6 @@
 
 #include "test_threadstatic_util.h"
 
-static lfpool_stats stats_of(lfpool_ts *p)
-{
-	lfpool_stats st;
-	lfpool_ts_stats(p, &st);
-	return st;
-}
-
 enum { N = 1000 };
 
 struct batch {

@@ -16,6 +16,13 @@ lfpool_config ts_config(size_t obj_size, unsigned magazine_size, unsigned depot_
 	return c;
 }
 
+lfpool_stats stats_of(lfpool_ts *p)
+{
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	return st;
+}
+
 void run_on_thread(void *(*fn)(void *), void *arg)
 {
 	run_threads(1, fn, arg, 0);

@@ -17,6 +17,9 @@
  * depot bound, everything else 0. */
 lfpool_config ts_config(size_t obj_size, unsigned magazine_size, unsigned depot_max);
 
+/* The pool's statistics, by value. */
+lfpool_stats stats_of(lfpool_ts *p);
+
 /* Run fn(arg) on a new thread and wait for it. */
 void run_on_thread(void *(*fn)(void *), void *arg);
 /* Run fn(&args[i * size]) on n threads at once and wait for all. */
