@@ -5,6 +5,12 @@
  *   Pool          lfpool/pool.h          one thread, no atomics, inline get/put
  *   Concurrent    lfpool/concurrent.h    one lock-free stack shared by all threads
  *   ThreadStatic  lfpool/threadstatic.h  per-thread magazines over a lock-free depot
+ * Built on a flavour of the caller's choice (lfpool/flavour.h):
+ *   Array         lfpool/array.h         byte buffers in power-of-two size classes
+ *   Refcount      lfpool/refcount.h      objects with an atomic reference count
+ *   Closure       lfpool/closure.h       a function and its captured bytes
+ * Conveniences:   lfpool/typed.h (a pool per type), lfpool/scoped.h (put back
+ *                 at the end of a scope)
  *
  * Every flavour shares lfpool_config (lfpool/common.h): object size and
  * alignment, a capacity bound, prewarm, init/reset/fini hooks and a backing
@@ -23,5 +29,9 @@
 #include "lfpool/pool.h"
 #include "lfpool/concurrent.h"
 #include "lfpool/threadstatic.h"
+#include "lfpool/array.h"
+#include "lfpool/refcount.h"
+#include "lfpool/closure.h"
+#include "lfpool/typed.h"
 
 #endif

@@ -23,6 +23,13 @@
  *    tagged CAS that follows fails.  Relaxed atomics keep that benign race
  *    defined and visible to TSan.
  *  - lfp_faa_u64_rlx: statistics and capacity counters that order nothing.
+ *  - lfp_faa_u32_rlx: reference count increments.  A thread retains only an
+ *    object it already holds a reference to, so the increment publishes and
+ *    acquires nothing (as std::shared_ptr's copy).
+ *  - lfp_faa_u32_acqrel: reference count decrements.  Release: this holder's
+ *    writes to the object happen before whatever the last holder does next;
+ *    acquire: the thread that takes the count to zero sees every other
+ *    holder's writes before it hands the object back to its pool.
  * On x86-64 (TSO) all of these compile to plain moves and lock-prefixed
  * instructions in both builds.
  */
@@ -59,6 +66,16 @@ static inline void lfp_store_ptr_rel(void **p, void *v) { __atomic_store_n(p, v,
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
 
 static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v)
@@ -120,6 +137,9 @@ static inline void lfp_store_ptr_rel(void **p, void *v)
 }
 
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
+/* lock xadd is a full barrier: both orders hold. */
+static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
+static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
 static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v) { return ck_pr_fas_8(p, v); }
 
 /* lock cmpxchg is a full barrier, which covers every order we ask for. */

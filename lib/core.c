@@ -9,17 +9,6 @@
 
 #include "core.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-# define LFP_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define LFP_ASAN 1
-# endif
-#endif
-#ifdef LFP_ASAN
-# include <sanitizer/asan_interface.h>
-#endif
-
 /* Without ASan, pooled objects of pools with no init hook hold this. */
 #define LFP_POISON_BYTE 0xdb
 

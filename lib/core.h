@@ -18,6 +18,17 @@
 #include "slab.h"
 #include "stack.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+# define LFP_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define LFP_ASAN 1
+# endif
+#endif
+#ifdef LFP_ASAN
+# include <sanitizer/asan_interface.h>
+#endif
+
 #define LFP_NAME_MAX 48
 
 #define LFP_MAGIC_LIVE 0x4c495645u	/* "LIVE" */
@@ -74,6 +85,35 @@ void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
 /* Debug pools are not freed at destroy but kept, marked dead, until exit,
  * so that a put after destroy is reported instead of touching freed memory. */
 void lfp_debug_bury(void *pool);
+
+/*
+ * Whether n bytes at p may be read without an ASan report: false when they
+ * are poisoned (a pooled object of a debug pool, a redzone).  Always true
+ * without ASan, where it costs nothing: for checks that look before they
+ * read on paths that release builds run too.
+ */
+static inline bool lfp_core_readable(const void *p, size_t n)
+{
+#ifdef LFP_ASAN
+	return __asan_region_is_poisoned((void *)p, n) == NULL;
+#else
+	(void)p;
+	(void)n;
+	return true;
+#endif
+}
+
+/* Whether a pool created with these flags runs the debug checks
+ * (--enable-debug turns them on for every pool). */
+static inline bool lfp_debug_wanted(unsigned flags)
+{
+#ifdef LFPOOL_DEBUG
+	(void)flags;
+	return true;
+#else
+	return flags & LFPOOL_F_DEBUG;
+#endif
+}
 
 /* Reserve n objects of capacity in *created; false (ENOBUFS) when over. */
 static inline bool lfp_reserve(uint64_t *created, size_t capacity, size_t n, bool mt)

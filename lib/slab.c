@@ -27,7 +27,7 @@ static void system_free(void *p, size_t size, void *ctx)
 	free(p);
 }
 
-static const lfpool_allocator system_allocator = { system_alloc, system_free, NULL };
+const lfpool_allocator lfp_system_allocator = { system_alloc, system_free, NULL };
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 
@@ -80,7 +80,7 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	uint64_t max = ((uint64_t)1 << (32 - s->off_bits)) - 1;	/* keeps LFP_NIL unused */
 	s->max_slabs = (uint32_t)(max < LFP_MAX_SLABS ? max : LFP_MAX_SLABS);
 	s->stride_magic = UINT64_MAX / s->stride + 1;
-	s->alloc = a ? *a : system_allocator;
+	s->alloc = a ? *a : lfp_system_allocator;
 	return 0;
 }
 

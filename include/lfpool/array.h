@@ -1,0 +1,158 @@
+/*
+ * lfpool/array.h - Array pools: byte buffers in power-of-two size classes.
+ *
+ * Each class, from min_size to max_size, is a pool of the configured
+ * flavour; get(n) hands out a buffer of the smallest class that holds n
+ * bytes and says how many bytes it really has.  A request above max_size is
+ * served by the backing allocator and given back to it on put: such
+ * buffers are never pooled.
+ *
+ * Every buffer is preceded by a 16-byte prefix (struct lfpool_array_hdr,
+ * outside the caller's bytes) that names its class, so put needs no size.
+ * put_sized takes the size that was asked for (or the real size) instead
+ * and does not read the prefix; debug pools check that the two agree.
+ *
+ * With a size known at compile time, lfpool_array_get(ap, 64, &real) picks
+ * its class at compile time: lfpool_array_slot_of() folds to a constant,
+ * and what is left is one load from the class table.  Pool-flavoured array
+ * pools (without debug checks) also get and put inline.
+ *
+ * Synchronization: that of the flavour.  An array pool of Pool flavour
+ * belongs to one thread at a time; Concurrent and ThreadStatic ones may be
+ * used from any threads at once (get, put, put_sized, stats, trim), and a
+ * buffer may be put on another thread than the one that got it.  create and
+ * destroy run alone.
+ */
+#ifndef LFPOOL_ARRAY_H
+#define LFPOOL_ARRAY_H
+
+#include "lfpool/common.h"
+#include "lfpool/flavour.h"
+#include "lfpool/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lfpool_array lfpool_array;
+
+/* lfpool_array_config.flags, with LFPOOL_F_DEBUG: */
+#define LFPOOL_ARRAY_F_CLEAR 0x100u	/* zero a buffer's class size on put */
+
+/* The largest class an array pool may have; larger requests go oversize. */
+#define LFPOOL_ARRAY_MAX_CLASS ((size_t)64 << 20)
+
+typedef struct lfpool_array_config {
+	lfpool_flavour flavour;	/* required */
+	size_t min_size;	/* smallest class: power of two >= 16; 0 = 16 */
+	size_t max_size;	/* largest: power of two <= LFPOOL_ARRAY_MAX_CLASS;
+				 * 0 = 1 MiB */
+	size_t align;		/* of every buffer: power of two <= 4096; 0 = 16 */
+	size_t capacity;	/* per class, most buffers alive; 0 = unbounded */
+	const lfpool_allocator *allocator;	/* slabs and oversize buffers */
+	unsigned flags;		/* LFPOOL_F_DEBUG, LFPOOL_ARRAY_F_CLEAR */
+	const char *name;	/* shown in error messages */
+	unsigned magazine_size;	/* ThreadStatic classes; 0 picks the default */
+	unsigned depot_max;
+} lfpool_array_config;
+
+/* The prefix right before every buffer. */
+struct lfpool_array_hdr {
+	uint64_t size;		/* usable bytes: the class size, or as asked */
+	uint32_t magic;
+	uint8_t slot;		/* the class's slot (log2 of its size), or 64 */
+	uint8_t pad[3];
+};
+
+/* Slot k serves sizes in (2^(k-1), 2^k]: the class of at least 2^k bytes. */
+struct lfpool_array_slot {
+	void *pool;	/* an lfpool_pool the inline path may use, else NULL */
+	size_t size;	/* usable bytes of the class; 0: no class (oversize) */
+};
+
+/* The part of an array pool that the inline paths read; it leads the struct. */
+struct lfpool_array_fast {
+	struct lfpool_array_slot slot[65];
+	size_t prefix;		/* bytes from a pooled object to its buffer */
+	int inline_put;		/* unsized puts may read the prefix inline */
+};
+
+/* A new array pool per cfg; NULL with errno EINVAL (bad config) or ENOMEM. */
+LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg);
+/* Destroy every class; oversize buffers still out stay the caller's to
+ * put... before destroy.  Debug pools report buffers still out.  NULL: no-op. */
+LFPOOL_API void lfpool_array_destroy(lfpool_array *ap);
+/* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
+LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
+LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
+/* Give pooled buffers back to the backing allocator (every class); returns
+ * the number of buffers destroyed. */
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap);
+/* Fill *st: size 0 sums every class; otherwise the class that serves size.
+ * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers
+ * are not in these figures: see lfpool_array_oversize_stats. */
+LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st);
+/* Buffers the backing allocator served above the largest class: how many
+ * were got (*gets) and how many of those are out now (*out). */
+LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out);
+
+/* The slot of a request of n bytes: ceil(log2(n)) for n >= 2, 1 for n == 1,
+ * and 64 for n == 0 (no class: an error).  A constant for a constant n. */
+static inline unsigned lfpool_array_slot_of(size_t n)
+{
+	return 64u - (unsigned)__builtin_clzll((unsigned long long)((n - 1) | 1));
+}
+
+/*
+ * A buffer of at least n bytes, aligned as configured; *real (if not NULL)
+ * gets its usable size.  NULL with errno EINVAL (n == 0), ENOBUFS (the
+ * class is at capacity) or ENOMEM.
+ */
+static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
+{
+	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
+	unsigned k = lfpool_array_slot_of(n);
+	const struct lfpool_array_slot *s = &f->slot[k];
+	if (LFPOOL_LIKELY(s->pool != NULL)) {
+		char *obj = (char *)lfpool_pool_get((lfpool_pool *)s->pool);
+		if (LFPOOL_UNLIKELY(obj == NULL))
+			return NULL;
+		if (real)
+			*real = s->size;
+		return obj + f->prefix;
+	}
+	return lfpool_array_get_slow(ap, k, n, real);
+}
+
+/* Give buf back to the array pool it came from.  NULL: no-op. */
+static inline void lfpool_array_put(lfpool_array *ap, void *buf)
+{
+	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
+	if (LFPOOL_LIKELY(f->inline_put && buf != NULL)) {
+		const struct lfpool_array_hdr *h = (const struct lfpool_array_hdr *)buf - 1;
+		const struct lfpool_array_slot *s = &f->slot[h->slot];
+		if (LFPOOL_LIKELY(s->pool != NULL)) {
+			lfpool_pool_put((lfpool_pool *)s->pool, (char *)buf - f->prefix);
+			return;
+		}
+	}
+	lfpool_array_put_slow(ap, buf, 0);
+}
+
+/* Give buf back, with the n it was got with (or its real size): the class
+ * comes from n, not from the prefix.  NULL: no-op. */
+static inline void lfpool_array_put_sized(lfpool_array *ap, void *buf, size_t n)
+{
+	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
+	const struct lfpool_array_slot *s = &f->slot[lfpool_array_slot_of(n)];
+	if (LFPOOL_LIKELY(s->pool != NULL && buf != NULL)) {
+		lfpool_pool_put((lfpool_pool *)s->pool, (char *)buf - f->prefix);
+		return;
+	}
+	lfpool_array_put_slow(ap, buf, n);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

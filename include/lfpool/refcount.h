@@ -1,0 +1,57 @@
+/*
+ * lfpool/refcount.h - reference-counted pooled objects.
+ *
+ * An rc pool keeps its objects in a pool of the chosen flavour.  Each object
+ * has a prefix outside the caller's bytes that holds its owner and an
+ * atomic 32-bit count, so retain and release need only the object.  get
+ * returns an object with a count of 1; the release that takes the count to
+ * zero puts the object back into its pool (reset hook, debug checks: as any
+ * put of that flavour).
+ *
+ * Synchronization: retain and release may run on any threads at once, on
+ * the same object too; the count is changed with atomic read-modify-writes
+ * (retain relaxed, release acquire-release, so the last releaser sees every
+ * holder's writes before the object is pooled again).  get, and the last
+ * release (a put), follow the flavour: a Pool-flavoured rc pool and its
+ * objects belong to one thread; Concurrent and ThreadStatic ones to all.
+ *
+ * Debug pools (LFPOOL_F_DEBUG) report a retain or a release of an object
+ * whose count already reached zero, and a pointer that is not a counted
+ * object.  Release pools pay one compare for that: a magic word next to the
+ * count routes debug objects (and strangers) to the checked path.  The
+ * count is 32 bits wide and is not checked for overflow.
+ */
+#ifndef LFPOOL_REFCOUNT_H
+#define LFPOOL_REFCOUNT_H
+
+#include "lfpool/common.h"
+#include "lfpool/flavour.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lfpool_rc lfpool_rc;
+
+/* A pool of counted objects per cfg (obj_size and hooks are the caller's
+ * objects'; align at most 4096); NULL with errno EINVAL or ENOMEM. */
+LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_config *cfg);
+/* Destroy the pool (objects still out are reported by debug pools).
+ * NULL: no-op. */
+LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc);
+/* An object with a count of 1, or NULL with errno as the flavour's get. */
+LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc);
+/* Add a reference to obj, which the caller holds one to.  NULL: no-op. */
+LFPOOL_API void lfpool_rc_retain(void *obj);
+/* Drop a reference: 1 when it was the last and obj went back to its pool,
+ * else 0.  NULL: no-op (0). */
+LFPOOL_API int lfpool_rc_release(void *obj);
+/* The count now (for assertions; it may change at once). */
+LFPOOL_API uint32_t lfpool_rc_count(const void *obj);
+/* The flavour's figures for the pool. */
+LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,361 @@
+/*
+ * array.c - array pools: one pool of the chosen flavour per size class, a
+ * prefix in front of every buffer, and the oversize path.
+ *
+ * A class's objects are prefix + class size bytes; the caller's buffer
+ * starts after the prefix, whose last 16 bytes are the lfpool_array_hdr.
+ * Release pools write that header once, in the class's init hook, so a get
+ * writes nothing.  Debug pools have no init hook (their pooled objects then
+ * carry the flavour's write-after-put pattern, or ASan poison, prefix
+ * included) and write the header on every get instead.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "flavour.h"
+#include "lfpool/array.h"
+
+#define LFP_ARRAY_MAGIC 0x41525259u	/* "ARRY" */
+#define LFP_ARRAY_OVERSIZE 64u		/* hdr.slot of an oversize buffer */
+#define LFP_ARRAY_MAX_ALIGN 4096u
+#define LFP_ARRAY_MIN_CLASS 16u		/* smaller classes cost as much memory */
+#define LFP_ARRAY_DEFAULT_MAX ((size_t)1 << 20)
+
+/* One size class: its pool and what its hooks need. */
+struct lfp_array_class {
+	struct lfp_any pool;
+	size_t size;
+	size_t prefix;
+	uint8_t slot;
+};
+
+struct lfpool_array {
+	struct lfpool_array_fast fast;	/* first: read by the inline paths */
+	uint32_t magic;
+	bool debug, clear;
+	unsigned min_slot, max_slot;
+	size_t align;			/* of the objects: the prefix size */
+	lfpool_allocator alloc;		/* for oversize buffers */
+	uint64_t oversize_gets, oversize_out;
+	char name[LFP_NAME_MAX];
+	struct lfp_array_class cls[LFP_ARRAY_OVERSIZE];	/* by slot */
+};
+
+static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
+
+static struct lfpool_array_hdr *hdr_of(void *buf)
+{
+	return (struct lfpool_array_hdr *)buf - 1;
+}
+
+static void write_hdr(void *buf, unsigned slot, size_t size)
+{
+	struct lfpool_array_hdr *h = hdr_of(buf);
+	h->size = size;
+	h->magic = LFP_ARRAY_MAGIC;
+	h->slot = (uint8_t)slot;
+}
+
+/* Class init hook (release pools): the header, once per object. */
+static void class_init(void *obj, void *ctx)
+{
+	const struct lfp_array_class *c = ctx;
+	write_hdr((char *)obj + c->prefix, c->slot, c->size);
+}
+
+/* Class reset hook (LFPOOL_ARRAY_F_CLEAR): clear the caller's bytes. */
+static void class_clear(void *obj, void *ctx)
+{
+	const struct lfp_array_class *c = ctx;
+	memset((char *)obj + c->prefix, 0, c->size);
+}
+
+/* Add d to an oversize counter: atomically when threads share the pool. */
+static void count(const lfpool_array *ap, uint64_t *counter, int64_t d)
+{
+	if (lfp_any_mt(&ap->cls[ap->min_slot].pool))
+		lfp_faa_u64_rlx(counter, (uint64_t)d);
+	else
+		*counter += (uint64_t)d;
+}
+
+static int check_config(const lfpool_array_config *cfg, size_t *min, size_t *max, size_t *align)
+{
+	if (!cfg)
+		return EINVAL;
+	*min = cfg->min_size ? cfg->min_size : LFP_ARRAY_MIN_CLASS;
+	*max = cfg->max_size ? cfg->max_size : LFP_ARRAY_DEFAULT_MAX;
+	*align = cfg->align ? cfg->align : 16;
+	if (cfg->flavour < LFPOOL_FLAVOUR_POOL || cfg->flavour > LFPOOL_FLAVOUR_TS ||
+	    !is_pow2(*min) || !is_pow2(*max) || *min < LFP_ARRAY_MIN_CLASS || *min > *max ||
+	    *max > LFPOOL_ARRAY_MAX_CLASS || !is_pow2(*align) || *align > LFP_ARRAY_MAX_ALIGN ||
+	    (cfg->flags & ~(LFPOOL_F_DEBUG | LFPOOL_ARRAY_F_CLEAR)) ||
+	    (cfg->allocator && (!cfg->allocator->alloc || !cfg->allocator->free)))
+		return EINVAL;
+	return 0;
+}
+
+static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsigned slot)
+{
+	struct lfp_array_class *c = &ap->cls[slot];
+	c->size = (size_t)1 << slot;
+	c->prefix = ap->align;
+	c->slot = (uint8_t)slot;
+	char name[LFP_NAME_MAX + 24];	/* the pool keeps LFP_NAME_MAX - 1 */
+	snprintf(name, sizeof(name), "%s[%zu]", ap->name, c->size);
+	lfpool_config pc = {
+		.obj_size = ap->align + c->size,
+		.align = ap->align,
+		.capacity = cfg->capacity,
+		.init = ap->debug ? NULL : class_init,
+		.reset = ap->clear ? class_clear : NULL,
+		.hook_ctx = c,
+		.allocator = cfg->allocator,
+		.flags = ap->debug ? LFPOOL_F_DEBUG : 0,
+		.name = name,
+		.magazine_size = cfg->magazine_size,
+		.depot_max = cfg->depot_max,
+	};
+	return lfp_any_create(&c->pool, cfg->flavour, &pc);
+}
+
+/* The slot table of the inline paths. */
+static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
+{
+	bool inline_pool = flavour == LFPOOL_FLAVOUR_POOL && !ap->debug;
+	for (unsigned k = 1; k <= ap->max_slot; k++) {
+		unsigned slot = k < ap->min_slot ? ap->min_slot : k;
+		ap->fast.slot[k].size = ap->cls[slot].size;
+		ap->fast.slot[k].pool = inline_pool ? ap->cls[slot].pool.pool : NULL;
+	}
+	ap->fast.prefix = ap->align;
+	ap->fast.inline_put = inline_pool;
+}
+
+static void destroy_classes(lfpool_array *ap)
+{
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
+		if (ap->cls[k].pool.pool)
+			lfp_any_destroy(&ap->cls[k].pool);
+}
+
+LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
+{
+	size_t min, max, align;
+	int err = check_config(cfg, &min, &max, &align);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	lfpool_array *ap = calloc(1, sizeof(*ap));
+	if (!ap) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ap->debug = lfp_debug_wanted(cfg->flags);
+	ap->clear = cfg->flags & LFPOOL_ARRAY_F_CLEAR;
+	ap->min_slot = lfpool_array_slot_of(min);
+	ap->max_slot = lfpool_array_slot_of(max);
+	ap->align = align < 16 ? 16 : align;
+	ap->alloc = cfg->allocator ? *cfg->allocator : lfp_system_allocator;
+	snprintf(ap->name, sizeof(ap->name), "%s", cfg->name ? cfg->name : "array");
+	for (unsigned k = ap->min_slot; k <= ap->max_slot && !err; k++)
+		err = create_class(ap, cfg, k);
+	if (err) {
+		destroy_classes(ap);
+		free(ap);
+		errno = err;
+		return NULL;
+	}
+	fill_slots(ap, cfg->flavour);
+	ap->magic = LFP_MAGIC_LIVE;
+	return ap;
+}
+
+LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
+{
+	if (!ap)
+		return;
+	if (ap->magic != LFP_MAGIC_LIVE) {
+		lfp_report(ap->name, ap, "destroy of an array pool already destroyed");
+		return;
+	}
+	if (ap->debug && ap->oversize_out)
+		fprintf(stderr, "lfpool: array pool '%s': destroyed with %llu oversize buffers still out\n",
+			ap->name, (unsigned long long)ap->oversize_out);
+	destroy_classes(ap);
+	ap->magic = LFP_MAGIC_DEAD;
+	memset(&ap->fast, 0, sizeof(ap->fast));
+	if (ap->debug)
+		lfp_debug_bury(ap);
+	else
+		free(ap);
+}
+
+static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
+{
+	if (n > SIZE_MAX - ap->align) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	char *mem = ap->alloc.alloc(ap->align + n, ap->align, ap->alloc.ctx);
+	if (!mem) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	count(ap, &ap->oversize_gets, 1);
+	count(ap, &ap->oversize_out, 1);
+	write_hdr(mem + ap->align, LFP_ARRAY_OVERSIZE, n);
+	if (real)
+		*real = n;
+	return mem + ap->align;
+}
+
+static void oversize_put(lfpool_array *ap, void *buf, size_t n)
+{
+	count(ap, &ap->oversize_out, -1);
+	ap->alloc.free((char *)buf - ap->align, ap->align + n, ap->alloc.ctx);
+}
+
+LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real)
+{
+	if (ap->magic != LFP_MAGIC_LIVE) {
+		lfp_report("(destroyed)", ap, "get from an array pool after destroy");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (n == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (slot > ap->max_slot)
+		return oversize_get(ap, n, real);
+	if (slot < ap->min_slot)
+		slot = ap->min_slot;
+	struct lfp_array_class *c = &ap->cls[slot];
+	char *obj = lfp_any_get(&c->pool);
+	if (!obj)
+		return NULL;
+	char *buf = obj + ap->align;
+	if (ap->debug) {
+		write_hdr(buf, slot, c->size);
+		/* Without ASan a pooled buffer holds the debug pattern. */
+		if (ap->clear)
+			memset(buf, 0, c->size);
+	}
+	if (real)
+		*real = c->size;
+	return buf;
+}
+
+/* The class slot a size is put with. */
+static unsigned class_slot(const lfpool_array *ap, size_t n)
+{
+	unsigned k = lfpool_array_slot_of(n);
+	return k < ap->min_slot ? ap->min_slot : k;
+}
+
+static void class_put(lfpool_array *ap, unsigned slot, void *buf)
+{
+	lfp_any_put(&ap->cls[slot].pool, (char *)buf - ap->align);
+}
+
+/* The class whose pool holds buf's object, or LFP_ARRAY_OVERSIZE: asks the
+ * pools, reading nothing of buf (it may be poisoned or foreign). */
+static unsigned owner_slot(const lfpool_array *ap, const void *buf)
+{
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
+		if (lfp_any_owns(&ap->cls[k].pool, (const char *)buf - ap->align))
+			return k;
+	return LFP_ARRAY_OVERSIZE;
+}
+
+/* Debug put: check the prefix (and n, when given) before the flavour's
+ * checked put, which finds double puts, foreign and interior pointers. */
+static void put_checked(lfpool_array *ap, void *buf, size_t n)
+{
+	const struct lfpool_array_hdr *h = hdr_of(buf);
+	if (!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_ARRAY_MAGIC) {
+		/* A pooled buffer (poisoned, or the pattern) or a stranger. */
+		unsigned slot = owner_slot(ap, buf);
+		if (slot == LFP_ARRAY_OVERSIZE)
+			lfp_report(ap->name, buf, "pointer not from this array pool "
+				   "(foreign, interior, or an oversize buffer already put)");
+		else
+			class_put(ap, slot, buf);
+		return;
+	}
+	unsigned slot = h->slot;
+	if (slot == LFP_ARRAY_OVERSIZE) {
+		if (n && n != h->size)
+			lfp_report(ap->name, buf, "sized put of an oversize buffer with another size");
+		else
+			oversize_put(ap, buf, h->size);
+		return;
+	}
+	if (slot < ap->min_slot || slot > ap->max_slot) {
+		lfp_report(ap->name, buf, "pointer not from this array pool (bad prefix)");
+		return;
+	}
+	if (n && class_slot(ap, n) != slot) {
+		lfp_report(ap->name, buf, "sized put with a size of another class than the buffer's");
+		return;
+	}
+	class_put(ap, slot, buf);
+}
+
+LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
+{
+	if (!buf)
+		return;
+	if (ap->magic != LFP_MAGIC_LIVE) {
+		lfp_report("(destroyed)", buf, "put to an array pool after destroy");
+		return;
+	}
+	if (ap->debug) {
+		put_checked(ap, buf, n);
+		return;
+	}
+	unsigned slot = n ? class_slot(ap, n) : hdr_of(buf)->slot;
+	if (slot > ap->max_slot)
+		oversize_put(ap, buf, n ? n : hdr_of(buf)->size);
+	else
+		class_put(ap, slot, buf);
+}
+
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap)
+{
+	size_t n = 0;
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
+		n += lfp_any_trim(&ap->cls[k].pool);
+	return n;
+}
+
+LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st)
+{
+	if (size == 0) {
+		memset(st, 0, sizeof(*st));
+		for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
+			lfpool_stats one;
+			lfp_any_stats(&ap->cls[k].pool, &one);
+			lfp_stats_add(st, &one);
+		}
+		return 0;
+	}
+	unsigned slot = class_slot(ap, size);
+	if (slot > ap->max_slot) {
+		errno = EINVAL;
+		return -1;
+	}
+	lfp_any_stats(&ap->cls[slot].pool, st);
+	return 0;
+}
+
+LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out)
+{
+	*gets = lfp_load_u64_rlx(&ap->oversize_gets);
+	*out = lfp_load_u64_rlx(&ap->oversize_out);
+}

@@ -1,0 +1,89 @@
+/*
+ * closure.c - closure pools: closures are plain objects of a flavour pool,
+ * so every get and release is that flavour's (debug checks included).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core.h"
+#include "flavour.h"
+#include "lfpool/closure.h"
+
+struct lfpool_closure_pool {
+	struct lfpool_closure_pool_fast fast;	/* first: read by the inline calls */
+	struct lfp_any pool;
+	bool debug;
+};
+
+LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavour,
+							   const lfpool_config *cfg)
+{
+	if (!cfg || cfg->align > 16 || cfg->init || cfg->reset || cfg->fini ||
+	    cfg->obj_size > SIZE_MAX - sizeof(lfpool_closure)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	lfpool_closure_pool *cp = calloc(1, sizeof(*cp));
+	if (!cp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cp->fast.capture_size = cfg->obj_size;
+	cp->debug = lfp_debug_wanted(cfg->flags);
+	lfpool_config pc = *cfg;
+	pc.obj_size = sizeof(lfpool_closure) + cfg->obj_size;
+	pc.align = 16;
+	if (!pc.name)
+		pc.name = "closure";
+	int err = lfp_any_create(&cp->pool, flavour, &pc);
+	if (err) {
+		free(cp);
+		errno = err;
+		return NULL;
+	}
+	return cp;
+}
+
+LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
+{
+	if (!cp)
+		return 0;
+	int err = lfp_any_destroy(&cp->pool);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	/* A debug pool stays readable, so its flavour reports a later release. */
+	if (cp->debug)
+		lfp_debug_bury(cp);
+	else
+		free(cp);
+	return 0;
+}
+
+LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_closure_fn fn,
+					      const void *capture, size_t size)
+{
+	if (!lfpool_closure_fits(cp, fn, size))
+		return NULL;
+	return lfpool_closure_arm(lfp_any_get(&cp->pool), fn, capture, size);
+}
+
+LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *c)
+{
+	lfp_any_put(&cp->pool, c);
+}
+
+LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp)
+{
+	if (cp->pool.kind != LFPOOL_FLAVOUR_TS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return (lfpool_ts *)cp->pool.pool;
+}
+
+LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_stats *st)
+{
+	lfp_any_stats(&cp->pool, st);
+}

@@ -1,0 +1,98 @@
+/*
+ * flavour.c - the rare calls of the flavour handle (see flavour.h).
+ */
+#include <errno.h>
+
+#include "flavour.h"
+
+int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *cfg)
+{
+	a->kind = kind;
+	switch (kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		a->pool = lfpool_pool_create(cfg);
+		break;
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		a->pool = lfpool_concurrent_create(cfg);
+		break;
+	case LFPOOL_FLAVOUR_TS:
+		a->pool = lfpool_ts_create(cfg);
+		break;
+	default:
+		a->pool = NULL;
+		return EINVAL;
+	}
+	return a->pool ? 0 : errno;
+}
+
+int lfp_any_destroy(struct lfp_any *a)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		lfpool_pool_destroy((lfpool_pool *)a->pool);
+		break;
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		lfpool_concurrent_destroy((lfpool_concurrent *)a->pool);
+		break;
+	case LFPOOL_FLAVOUR_TS:
+		if (lfpool_ts_destroy((lfpool_ts *)a->pool) != 0)
+			return errno;
+		break;
+	}
+	return 0;
+}
+
+size_t lfp_any_trim(struct lfp_any *a)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		return lfpool_pool_trim((lfpool_pool *)a->pool, 0);
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		return lfpool_concurrent_trim((lfpool_concurrent *)a->pool, 0);
+	default:	/* LFPOOL_FLAVOUR_TS */
+		return lfpool_ts_trim((lfpool_ts *)a->pool);
+	}
+}
+
+int lfp_any_owns(const struct lfp_any *a, const void *ptr)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		return lfpool_pool_owns((const lfpool_pool *)a->pool, ptr);
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		return lfpool_concurrent_owns((const lfpool_concurrent *)a->pool, ptr);
+	default:	/* LFPOOL_FLAVOUR_TS */
+		return lfpool_ts_owns((const lfpool_ts *)a->pool, ptr);
+	}
+}
+
+void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		lfpool_pool_stats((const lfpool_pool *)a->pool, st);
+		return;
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		lfpool_concurrent_stats((const lfpool_concurrent *)a->pool, st);
+		return;
+	default:	/* LFPOOL_FLAVOUR_TS */
+		lfpool_ts_stats((const lfpool_ts *)a->pool, st);
+	}
+}
+
+void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st)
+{
+	sum->gets += st->gets;
+	sum->puts += st->puts;
+	sum->hits += st->hits;
+	sum->misses += st->misses;
+	sum->mag_exchanges += st->mag_exchanges;
+	sum->cas_retries += st->cas_retries;
+	sum->slab_allocs += st->slab_allocs;
+	sum->slab_frees += st->slab_frees;
+	sum->trims += st->trims;
+	sum->created += st->created;
+	sum->retained += st->retained;
+	sum->live += st->live;
+	sum->bytes_held += st->bytes_held;
+}

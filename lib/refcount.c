@@ -1,0 +1,230 @@
+/*
+ * refcount.c - reference-counted objects over any flavour.
+ *
+ * The prefix before each object holds its owner, its count and a magic
+ * word.  The magic routes each retain and release: LFP_RC_LIVE (objects of
+ * release pools) takes the plain atomic path; anything else (objects of
+ * debug pools, objects whose count reached zero, strangers) the checked
+ * one.  The init hook writes owner and magic once per object, so get writes
+ * only the count.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core.h"
+#include "flavour.h"
+#include "lfpool/refcount.h"
+
+#define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, plain path */
+#define LFP_RC_CHECKED 0x52434348u	/* "RCCH": debug pool, checked path */
+#define LFP_RC_DEAD 0x52434444u		/* "RCDD": debug, count reached zero */
+
+struct lfp_rc_hdr {
+	lfpool_rc *owner;
+	uint32_t count;
+	uint32_t magic;
+};
+
+struct lfpool_rc {
+	struct lfp_any pool;
+	size_t prefix;		/* from an object of the pool to the caller's */
+	lfpool_hook_fn init, reset, fini;	/* the caller's hooks */
+	void *hook_ctx;
+	bool debug;
+	uint32_t magic;
+	char name[LFP_NAME_MAX];
+};
+
+static struct lfp_rc_hdr *hdr_of(const void *obj)
+{
+	return (struct lfp_rc_hdr *)obj - 1;
+}
+
+/* Pool init hook: the prefix, then the caller's init on the caller's bytes. */
+static void rc_init(void *raw, void *ctx)
+{
+	lfpool_rc *rc = ctx;
+	char *obj = (char *)raw + rc->prefix;
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	h->owner = rc;
+	h->count = 0;
+	h->magic = rc->debug ? LFP_RC_CHECKED : LFP_RC_LIVE;
+	if (rc->init)
+		rc->init(obj, rc->hook_ctx);
+}
+
+static void rc_reset(void *raw, void *ctx)
+{
+	lfpool_rc *rc = ctx;
+	rc->reset((char *)raw + rc->prefix, rc->hook_ctx);
+}
+
+static void rc_fini(void *raw, void *ctx)
+{
+	lfpool_rc *rc = ctx;
+	rc->fini((char *)raw + rc->prefix, rc->hook_ctx);
+}
+
+LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_config *cfg)
+{
+	size_t align = cfg && cfg->align ? cfg->align : 16;
+	if (!cfg || cfg->obj_size == 0 || align & (align - 1) || align > 4096 ||
+	    cfg->obj_size > SIZE_MAX - 4096) {
+		errno = EINVAL;
+		return NULL;
+	}
+	lfpool_rc *rc = calloc(1, sizeof(*rc));
+	if (!rc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc->prefix = align < sizeof(struct lfp_rc_hdr) ? sizeof(struct lfp_rc_hdr) : align;
+	rc->init = cfg->init;
+	rc->reset = cfg->reset;
+	rc->fini = cfg->fini;
+	rc->hook_ctx = cfg->hook_ctx;
+	rc->debug = lfp_debug_wanted(cfg->flags);
+	snprintf(rc->name, sizeof(rc->name), "%s", cfg->name ? cfg->name : "rc");
+	rc->magic = LFP_MAGIC_LIVE;
+	lfpool_config pc = *cfg;
+	pc.obj_size += rc->prefix;
+	pc.align = rc->prefix;
+	pc.init = rc_init;
+	pc.reset = cfg->reset ? rc_reset : NULL;
+	pc.fini = cfg->fini ? rc_fini : NULL;
+	pc.hook_ctx = rc;
+	pc.name = rc->name;
+	int err = lfp_any_create(&rc->pool, flavour, &pc);
+	if (err) {
+		free(rc);
+		errno = err;
+		return NULL;
+	}
+	return rc;
+}
+
+LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
+{
+	if (!rc)
+		return;
+	if (rc->magic != LFP_MAGIC_LIVE) {
+		lfp_report(rc->name, rc, "destroy of an rc pool already destroyed");
+		return;
+	}
+	lfp_any_destroy(&rc->pool);
+	rc->magic = LFP_MAGIC_DEAD;
+	if (rc->debug)
+		lfp_debug_bury(rc);
+	else
+		free(rc);
+}
+
+LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
+{
+	char *raw = lfp_any_get(&rc->pool);
+	if (!raw)
+		return NULL;
+	char *obj = raw + rc->prefix;
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	lfp_store_u32_rlx(&h->count, 1);
+	if (rc->debug)
+		h->magic = LFP_RC_CHECKED;	/* it was DEAD while pooled */
+	return obj;
+}
+
+/* The last reference is gone: obj goes back to its pool. */
+static void back_to_pool(struct lfp_rc_hdr *h)
+{
+	lfpool_rc *rc = h->owner;
+	lfp_any_put(&rc->pool, (char *)(h + 1) - rc->prefix);
+}
+
+/*
+ * Debug: obj's header when obj is a live counted object, else NULL once
+ * reported.  zero_msg names the call for an object whose
+ * count already reached zero.  Looks before it reads: a pooled object of a
+ * debug pool is poisoned under ASan.
+ */
+static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg)
+{
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	if (!lfp_core_readable(h, sizeof(*h))) {
+		lfp_report("(rc)", obj, zero_msg);
+		return NULL;
+	}
+	if (h->magic == LFP_RC_DEAD) {
+		lfp_report(h->owner->name, obj, zero_msg);
+		return NULL;
+	}
+	if (h->magic != LFP_RC_CHECKED) {
+		lfp_report("(rc)", obj, "pointer is not a reference-counted pooled object");
+		return NULL;
+	}
+	return h;
+}
+
+static void retain_checked(void *obj)
+{
+	struct lfp_rc_hdr *h = checked_hdr(obj, "retain of an object whose count already reached zero");
+	if (!h)
+		return;
+	if (lfp_faa_u32_rlx(&h->count, 1) != 0)
+		return;
+	/* Taken to zero by another thread's release a moment ago. */
+	lfp_faa_u32_rlx(&h->count, (uint32_t)-1);
+	lfp_report(h->owner->name, obj, "retain of an object whose count already reached zero");
+}
+
+static int release_checked(void *obj)
+{
+	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero");
+	if (!h)
+		return 0;
+	uint32_t was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
+	if (was == 0) {
+		lfp_faa_u32_rlx(&h->count, 1);
+		lfp_report(h->owner->name, obj, "release of an object whose count already reached zero");
+		return 0;
+	}
+	if (was != 1)
+		return 0;
+	h->magic = LFP_RC_DEAD;
+	back_to_pool(h);
+	return 1;
+}
+
+LFPOOL_API void lfpool_rc_retain(void *obj)
+{
+	if (!obj)
+		return;
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	if (LFPOOL_UNLIKELY(!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_RC_LIVE)) {
+		retain_checked(obj);
+		return;
+	}
+	lfp_faa_u32_rlx(&h->count, 1);
+}
+
+LFPOOL_API int lfpool_rc_release(void *obj)
+{
+	if (!obj)
+		return 0;
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	if (LFPOOL_UNLIKELY(!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_RC_LIVE))
+		return release_checked(obj);
+	if (lfp_faa_u32_acqrel(&h->count, (uint32_t)-1) != 1)
+		return 0;
+	back_to_pool(h);
+	return 1;
+}
+
+LFPOOL_API uint32_t lfpool_rc_count(const void *obj)
+{
+	return lfp_load_u32_rlx(&hdr_of(obj)->count);
+}
+
+LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st)
+{
+	lfp_any_stats(&rc->pool, st);
+}
