@@ -391,12 +391,18 @@ static void expect_report(struct error_log *log, const char *pool, const void *p
 	record_errors(log);
 }
 
+/* A debug array pool whose reports go to log. */
+static lfpool_array *debug_array(lfpool_flavour f, struct error_log *log)
+{
+	record_errors(log);
+	return make(f, LFPOOL_F_DEBUG, NULL);
+}
+
 Test(array_debug, double_put_is_reported_by_its_class)
 {
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
-		record_errors(&log);
-		lfpool_array *ap = make(flavours_all[f], LFPOOL_F_DEBUG, NULL);
+		lfpool_array *ap = debug_array(flavours_all[f], &log);
 		char *a = lfpool_array_get(ap, 100, NULL), *b = lfpool_array_get(ap, 100, NULL);
 		lfpool_array_put(ap, a);
 		cr_assert_eq(log.calls, 0, "a good put was reported: %s", log.problem);
@@ -419,8 +425,7 @@ Test(array_debug, foreign_and_interior_pointers_are_reported)
 	static char other[256] __attribute__((aligned(16)));
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
-		record_errors(&log);
-		lfpool_array *ap = make(flavours_all[f], LFPOOL_F_DEBUG, NULL);
+		lfpool_array *ap = debug_array(flavours_all[f], &log);
 		char *heap = malloc(64);
 		/* Hide heap's origin: gcc would warn that the inline put reads its
 		 * prefix, which only release pools do (debug pools check first). */
@@ -446,8 +451,7 @@ Test(array_debug, sized_put_with_a_wrong_size_is_reported)
 {
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
-		record_errors(&log);
-		lfpool_array *ap = make(flavours_all[f], LFPOOL_F_DEBUG, NULL);
+		lfpool_array *ap = debug_array(flavours_all[f], &log);
 		char *a = lfpool_array_get(ap, 100, NULL);
 		lfpool_array_put_sized(ap, a, 1000);
 		expect_report(&log, "bufs", a, "another class");
@@ -471,8 +475,7 @@ Test(array_debug, put_after_destroy_is_reported)
 {
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
-		record_errors(&log);
-		lfpool_array *ap = make(flavours_all[f], LFPOOL_F_DEBUG, NULL);
+		lfpool_array *ap = debug_array(flavours_all[f], &log);
 		char *a = lfpool_array_get(ap, 100, NULL);
 		lfpool_array_destroy(ap);
 		lfpool_array_put(ap, a);

@@ -1,0 +1,507 @@
+/*
+ * rc_array_stress.c - reference-counted objects, array pools and closures
+ * handed between threads, for ThreadSanitizer and AddressSanitizer builds.
+ *
+ *   rc_array_stress [--seconds S] [--threads N]
+ *
+ * Every scenario runs for S seconds (default 1) with N threads (default 4)
+ * on the Concurrent and ThreadStatic flavours, in release and debug pools.
+ * Threads leave what they hold in shared slots (one atomic exchange) and
+ * deal with what they find there, so most objects end on another thread
+ * than the one that got them:
+ *
+ *   rc       an object goes out with 1 to 3 references, each left in a
+ *            slot; whoever takes a reference checks the body and releases
+ *            it.  Exactly one release per object must be the last, and the
+ *            body must never change while a reference is held (a count
+ *            that dropped too early shows as a changed body, or under TSan
+ *            as a race with the object's next owner).
+ *   array    buffers of random sizes, some above the largest class, carry
+ *            their size and a pattern; the taker checks and puts them, with
+ *            or without the size.  Every byte the allocator gave must come
+ *            back at destroy.
+ *   closure  closures whose capture names a checksum are invoked and
+ *            released by the taker (ThreadStatic: from and into each
+ *            thread's own explicit cache).  Each runs exactly once.
+ *
+ * Prints one PASS/FAIL line per run and "N passed, N failed"; exits 1 on a
+ * failure.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lfpool.h>
+
+#define SLOTS 64
+#define MAX_THREADS 64
+#define BODY 48
+#define ARRAY_MAX 4096		/* largest class; requests go up to twice that */
+
+struct options {
+	double seconds;
+	unsigned threads;
+};
+
+/* ---- a counting backing allocator ---- */
+
+struct counting_alloc {
+	lfpool_allocator a;
+	int64_t allocs, frees, bytes;	/* atomic */
+};
+
+static void *count_alloc(size_t size, size_t align, void *ctx)
+{
+	struct counting_alloc *c = ctx;
+	void *p;
+	if (posix_memalign(&p, align, size) != 0)
+		return NULL;
+	__atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->bytes, (int64_t)size, __ATOMIC_RELAXED);
+	return p;
+}
+
+static void count_free(void *p, size_t size, void *ctx)
+{
+	struct counting_alloc *c = ctx;
+	__atomic_fetch_add(&c->frees, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&c->bytes, (int64_t)size, __ATOMIC_RELAXED);
+	free(p);
+}
+
+/* ---- one run: a scenario on a flavour ---- */
+
+struct run {
+	lfpool_flavour flavour;
+	unsigned flags;
+	void *pool;			/* the scenario's pool */
+	void *slot[SLOTS];		/* atomic exchange only */
+	double deadline;
+	/* atomic tallies */
+	uint64_t gets, lasts, errors, next_id;
+	char first_error[160];
+	pthread_mutex_t lock;
+};
+
+struct worker {
+	struct run *r;
+	uint64_t rng;
+	void *cache;			/* closure scenario, ThreadStatic */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Record an error; what and the number n (an id, a size, errno) describe it. */
+static void fail(struct run *r, const char *what, uint64_t n)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->errors++ == 0)
+		snprintf(r->first_error, sizeof(r->first_error), "%s (%llu)", what,
+			 (unsigned long long)n);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Leave p in a random slot; returns what was there. */
+static void *swap_slot(struct worker *w, void *p)
+{
+	return __atomic_exchange_n(&w->r->slot[rng_next(&w->rng) % SLOTS], p, __ATOMIC_ACQ_REL);
+}
+
+static uint64_t new_id(struct run *r)
+{
+	return __atomic_add_fetch(&r->next_id, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned char pattern(uint64_t id, size_t i)
+{
+	return (unsigned char)(id * 131 + i * 7);
+}
+
+/* ---- rc ---- */
+
+struct counted {
+	uint64_t id;
+	unsigned char body[BODY];
+};
+
+/* Check a reference taken from a slot and drop it. */
+static void rc_drop(struct run *r, struct counted *o)
+{
+	for (size_t i = 0; i < BODY; i++) {
+		if (o->body[i] != pattern(o->id, i)) {
+			fail(r, "rc: the body changed while a reference was held", o->id);
+			break;
+		}
+	}
+	if (lfpool_rc_release(o))
+		__atomic_fetch_add(&r->lasts, 1, __ATOMIC_RELAXED);
+}
+
+static void rc_step(struct worker *w)
+{
+	struct run *r = w->r;
+	struct counted *o = lfpool_rc_get(r->pool);
+	if (!o) {
+		fail(r, "rc: get failed", (uint64_t)errno);
+		return;
+	}
+	__atomic_fetch_add(&r->gets, 1, __ATOMIC_RELAXED);
+	o->id = new_id(r);
+	for (size_t i = 0; i < BODY; i++)
+		o->body[i] = pattern(o->id, i);
+	unsigned refs = 1 + (unsigned)(rng_next(&w->rng) % 3);
+	for (unsigned i = 1; i < refs; i++)
+		lfpool_rc_retain(o);
+	for (unsigned i = 0; i < refs; i++) {
+		struct counted *old = swap_slot(w, o);
+		if (old)
+			rc_drop(r, old);
+	}
+}
+
+static bool rc_open(struct run *r)
+{
+	lfpool_config c = { .obj_size = sizeof(struct counted), .flags = r->flags, .name = "rc" };
+	return (r->pool = lfpool_rc_create(r->flavour, &c)) != NULL;
+}
+
+static void rc_drain(struct run *r, void *p)
+{
+	rc_drop(r, p);
+}
+
+static bool rc_close(struct run *r, char *why, size_t len)
+{
+	lfpool_stats st;
+	lfpool_rc_stats(r->pool, &st);
+	lfpool_rc_destroy(r->pool);
+	if (r->lasts != r->gets) {
+		snprintf(why, len, "%llu objects got, %llu last releases",
+			 (unsigned long long)r->gets, (unsigned long long)r->lasts);
+		return false;
+	}
+	if (st.live != 0) {
+		snprintf(why, len, "%llu objects still out", (unsigned long long)st.live);
+		return false;
+	}
+	return true;
+}
+
+/* ---- array ---- */
+
+struct array_run {
+	lfpool_array *ap;
+	struct counting_alloc alloc;
+};
+
+/* Check a buffer taken from a slot (its size first, then the pattern) and
+ * put it, with or without its size. */
+static void array_drop(struct run *r, unsigned char *b, bool sized)
+{
+	struct array_run *ar = r->pool;
+	size_t n;
+	memcpy(&n, b, sizeof(n));
+	if (n <= sizeof(n) || n > 2 * ARRAY_MAX) {
+		fail(r, "array: a buffer's size word changed", n);
+		return;
+	}
+	for (size_t i = sizeof(n); i < n; i++) {
+		if (b[i] != pattern(n, i)) {
+			fail(r, "array: a buffer's bytes changed while it was held", n);
+			break;
+		}
+	}
+	__atomic_fetch_add(&r->lasts, 1, __ATOMIC_RELAXED);
+	if (sized)
+		lfpool_array_put_sized(ar->ap, b, n);
+	else
+		lfpool_array_put(ar->ap, b);
+}
+
+static void array_step(struct worker *w)
+{
+	struct run *r = w->r;
+	struct array_run *ar = r->pool;
+	uint64_t x = rng_next(&w->rng);
+	size_t n = sizeof(size_t) + 1 + (size_t)(x % (2 * ARRAY_MAX - sizeof(size_t))), real;
+	unsigned char *b = lfpool_array_get(ar->ap, n, &real);
+	if (!b || real < n) {
+		fail(r, "array: get failed or too small", n);
+		return;
+	}
+	__atomic_fetch_add(&r->gets, 1, __ATOMIC_RELAXED);
+	memcpy(b, &n, sizeof(n));
+	for (size_t i = sizeof(n); i < n; i++)
+		b[i] = pattern(n, i);
+	unsigned char *old = swap_slot(w, b);
+	if (old)
+		array_drop(r, old, x & 1024);
+}
+
+static bool array_open(struct run *r)
+{
+	struct array_run *ar = calloc(1, sizeof(*ar));
+	if (!ar)
+		return false;
+	ar->alloc.a = (lfpool_allocator){ count_alloc, count_free, &ar->alloc };
+	lfpool_array_config c = {
+		.flavour = r->flavour, .min_size = 16, .max_size = ARRAY_MAX,
+		.flags = r->flags | LFPOOL_ARRAY_F_CLEAR, .allocator = &ar->alloc.a, .name = "bufs",
+	};
+	ar->ap = lfpool_array_create(&c);
+	if (!ar->ap) {
+		free(ar);
+		return false;
+	}
+	r->pool = ar;
+	return true;
+}
+
+static void array_drain(struct run *r, void *p)
+{
+	array_drop(r, p, false);
+}
+
+static bool array_close(struct run *r, char *why, size_t len)
+{
+	struct array_run *ar = r->pool;
+	lfpool_stats st;
+	uint64_t over_gets, over_out;
+	lfpool_array_stats(ar->ap, 0, &st);
+	lfpool_array_oversize_stats(ar->ap, &over_gets, &over_out);
+	lfpool_array_destroy(ar->ap);
+	bool ok = false;
+	if (r->lasts != r->gets)
+		snprintf(why, len, "%llu buffers got, %llu put", (unsigned long long)r->gets,
+			 (unsigned long long)r->lasts);
+	else if (st.live != 0 || over_out != 0)
+		snprintf(why, len, "%llu pooled and %llu oversize buffers still out",
+			 (unsigned long long)st.live, (unsigned long long)over_out);
+	else if (over_gets == 0)
+		snprintf(why, len, "no oversize buffer was asked for");
+	else if (ar->alloc.bytes != 0 || ar->alloc.allocs != ar->alloc.frees)
+		snprintf(why, len, "allocator: %lld allocations, %lld frees, %lld bytes left",
+			 (long long)ar->alloc.allocs, (long long)ar->alloc.frees,
+			 (long long)ar->alloc.bytes);
+	else
+		ok = true;
+	free(ar);
+	return ok;
+}
+
+/* ---- closure ---- */
+
+struct job {
+	uint64_t id;
+	uint64_t check;		/* a function of id */
+	struct run *r;
+};
+
+static uint64_t job_check(uint64_t id)
+{
+	return id * 0x9e3779b97f4a7c15ull ^ 0x5bd1e995u;
+}
+
+static void job_fn(void *capture, void *arg)
+{
+	struct job *j = capture;
+	(void)arg;
+	if (j->check != job_check(j->id))
+		fail(j->r, "closure: the capture changed", j->id);
+	__atomic_fetch_add(&j->r->lasts, 1, __ATOMIC_RELAXED);
+}
+
+/* Run a closure taken from a slot and release it (into the worker's own
+ * cache when it has one). */
+static void closure_drop(struct run *r, lfpool_closure *c, lfpool_cache *cache)
+{
+	lfpool_closure_invoke(c, NULL);
+	if (cache)
+		lfpool_closure_release_cache(cache, c);
+	else
+		lfpool_closure_release(r->pool, c);
+}
+
+static void closure_step(struct worker *w)
+{
+	struct run *r = w->r;
+	struct job j = { .id = new_id(r), .r = r };
+	j.check = job_check(j.id);
+	lfpool_closure *c = w->cache
+		? lfpool_closure_get_cache(r->pool, w->cache, job_fn, &j, sizeof(j))
+		: lfpool_closure_get(r->pool, job_fn, &j, sizeof(j));
+	if (!c) {
+		fail(r, "closure: get failed", (uint64_t)errno);
+		return;
+	}
+	__atomic_fetch_add(&r->gets, 1, __ATOMIC_RELAXED);
+	lfpool_closure *old = swap_slot(w, c);
+	if (old)
+		closure_drop(r, old, w->cache);
+}
+
+static bool closure_open(struct run *r)
+{
+	lfpool_config c = { .obj_size = sizeof(struct job), .flags = r->flags, .name = "jobs" };
+	return (r->pool = lfpool_closure_pool_create(r->flavour, &c)) != NULL;
+}
+
+static void closure_drain(struct run *r, void *p)
+{
+	closure_drop(r, p, NULL);
+}
+
+static bool closure_close(struct run *r, char *why, size_t len)
+{
+	lfpool_stats st;
+	lfpool_closure_pool_stats(r->pool, &st);
+	int destroyed = lfpool_closure_pool_destroy(r->pool);
+	if (r->lasts != r->gets)
+		snprintf(why, len, "%llu closures got, %llu ran", (unsigned long long)r->gets,
+			 (unsigned long long)r->lasts);
+	else if (st.live != 0)
+		snprintf(why, len, "%llu closures still out", (unsigned long long)st.live);
+	else if (destroyed != 0)
+		snprintf(why, len, "destroy failed: errno %d", errno);
+	else
+		return true;
+	return false;
+}
+
+/* ---- the driver ---- */
+
+struct scenario {
+	const char *name;
+	bool (*open)(struct run *r);
+	void (*step)(struct worker *w);
+	void (*drain)(struct run *r, void *p);
+	bool (*close)(struct run *r, char *why, size_t len);
+	bool explicit_caches;	/* ThreadStatic workers use their own cache */
+};
+
+static const struct scenario scenarios[] = {
+	{ "rc", rc_open, rc_step, rc_drain, rc_close, false },
+	{ "array", array_open, array_step, array_drain, array_close, false },
+	{ "closure", closure_open, closure_step, closure_drain, closure_close, true },
+};
+
+struct thread_arg {
+	const struct scenario *sc;
+	struct worker w;
+};
+
+static void *worker_main(void *arg)
+{
+	struct thread_arg *t = arg;
+	struct run *r = t->w.r;
+	if (t->sc->explicit_caches && r->flavour == LFPOOL_FLAVOUR_TS) {
+		t->w.cache = lfpool_cache_create(lfpool_closure_pool_ts(r->pool));
+		if (!t->w.cache) {
+			fail(r, "cache_create failed", 0);
+			return NULL;
+		}
+	}
+	for (uint64_t i = 0; (i & 255) || now() < r->deadline; i++)
+		t->sc->step(&t->w);
+	lfpool_cache_destroy(t->w.cache);
+	return NULL;
+}
+
+/* One scenario on one flavour; whether it passed. */
+static bool run_one(const struct options *opt, const struct scenario *sc, lfpool_flavour fl,
+		    unsigned flags)
+{
+	static const char *const fl_names[] = { "?", "pool", "concurrent", "ts" };
+	struct run r = { .flavour = fl, .flags = flags };
+	pthread_mutex_init(&r.lock, NULL);
+	char why[200] = "";
+	bool ok = sc->open(&r);
+	if (!ok) {
+		snprintf(why, sizeof(why), "create failed: errno %d", errno);
+	} else {
+		struct thread_arg args[MAX_THREADS];
+		pthread_t th[MAX_THREADS];
+		r.deadline = now() + opt->seconds;
+		for (unsigned i = 0; i < opt->threads; i++) {
+			args[i] = (struct thread_arg){ sc, { &r, 0x9e3779b97f4a7c15ull * (i + 1), NULL } };
+			if (pthread_create(&th[i], NULL, worker_main, &args[i]) != 0) {
+				fprintf(stderr, "pthread_create failed\n");
+				exit(2);
+			}
+		}
+		for (unsigned i = 0; i < opt->threads; i++)
+			pthread_join(th[i], NULL);
+		for (unsigned i = 0; i < SLOTS; i++)
+			if (r.slot[i])
+				sc->drain(&r, r.slot[i]);
+		ok = sc->close(&r, why, sizeof(why));
+		if (r.errors) {
+			ok = false;
+			snprintf(why, sizeof(why), "%llu errors, the first: %s",
+				 (unsigned long long)r.errors, r.first_error);
+		}
+	}
+	printf("%s %-8s %-10s %-7s threads=%u ops=%llu%s%s\n", ok ? "PASS" : "FAIL", sc->name,
+	       fl_names[fl], flags ? "debug" : "release", opt->threads,
+	       (unsigned long long)r.gets, ok ? "" : ": ", ok ? "" : why);
+	fflush(stdout);
+	pthread_mutex_destroy(&r.lock);
+	return ok;
+}
+
+static void parse(int argc, char **argv, struct options *opt)
+{
+	*opt = (struct options){ 1.0, 4 };
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+			opt->seconds = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			opt->threads = (unsigned)atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: %s [--seconds S] [--threads N (1..%d)]\n", argv[0],
+				MAX_THREADS);
+			exit(2);
+		}
+	}
+	if (opt->threads < 1 || opt->threads > MAX_THREADS || !(opt->seconds > 0)) {
+		fprintf(stderr, "%s: bad --threads or --seconds\n", argv[0]);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	parse(argc, argv, &opt);
+	static const lfpool_flavour flavours[] = { LFPOOL_FLAVOUR_CONCURRENT, LFPOOL_FLAVOUR_TS };
+	static const unsigned modes[] = { 0, LFPOOL_F_DEBUG };
+	unsigned passed = 0, failed = 0;
+	for (size_t s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
+		for (size_t f = 0; f < 2; f++)
+			for (size_t m = 0; m < 2; m++) {
+				if (run_one(&opt, &scenarios[s], flavours[f], modes[m]))
+					passed++;
+				else
+					failed++;
+			}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
