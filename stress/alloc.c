@@ -1,6 +1,7 @@
 /*
  * alloc.c - the backing allocator the stress pools get: it counts every
- * allocation and free (and their bytes), and fails on demand, from a given
+ * allocation and free (and their bytes, and the most held at once), and
+ * fails on demand, from a given
  * call on or one call in k, to inject out-of-memory.
  */
 #include <stdlib.h>
@@ -27,7 +28,11 @@ static void *counting_alloc(size_t size, size_t align, void *ctx)
 		return NULL;
 	}
 	__atomic_fetch_add(&sa->allocs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&sa->bytes, (int64_t)size, __ATOMIC_RELAXED);
+	int64_t held = __atomic_add_fetch(&sa->bytes, (int64_t)size, __ATOMIC_RELAXED);
+	int64_t peak = __atomic_load_n(&sa->peak, __ATOMIC_RELAXED);
+	while (held > peak && !__atomic_compare_exchange_n(&sa->peak, &peak, held, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	return p;
 }
 

@@ -7,34 +7,6 @@
 
 #include "stress.h"
 
-/*
- * ThreadStatic is written alongside this harness: the references are weak,
- * so the harness links whether or not the library has it yet, and
- * available() leaves both flavours out (and says so) while it has not.
- */
-#pragma weak lfpool_ts_create
-#pragma weak lfpool_ts_destroy
-#pragma weak lfpool_ts_get
-#pragma weak lfpool_ts_put
-#pragma weak lfpool_ts_get_bulk
-#pragma weak lfpool_ts_put_bulk
-#pragma weak lfpool_ts_flush
-#pragma weak lfpool_ts_attach
-#pragma weak lfpool_ts_detach
-#pragma weak lfpool_ts_prewarm
-#pragma weak lfpool_ts_trim
-#pragma weak lfpool_ts_owns
-#pragma weak lfpool_ts_stats
-#pragma weak lfpool_cache_create
-#pragma weak lfpool_cache_destroy
-#pragma weak lfpool_cache_flush
-#pragma weak lfpool_cache_get_bulk
-#pragma weak lfpool_cache_put_bulk
-#pragma weak lfpool_cache_get_slow
-#pragma weak lfpool_cache_put_slow
-
-static bool ts_linked(void) { return lfpool_ts_create != NULL; }
-
 /* A thread holds at most its loaded and previous magazines while none of
  * their objects is out (Bonwick & Adams): 2 * magazine_size. */
 static unsigned ts_slack(const lfpool_config *cfg) { return 2 * cfg->magazine_size; }
@@ -48,6 +20,11 @@ static size_t ts_trim(void *pool, size_t keep)
 {
 	(void)keep;
 	return lfpool_ts_trim(pool);
+}
+
+static size_t ts_max_bytes(const void *pool, size_t caches)
+{
+	return lfpool_ts_max_bytes(pool, caches);
 }
 
 static int ts_owns(const void *pool, const void *p) { return lfpool_ts_owns(pool, p); }
@@ -71,7 +48,7 @@ static void ts_flush(void *h) { lfpool_ts_flush(h); }
 
 const struct flavour flavour_ts = {
 	.name = "threadstatic", .shared = true, .exit_flushes = true, .trim_keeps = false,
-	.handle_is_pool = true, .cache_slack = ts_slack, .available = ts_linked,
+	.handle_is_pool = true, .cache_slack = ts_slack, .max_bytes = ts_max_bytes,
 	.create = ts_create, .destroy = ts_destroy, .enter = ts_enter, .leave = ts_leave,
 	.get = ts_get, .put = ts_put, .get_bulk = ts_get_bulk, .put_bulk = ts_put_bulk,
 	.flush = ts_flush, .prewarm = ts_prewarm, .trim = ts_trim, .owns = ts_owns,
@@ -105,7 +82,7 @@ static void cache_flush(void *h) { lfpool_cache_flush(h); }
 
 const struct flavour flavour_ts_cache = {
 	.name = "ts-cache", .shared = true, .exit_flushes = false, .trim_keeps = false,
-	.handle_is_pool = false, .cache_slack = ts_slack, .available = ts_linked,
+	.handle_is_pool = false, .cache_slack = ts_slack, .max_bytes = ts_max_bytes,
 	.create = ts_create, .destroy = ts_destroy, .enter = cache_enter, .leave = cache_leave,
 	.get = cache_get, .put = cache_put, .get_bulk = cache_get_bulk, .put_bulk = cache_put_bulk,
 	.flush = cache_flush, .prewarm = ts_prewarm, .trim = ts_trim, .owns = ts_owns,

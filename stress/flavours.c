@@ -12,7 +12,6 @@ static unsigned no_slack(const lfpool_config *cfg)
 	return 0;
 }
 
-static bool always(void) { return true; }
 static void *enter_pool(void *pool) { return pool; }
 
 static void leave_pool(void *pool, void *h)
@@ -65,7 +64,7 @@ static void pool_stats(const void *pool, lfpool_stats *st) { lfpool_pool_stats(p
 
 const struct flavour flavour_pool = {
 	.name = "pool", .shared = false, .exit_flushes = false, .trim_keeps = true,
-	.handle_is_pool = true, .cache_slack = no_slack, .available = always,
+	.handle_is_pool = true, .cache_slack = no_slack,
 	.create = pool_create, .destroy = pool_destroy, .enter = enter_pool, .leave = leave_pool,
 	.get = pool_get, .put = pool_put, .get_bulk = pool_get_bulk, .put_bulk = pool_put_bulk,
 	.flush = flush_none, .prewarm = pool_prewarm, .trim = pool_trim, .owns = pool_owns,
@@ -102,7 +101,7 @@ static void conc_stats(const void *pool, lfpool_stats *st) { lfpool_concurrent_s
 
 const struct flavour flavour_concurrent = {
 	.name = "concurrent", .shared = true, .exit_flushes = false, .trim_keeps = true,
-	.handle_is_pool = true, .cache_slack = no_slack, .available = always,
+	.handle_is_pool = true, .cache_slack = no_slack,
 	.create = conc_create, .destroy = conc_destroy, .enter = enter_pool, .leave = leave_pool,
 	.get = conc_get, .put = conc_put, .get_bulk = conc_get_bulk, .put_bulk = conc_put_bulk,
 	.flush = flush_none, .prewarm = conc_prewarm, .trim = conc_trim, .owns = conc_owns,

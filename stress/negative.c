@@ -34,8 +34,9 @@ static bool replays_fail(const struct options *opt)
 	return ok;
 }
 
-/* Run sc on Concurrent until it fails or the limit; whether it failed. */
-static bool caught_by(const struct options *opt, const struct scenario *sc, double *after)
+/* Run sc on Concurrent until it fails or the limit; whether it failed.
+ * Prints how long it took, or that it did not. */
+static bool caught_by(const struct options *opt, const struct scenario *sc)
 {
 	struct run r = { .total = 2, .index = 2 };
 	run_begin(&r, opt, sc->name, &flavour_concurrent, opt->threads < 3 ? 3 : opt->threads);
@@ -43,13 +44,13 @@ static bool caught_by(const struct options *opt, const struct scenario *sc, doub
 	alarm(0);
 	if (opt->progress)
 		fprintf(stderr, "\r\033[K");
-	if (!r.failures)
-		return false;
-	*after = r.failed_at - r.start;
-	printf("PASS negative-control %s concurrent: the broken stack was caught by %s after "
-	       "%.3f s (limit %.1f s, %llu gets): %s\n", variant_name(), sc->name, *after,
-	       opt->seconds, (unsigned long long)r.t.gets, r.first_error);
-	return true;
+	if (r.failures)
+		printf("     %-9s caught the broken stack after %.3f s (%llu gets): %s\n", sc->name,
+		       r.failed_at - r.start, (unsigned long long)r.t.gets, r.first_error);
+	else
+		printf("     %-9s did not catch it in %.1f s (%llu gets)\n", sc->name, opt->seconds,
+		       (unsigned long long)r.t.gets);
+	return r.failures != 0;
 }
 
 int main(int argc, char **argv)
@@ -59,15 +60,15 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &opt, &only);
 	(void)only;	/* the control always runs whole */
 	unsigned passed = 0, failed = 0;
-	double after;
 	replays_fail(&opt) ? passed++ : failed++;
-	if (caught_by(&opt, &sc_aba, &after) || caught_by(&opt, &sc_ownership, &after)) {
-		passed++;
-	} else {
-		printf("FAIL negative-control %s concurrent: neither aba nor ownership caught the "
-		       "stack without its ABA tag in %.1f s each\n", variant_name(), opt.seconds);
-		failed++;
-	}
+	/* Both run, so that both times are on record; one catch is enough. */
+	bool aba = caught_by(&opt, &sc_aba), ownership = caught_by(&opt, &sc_ownership);
+	bool ok = aba || ownership;
+	printf("%s negative-control %s concurrent: the stack without its ABA tag was %s\n",
+	       ok ? "PASS" : "FAIL", variant_name(),
+	       ok ? "caught" : "caught by neither aba nor ownership");
+	ok ? passed++ : failed++;
 	printf("%u passed, %u failed\n", passed, failed);
+	fflush(stdout);
 	return failed ? 1 : 0;
 }

@@ -22,13 +22,13 @@ struct ops_result {
  * against the model: which objects are out, how many exist, capacity,
  * errno, trim counts, that pooled objects are never written, owns, stats,
  * and that destroy finalizes everything and frees all memory.  Bytes 0-5
- * pick the flavour (among the available ones), capacity, prewarm, object
+ * pick the flavour, capacity, prewarm, object
  * size and alignment, magazine size and depot bound, and whether the
  * backing allocator fails now and then; the rest are operations.
  * 0 when the pool behaved, else -1 with res->msg.
  */
 int ops_run(const uint8_t *data, size_t size, struct ops_result *res);
-/* The byte 0 that picks fl, or -1 when fl is not available. */
+/* The byte 0 that picks fl, or -1 when fl is not in all_flavours. */
 int ops_flavour_byte(const struct flavour *fl);
 
 #endif

@@ -160,7 +160,8 @@ static void census_check(struct round *rd, struct tally *t, const struct sobj *o
 	}
 }
 
-/* Get `alive` objects back (into objs), checking each; the number got. */
+/* Get `alive` objects back (into objs), checking each: all must be objects
+ * that existed, none twice.  The number got. */
 static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t alive,
 			     struct tally *t)
 {
@@ -168,7 +169,7 @@ static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t al
 	uint64_t ids = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED);
 	unsigned char *seen = calloc(ids ? ids : 1, 1);
 	uint64_t n = 0;
-	for (; n < alive; n++) {
+	for (; n < alive && __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED) == ids; n++) {
 		objs[n] = fl->get(h);
 		if (!objs[n]) {
 			t->lost += alive - n;
@@ -178,6 +179,14 @@ static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t al
 			break;
 		}
 		census_check(rd, t, objs[n], seen, ids);
+	}
+	uint64_t made = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED) - ids;
+	if (made) {
+		/* Every object existed: one the pool made instead is one it lost. */
+		t->lost += made;
+		run_fail(rd->run, "census: the pool made a new object after %llu of its %llu; "
+			 "at least %llu lost", (unsigned long long)n, (unsigned long long)alive,
+			 (unsigned long long)made);
 	}
 	free(seen);
 	return n;
@@ -206,6 +215,20 @@ static void census_probe(struct round *rd, void *h, uint64_t alive)
 		fl->put(h, o);
 }
 
+/* Backing memory must never have exceeded the documented bound, with the
+ * round's threads and the main thread's census as the caches. */
+static void check_memory_bound(struct round *rd)
+{
+	struct run *r = rd->run;
+	if (!r->fl->max_bytes || !rd->cfg.capacity)
+		return;
+	uint64_t bound = r->fl->max_bytes(rd->pool, r->threads + 1);
+	if ((uint64_t)rd->alloc.peak > bound)
+		run_fail(r, "backing memory peaked at %lld bytes, above the documented bound of "
+			 "%llu bytes for %u caches", (long long)rd->alloc.peak,
+			 (unsigned long long)bound, r->threads + 1);
+}
+
 void round_close(struct round *rd)
 {
 	struct run *r = rd->run;
@@ -231,6 +254,7 @@ void round_close(struct round *rd)
 	fl->put_bulk(h, objs, n);
 	free(objs);
 	fl->leave(rd->pool, h);
+	check_memory_bound(rd);
 	t.cas_retries = lfp_stress_cas_retries - retries;
 	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) == 0) {
 		if (fl->destroy(rd->pool) != 0)

@@ -61,7 +61,9 @@ struct flavour {
 	bool handle_is_pool;	/* put through the pool works after destroy */
 	/* objects one thread's cache may hold while none is out with it */
 	unsigned (*cache_slack)(const lfpool_config *cfg);
-	bool (*available)(void);
+	/* the documented bound on backing memory with `caches` caches alive
+	 * (bounded pools); NULL where none is documented */
+	size_t (*max_bytes)(const void *pool, size_t caches);
 	void *(*create)(const lfpool_config *cfg);
 	int (*destroy)(void *pool);
 	void *(*enter)(void *pool);
@@ -79,7 +81,7 @@ struct flavour {
 
 extern const struct flavour flavour_pool, flavour_concurrent;
 extern const struct flavour flavour_ts, flavour_ts_cache;
-/* Every flavour, NULL-terminated; some may be !available() in this build. */
+/* Every flavour, NULL-terminated. */
 extern const struct flavour *const all_flavours[];
 
 /* ---- the backing allocator: counts, and fails on demand ----------------- */
@@ -88,6 +90,7 @@ struct stress_alloc {
 	lfpool_allocator a;	/* what the pool is given; ctx is this struct */
 	uint64_t calls, allocs, frees, failures;
 	int64_t bytes;		/* allocated minus freed */
+	int64_t peak;		/* the most bytes ever held */
 	int64_t fail_from;	/* calls numbered from 0 at or after this fail; -1: none */
 	unsigned fail_one_in;	/* also fail one call in this many (0: none) */
 };

@@ -3,11 +3,13 @@
 # (called by the make targets in stress/local.mk, from the build directory).
 #
 #   full   normal, TSan and ASan builds; STRESS_SECONDS (2) per scenario
-#   quick  TSan and ASan; 1 s per scenario (what CI runs)
-#   long   normal, TSan and ASan; 10 s per scenario, >= 10^8 operations
+#   quick  TSan and ASan, 1 s per scenario (what CI runs); the programs run
+#          side by side and their outputs are shown one after the other
+#   long   normal, TSan and ASan; 10 s per scenario, >= 10^8 operations in
+#          the normal build
 #   fuzz   the libFuzzer target only
 # Every mode but fuzz also runs the negative control; every mode fuzzes
-# for FUZZ_SECONDS (30).  Each driver's "N passed, N failed" line is shown
+# for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
 set -u
 mode=${1:?usage: variants.sh full|quick|long|fuzz}
@@ -16,9 +18,16 @@ build=$PWD
 threads=${STRESS_THREADS:-4}
 seed=${STRESS_SEED:-1}
 fuzz_seconds=${FUZZ_SECONDS:-30}
+jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
 start=$SECONDS
+# TSan stops at its first report; no suppressions for lfpool code.
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+	ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" \
+	UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 if [ "$(cd "$top" && pwd -P)" = "$(pwd -P)" ]; then
 	echo "make $mode: configure in a build directory apart from the sources (the" \
@@ -47,26 +56,36 @@ build_dir() {
 	fi
 }
 
-# prepare VARIANT: configure (when the arguments changed) and build.
-prepare() {
-	local dir flag
-	dir=$(build_dir "$1")
-	case $1 in normal) flag=() ;; *) flag=(--enable-$1) ;; esac
-	if [ "$dir" != "$build" ]; then
-		local args="${plain[*]} ${flag[*]}"
-		mkdir -p "$dir"
-		if [ ! -f "$dir/Makefile" ] || [ "$(cat "$dir/.stress-args" 2>/dev/null)" != "$args" ]; then
-			echo "stress: configuring the $1 build in $dir"
-			(cd "$dir" && "$top/configure" -q "${plain[@]}" "${flag[@]}") || return 1
-			echo "$args" >"$dir/.stress-args"
-		fi
-	fi
-	echo "stress: building the $1 stress programs"
-	$MAKE -C "$dir" -s stress-programs >/dev/null
+# configure_variant VARIANT DIR: configure DIR when its arguments changed.
+# The variants share one configure cache: they differ only in flags that
+# configure substitutes after its checks.
+configure_variant() {
+	local dir=$2 flag=() args cache=$build/_build-stress-config.cache
+	[ "$1" = normal ] || flag=(--enable-$1)
+	args="${plain[*]} ${flag[*]}"
+	[ "$(cat "$cache.args" 2>/dev/null)" = "${plain[*]}" ] || rm -f "$cache"
+	echo "${plain[*]}" >"$cache.args"
+	mkdir -p "$dir"
+	[ -f "$dir/Makefile" ] && [ "$(cat "$dir/.stress-args" 2>/dev/null)" = "$args" ] && return 0
+	echo "stress: configuring the $1 build in $dir"
+	(cd "$dir" && "$top/configure" -q --cache-file="$cache" "${plain[@]}" "${flag[@]}") || return 1
+	echo "$args" >"$dir/.stress-args"
 }
 
-# tally LABEL RC LOG: add a driver's counts; a driver that died without
-# its count line (a sanitizer report, a crash) counts as one failure.
+# prepare VARIANT PROGRAM...: configure if needed and build the programs.
+prepare() {
+	local v=$1 dir
+	shift
+	dir=$(build_dir "$v")
+	if [ "$dir" != "$build" ]; then
+		configure_variant "$v" "$dir" || return 1
+	fi
+	echo "stress: building $* ($v)"
+	$MAKE -C "$dir" -s -j"$jobs" "$@" >/dev/null
+}
+
+# tally LABEL RC LOG: add a program's counts; one that died without its
+# count line (a sanitizer report, a crash) counts as one failure.
 tally() {
 	local label=$1 rc=$2 log=$3 line p f
 	line=$(grep -E "^\[$label\] [0-9]+ passed, [0-9]+ failed$" "$log" | tail -1)
@@ -79,101 +98,142 @@ tally() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL [$label] exit $rc after all passed (a leak report?)"
+		echo "FAIL [$label] exit $rc after all passed (a sanitizer report?)"
 		failed=$((failed + 1))
 	fi
 }
 
-# drive LABEL PROGRAM ARGS...: run a stress program, prefixing its count line.
-drive() {
-	local label=$1 log rc progress=()
+# Jobs: a program's stdout goes to $logs/LABEL.log, its exit status to
+# $logs/LABEL.rc.  One at a time, stdout and stderr (sanitizer reports, the
+# progress line) are shown as they come; side by side (quick mode), both
+# are kept and shown in order when all are done.
+labels=()
+
+# job LABEL PROGRAM ARGS...
+job() {
+	local label=$1
 	shift
-	log=$(mktemp)
-	[ -t 1 ] && [ -t 2 ] && progress=(--progress)
-	"$@" "${progress[@]}" | sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)$/[$label] \1/" | tee "$log"
-	rc=${PIPESTATUS[0]}
-	tally "$label" "$rc" "$log"
-	rm -f "$log"
+	labels+=("$label")
+	if [ "$mode" = quick ]; then
+		run_job "$label" "$@" >/dev/null 2>"$logs/$label.err" &
+	else
+		run_job "$label" "$@"
+	fi
 }
 
-# run_variant VARIANT SECONDS [ARGS...]: build and run lfstress.
-run_variant() {
-	local v=$1 s=$2
+run_job() {
+	local label=$1 progress=()
+	shift
+	[ -t 1 ] && [ -t 2 ] && progress=(--progress)
+	{ "$@" "${progress[@]}"; echo $? >"$logs/$label.rc"; } |
+		sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)$/[$label] \1/" | tee "$logs/$label.log"
+}
+
+collect() {
+	wait
+	for label in "${labels[@]}"; do
+		[ "$mode" = quick ] && cat "$logs/$label.log" "$logs/$label.err"
+		tally "$label" "$(cat "$logs/$label.rc" 2>/dev/null || echo 255)" "$logs/$label.log"
+	done
+}
+
+# stress VARIANT SECONDS [ARGS...]: build lfstress of VARIANT and queue its
+# run, and that of the array stress program (make stress-array, from
+# stress/array.mk) where the build has one.
+stress() {
+	local v=$1 s=$2 dir
 	shift 2
-	if ! prepare "$v"; then
+	dir=$(build_dir "$v")
+	if ! prepare "$v" stress/lfstress; then
 		echo "FAIL [$v] the build failed"
 		failed=$((failed + 1))
 		return
 	fi
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
-	ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" \
-	UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}" \
-		drive "$v" "$(build_dir "$v")/stress/lfstress" --seconds "$s" --threads "$threads" \
-		--seed "$seed" "$@"
+	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" "$@"
+	if grep -q '^stress-array:' "$dir/Makefile"; then
+		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
+			$MAKE -C "$dir" -s --no-print-directory stress-array
+	fi
 }
 
 negative_control() {
-	if prepare normal; then
-		drive noaba "$(build_dir normal)/stress/lfstress-noaba" --seconds 20 \
-			--threads "$threads" --seed "$seed"
-	else
+	if ! prepare normal stress/lfstress-noaba; then
 		echo "FAIL [noaba] the build failed"
-		failed=$((failed + 1))
-	fi
-}
-
-# The libFuzzer target: clang, ASan + UBSan, the sources straight in.
-fuzz() {
-	local dir=$build/_build-stress-fuzz srcs=() f log rc runs
-	mkdir -p "$dir/corpus"
-	for f in ${FUZZ_SOURCES:?}; do
-		case $f in *.c | *.S) srcs+=("$top/$f") ;; esac
-	done
-	echo "stress: building the fuzz target"
-	# shellcheck disable=SC2086 # the flags are word lists
-	if ! ${FUZZ_CC:-clang} -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I"$top/include" -I"$top/lib" -I"$top/stress" \
-		${FUZZ_CFLAGS:-} "${srcs[@]}" ${FUZZ_LIBS:-} -o "$dir/lfpool-fuzz"; then
-		echo "FAIL fuzz: the build failed"
 		failed=$((failed + 1))
 		return
 	fi
-	log=$(mktemp)
+	job noaba "$(build_dir normal)/stress/lfstress-noaba" --seconds 20 --threads "$threads" \
+		--seed "$seed"
+}
+
+# The libFuzzer target: clang, ASan + UBSan, the sources compiled in
+# (in parallel, and again only when a source or header changed).
+build_fuzz() {
+	local dir=$1 srcs=() f
+	for f in ${FUZZ_SOURCES:?}; do
+		case $f in *.c | *.S) srcs+=("$top/$f") ;; esac
+	done
+	if [ -x "$dir/lfpool-fuzz" ] && [ -z "$(find "$top/include" "$top/lib" "$top/stress" \
+		"$top/fuzz" -newer "$dir/lfpool-fuzz" -print -quit)" ]; then
+		return 0
+	fi
+	echo "stress: building the fuzz target"
+	mkdir -p "$dir/obj"
+	rm -f "$dir"/obj/*.o
+	export FUZZ_CC=${FUZZ_CC:-clang} FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined
+		-fno-sanitize-recover=undefined -I$top/include -I$top/lib -I$top/stress ${FUZZ_CFLAGS:-}"
+	# shellcheck disable=SC2016,SC2086 # expanded by the inner shell; word lists
+	printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -I{} sh -c \
+		'$FUZZ_CC $FUZZ_FLAGS -c "$1" -o "$2/obj/$(echo "$1" | tr / _).o"' sh {} "$dir" &&
+		$FUZZ_CC $FUZZ_FLAGS "$dir"/obj/*.o ${FUZZ_LIBS:-} -o "$dir/lfpool-fuzz"
+}
+
+# run_fuzz DIR: fuzz for FUZZ_SECONDS; prints a result line like the others.
+run_fuzz() {
+	local dir=$1 log=$logs/fuzz.out rc runs
 	(cd "$dir" && ./lfpool-fuzz -max_total_time="$fuzz_seconds" -max_len=1024 \
 		-print_final_stats=1 -seed="$seed" corpus) >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	if [ $rc -eq 0 ]; then
 		echo "PASS fuzz         asan+fuzzer  seconds=$fuzz_seconds runs=${runs:-?}" \
-		     "corpus=$(ls "$dir/corpus" | wc -l)"
-		passed=$((passed + 1))
+		     "corpus=$(find "$dir/corpus" -type f | wc -l)"
+		echo "[fuzz] 1 passed, 0 failed"
 	else
 		tail -40 "$log"
 		echo "FAIL fuzz         asan+fuzzer  exit $rc after ${runs:-?} runs; the input is" \
-		     "saved in $dir (crash-*), replay with $dir/lfpool-fuzz FILE"
-		failed=$((failed + 1))
+		     "saved in $dir (crash-*): replay it with $dir/lfpool-fuzz FILE"
+		echo "[fuzz] 0 passed, 1 failed"
 	fi
-	rm -f "$log"
+}
+
+fuzz() {
+	local dir=$build/_build-stress-fuzz
+	mkdir -p "$dir/corpus"
+	if ! build_fuzz "$dir"; then
+		echo "FAIL fuzz: the build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	job fuzz run_fuzz "$dir"
 }
 
 case $mode in
 full)
-	for v in normal tsan asan; do
-		run_variant $v "${STRESS_SECONDS:-2}"
-	done
+	stress normal "${STRESS_SECONDS:-2}"
+	stress tsan "${STRESS_SECONDS:-2}"
+	stress asan "${STRESS_SECONDS:-2}"
 	negative_control
 	;;
 quick)
-	for v in tsan asan; do
-		run_variant $v "${STRESS_SECONDS:-1}"
-	done
+	stress tsan "${STRESS_SECONDS:-1}"
+	stress asan "${STRESS_SECONDS:-1}"
 	negative_control
 	;;
 long)
-	run_variant normal "${STRESS_SECONDS:-10}" --min-ops 100000000
-	for v in tsan asan; do
-		run_variant $v "${STRESS_SECONDS:-10}"
-	done
+	stress normal "${STRESS_SECONDS:-10}" --min-ops 100000000
+	stress tsan "${STRESS_SECONDS:-10}"
+	stress asan "${STRESS_SECONDS:-10}"
 	negative_control
 	;;
 fuzz) ;;
@@ -183,6 +243,7 @@ fuzz) ;;
 	;;
 esac
 fuzz
+collect
 echo "stress $mode: $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
