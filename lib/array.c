@@ -122,17 +122,18 @@ static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsign
 	return lfp_any_create(&c->pool, cfg->flavour, &pc);
 }
 
-/* The slot table of the inline paths. */
+/* The slot table of the inline paths; debug pools leave them no pool, so
+ * that every call takes the checked slow path. */
 static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
 {
-	bool inline_pool = flavour == LFPOOL_FLAVOUR_POOL && !ap->debug;
 	for (unsigned k = 1; k <= ap->max_slot; k++) {
 		unsigned slot = k < ap->min_slot ? ap->min_slot : k;
 		ap->fast.slot[k].size = ap->cls[slot].size;
-		ap->fast.slot[k].pool = inline_pool ? ap->cls[slot].pool.pool : NULL;
+		ap->fast.slot[k].pool = ap->debug ? NULL : ap->cls[slot].pool.pool;
 	}
 	ap->fast.prefix = ap->align;
-	ap->fast.inline_put = inline_pool;
+	ap->fast.flavour = flavour;
+	ap->fast.inline_put = !ap->debug;
 }
 
 static void destroy_classes(lfpool_array *ap)

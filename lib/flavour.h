@@ -9,10 +9,7 @@
 
 #include <stdbool.h>
 
-#include "lfpool/concurrent.h"
 #include "lfpool/flavour.h"
-#include "lfpool/pool.h"
-#include "lfpool/threadstatic.h"
 
 struct lfp_any {
 	lfpool_flavour kind;
@@ -42,28 +39,12 @@ static inline bool lfp_any_mt(const struct lfp_any *a)
 
 static inline void *lfp_any_get(const struct lfp_any *a)
 {
-	switch (a->kind) {
-	case LFPOOL_FLAVOUR_POOL:
-		return lfpool_pool_get((lfpool_pool *)a->pool);
-	case LFPOOL_FLAVOUR_CONCURRENT:
-		return lfpool_concurrent_get((lfpool_concurrent *)a->pool);
-	default:	/* LFPOOL_FLAVOUR_TS */
-		return lfpool_ts_get((lfpool_ts *)a->pool);
-	}
+	return lfpool_flavour_get(a->kind, a->pool);
 }
 
 static inline void lfp_any_put(const struct lfp_any *a, void *obj)
 {
-	switch (a->kind) {
-	case LFPOOL_FLAVOUR_POOL:
-		lfpool_pool_put((lfpool_pool *)a->pool, obj);
-		return;
-	case LFPOOL_FLAVOUR_CONCURRENT:
-		lfpool_concurrent_put((lfpool_concurrent *)a->pool, obj);
-		return;
-	default:	/* LFPOOL_FLAVOUR_TS */
-		lfpool_ts_put((lfpool_ts *)a->pool, obj);
-	}
+	lfpool_flavour_put(a->kind, a->pool, obj);
 }
 
 #endif

@@ -3,9 +3,10 @@
  *
  * The prefix before each object holds its owner, its count and a magic
  * word.  The magic routes each retain and release: LFP_RC_LIVE (objects of
- * release pools) takes the plain atomic path; anything else (objects of
- * debug pools, objects whose count reached zero, strangers) the checked
- * one.  The init hook writes owner and magic once per object, so get writes
+ * release pools shared by threads) takes the atomic path, LFP_RC_LIVE_ST
+ * (release Pool-flavoured pools: one thread) plain increments; anything
+ * else (objects of debug pools, objects whose count reached zero,
+ * strangers) the checked one.  The init hook writes owner and magic once per object, so get writes
  * only the count.
  */
 #include <errno.h>
@@ -16,7 +17,8 @@
 #include "flavour.h"
 #include "lfpool/refcount.h"
 
-#define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, plain path */
+#define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, atomic path */
+#define LFP_RC_LIVE_ST 0x52434c31u	/* "RCL1": release Pool, one thread */
 #define LFP_RC_CHECKED 0x52434348u	/* "RCCH": debug pool, checked path */
 #define LFP_RC_DEAD 0x52434444u		/* "RCDD": debug, count reached zero */
 
@@ -32,6 +34,7 @@ struct lfpool_rc {
 	lfpool_hook_fn init, reset, fini;	/* the caller's hooks */
 	void *hook_ctx;
 	bool debug;
+	uint32_t obj_magic;	/* what init writes into each object's prefix */
 	uint32_t magic;
 	char name[LFP_NAME_MAX];
 };
@@ -49,7 +52,7 @@ static void rc_init(void *raw, void *ctx)
 	struct lfp_rc_hdr *h = hdr_of(obj);
 	h->owner = rc;
 	h->count = 0;
-	h->magic = rc->debug ? LFP_RC_CHECKED : LFP_RC_LIVE;
+	h->magic = rc->obj_magic;
 	if (rc->init)
 		rc->init(obj, rc->hook_ctx);
 }
@@ -85,6 +88,8 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 	rc->fini = cfg->fini;
 	rc->hook_ctx = cfg->hook_ctx;
 	rc->debug = lfp_debug_wanted(cfg->flags);
+	rc->obj_magic = rc->debug ? LFP_RC_CHECKED
+		      : flavour == LFPOOL_FLAVOUR_POOL ? LFP_RC_LIVE_ST : LFP_RC_LIVE;
 	snprintf(rc->name, sizeof(rc->name), "%s", cfg->name ? cfg->name : "rc");
 	rc->magic = LFP_MAGIC_LIVE;
 	lfpool_config pc = *cfg;
@@ -194,26 +199,41 @@ static int release_checked(void *obj)
 	return 1;
 }
 
+/* obj's header and its magic; 0 for a prefix that must not be read. */
+static struct lfp_rc_hdr *hdr_magic(void *obj, uint32_t *magic)
+{
+	struct lfp_rc_hdr *h = hdr_of(obj);
+	*magic = lfp_core_readable(h, sizeof(*h)) ? h->magic : 0;
+	return h;
+}
+
 LFPOOL_API void lfpool_rc_retain(void *obj)
 {
 	if (!obj)
 		return;
-	struct lfp_rc_hdr *h = hdr_of(obj);
-	if (LFPOOL_UNLIKELY(!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_RC_LIVE)) {
+	uint32_t magic;
+	struct lfp_rc_hdr *h = hdr_magic(obj, &magic);
+	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))
+		lfp_faa_u32_rlx(&h->count, 1);
+	else if (magic == LFP_RC_LIVE_ST)
+		h->count++;
+	else
 		retain_checked(obj);
-		return;
-	}
-	lfp_faa_u32_rlx(&h->count, 1);
 }
 
 LFPOOL_API int lfpool_rc_release(void *obj)
 {
 	if (!obj)
 		return 0;
-	struct lfp_rc_hdr *h = hdr_of(obj);
-	if (LFPOOL_UNLIKELY(!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_RC_LIVE))
+	uint32_t magic, was;
+	struct lfp_rc_hdr *h = hdr_magic(obj, &magic);
+	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))
+		was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
+	else if (magic == LFP_RC_LIVE_ST)
+		was = h->count--;
+	else
 		return release_checked(obj);
-	if (lfp_faa_u32_acqrel(&h->count, (uint32_t)-1) != 1)
+	if (was != 1)
 		return 0;
 	back_to_pool(h);
 	return 1;

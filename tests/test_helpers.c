@@ -286,7 +286,9 @@ Test(rc, hooks_see_the_callers_bytes)
 	lfpool_rc_release(o);
 	cr_assert_eq(hook_count(&h.reset), 1, "the last release put it");
 	lfpool_rc_destroy(rc);
-	cr_assert_eq(hook_count(&h.fini), 2);
+	/* Each object made was unmade (debug pools without ASan make an object
+	 * anew, fini then init, on every get). */
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
 }
 
 Test(rc, bad_configurations_are_einval)

@@ -14,8 +14,10 @@
  *
  * With a size known at compile time, lfpool_array_get(ap, 64, &real) picks
  * its class at compile time: lfpool_array_slot_of() folds to a constant,
- * and what is left is one load from the class table.  Pool-flavoured array
- * pools (without debug checks) also get and put inline.
+ * and what is left is one load from the class table.  get, put and
+ * put_sized are inline and call the class's flavour directly (a Pool's get
+ * and put are inline too); debug pools and oversize buffers take the
+ * exported slow paths.
  *
  * Synchronization: that of the flavour.  An array pool of Pool flavour
  * belongs to one thread at a time; Concurrent and ThreadStatic ones may be
@@ -28,7 +30,6 @@
 
 #include "lfpool/common.h"
 #include "lfpool/flavour.h"
-#include "lfpool/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +67,7 @@ struct lfpool_array_hdr {
 
 /* Slot k serves sizes in (2^(k-1), 2^k]: the class of at least 2^k bytes. */
 struct lfpool_array_slot {
-	void *pool;	/* an lfpool_pool the inline path may use, else NULL */
+	void *pool;	/* the class's pool when the inline paths may use it */
 	size_t size;	/* usable bytes of the class; 0: no class (oversize) */
 };
 
@@ -74,6 +75,7 @@ struct lfpool_array_slot {
 struct lfpool_array_fast {
 	struct lfpool_array_slot slot[65];
 	size_t prefix;		/* bytes from a pooled object to its buffer */
+	lfpool_flavour flavour;
 	int inline_put;		/* unsized puts may read the prefix inline */
 };
 
@@ -114,7 +116,7 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 	unsigned k = lfpool_array_slot_of(n);
 	const struct lfpool_array_slot *s = &f->slot[k];
 	if (LFPOOL_LIKELY(s->pool != NULL)) {
-		char *obj = (char *)lfpool_pool_get((lfpool_pool *)s->pool);
+		char *obj = (char *)lfpool_flavour_get(f->flavour, s->pool);
 		if (LFPOOL_UNLIKELY(obj == NULL))
 			return NULL;
 		if (real)
@@ -132,7 +134,7 @@ static inline void lfpool_array_put(lfpool_array *ap, void *buf)
 		const struct lfpool_array_hdr *h = (const struct lfpool_array_hdr *)buf - 1;
 		const struct lfpool_array_slot *s = &f->slot[h->slot];
 		if (LFPOOL_LIKELY(s->pool != NULL)) {
-			lfpool_pool_put((lfpool_pool *)s->pool, (char *)buf - f->prefix);
+			lfpool_flavour_put(f->flavour, s->pool, (char *)buf - f->prefix);
 			return;
 		}
 	}
@@ -146,7 +148,7 @@ static inline void lfpool_array_put_sized(lfpool_array *ap, void *buf, size_t n)
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
 	const struct lfpool_array_slot *s = &f->slot[lfpool_array_slot_of(n)];
 	if (LFPOOL_LIKELY(s->pool != NULL && buf != NULL)) {
-		lfpool_pool_put((lfpool_pool *)s->pool, (char *)buf - f->prefix);
+		lfpool_flavour_put(f->flavour, s->pool, (char *)buf - f->prefix);
 		return;
 	}
 	lfpool_array_put_slow(ap, buf, n);

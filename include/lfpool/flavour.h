@@ -1,9 +1,14 @@
 /*
  * lfpool/flavour.h - names the flavour under a layer that is built on pools
- * (array pools, reference-counted objects, closures).  Include <lfpool.h>.
+ * (array pools, reference-counted objects, closures), and calls the get and
+ * put of a pool of a flavour named at run time.  Include <lfpool.h>.
  */
 #ifndef LFPOOL_FLAVOUR_H
 #define LFPOOL_FLAVOUR_H
+
+#include "lfpool/concurrent.h"
+#include "lfpool/pool.h"
+#include "lfpool/threadstatic.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +20,28 @@ typedef enum lfpool_flavour {
 	LFPOOL_FLAVOUR_CONCURRENT,	/* lfpool_concurrent: one lock-free stack */
 	LFPOOL_FLAVOUR_TS		/* lfpool_ts: per-thread magazines */
 } lfpool_flavour;
+
+/* The get of pool, a pool of flavour fl: that flavour's own (inline for
+ * Pool), for the inline paths of the layers. */
+static inline void *lfpool_flavour_get(lfpool_flavour fl, void *pool)
+{
+	if (fl == LFPOOL_FLAVOUR_POOL)
+		return lfpool_pool_get((lfpool_pool *)pool);
+	if (fl == LFPOOL_FLAVOUR_TS)
+		return lfpool_ts_get((lfpool_ts *)pool);
+	return lfpool_concurrent_get((lfpool_concurrent *)pool);
+}
+
+/* The put of pool, a pool of flavour fl: that flavour's own. */
+static inline void lfpool_flavour_put(lfpool_flavour fl, void *pool, void *obj)
+{
+	if (fl == LFPOOL_FLAVOUR_POOL)
+		lfpool_pool_put((lfpool_pool *)pool, obj);
+	else if (fl == LFPOOL_FLAVOUR_TS)
+		lfpool_ts_put((lfpool_ts *)pool, obj);
+	else
+		lfpool_concurrent_put((lfpool_concurrent *)pool, obj);
+}
 
 #ifdef __cplusplus
 }

@@ -8,12 +8,13 @@
  * zero puts the object back into its pool (reset hook, debug checks: as any
  * put of that flavour).
  *
- * Synchronization: retain and release may run on any threads at once, on
- * the same object too; the count is changed with atomic read-modify-writes
- * (retain relaxed, release acquire-release, so the last releaser sees every
- * holder's writes before the object is pooled again).  get, and the last
- * release (a put), follow the flavour: a Pool-flavoured rc pool and its
- * objects belong to one thread; Concurrent and ThreadStatic ones to all.
+ * Synchronization: with a Concurrent or ThreadStatic pool, every call may
+ * run on any threads at once, retain and release on the same object too:
+ * the count is changed with atomic read-modify-writes (retain relaxed,
+ * release acquire-release, so the last releaser sees every holder's writes
+ * before the object is pooled again).  A Pool-flavoured rc pool and its
+ * objects belong to one thread, and change counts with plain instructions
+ * (no atomics, as the Pool itself).  create and destroy run alone.
  *
  * Debug pools (LFPOOL_F_DEBUG) report a retain or a release of an object
  * whose count already reached zero, and a pointer that is not a counted
