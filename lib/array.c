@@ -44,13 +44,16 @@ struct lfpool_array {
 	struct lfp_array_class cls[LFP_ARRAY_OVERSIZE];	/* by slot */
 };
 
+/* Whether n is a power of two (0 is not). */
 static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
 
+/* The header in the last 16 bytes of buf's prefix. */
 static struct lfpool_array_hdr *hdr_of(void *buf)
 {
 	return (struct lfpool_array_hdr *)buf - 1;
 }
 
+/* Name buf's class (or LFP_ARRAY_OVERSIZE) and usable size in its header. */
 static void write_hdr(void *buf, unsigned slot, size_t size)
 {
 	struct lfpool_array_hdr *h = hdr_of(buf);
@@ -82,6 +85,7 @@ static void count(const lfpool_array *ap, uint64_t *counter, int64_t d)
 		*counter += (uint64_t)d;
 }
 
+/* Validate cfg and resolve its defaults; 0 or EINVAL. */
 static int check_config(const lfpool_array_config *cfg, size_t *min, size_t *max, size_t *align)
 {
 	if (!cfg)
@@ -98,6 +102,7 @@ static int check_config(const lfpool_array_config *cfg, size_t *min, size_t *max
 	return 0;
 }
 
+/* Create the pool of the class of 2^slot bytes; 0 or errno. */
 static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsigned slot)
 {
 	struct lfp_array_class *c = &ap->cls[slot];
@@ -136,6 +141,7 @@ static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
 	ap->fast.inline_put = !ap->debug;
 }
 
+/* Destroy the class pools created so far. */
 static void destroy_classes(lfpool_array *ap)
 {
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
@@ -196,6 +202,7 @@ LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
 		free(ap);
 }
 
+/* A buffer of n bytes above the largest class, from the backing allocator. */
 static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
 {
 	if (n > SIZE_MAX - ap->align) {
@@ -215,6 +222,7 @@ static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
 	return mem + ap->align;
 }
 
+/* Free an oversize buffer of n bytes. */
 static void oversize_put(lfpool_array *ap, void *buf, size_t n)
 {
 	count(ap, &ap->oversize_out, -1);
@@ -259,6 +267,7 @@ static unsigned class_slot(const lfpool_array *ap, size_t n)
 	return k < ap->min_slot ? ap->min_slot : k;
 }
 
+/* Put buf into the pool of its class (the flavour checks debug puts). */
 static void class_put(lfpool_array *ap, unsigned slot, void *buf)
 {
 	lfp_any_put(&ap->cls[slot].pool, (char *)buf - ap->align);

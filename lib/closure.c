@@ -3,6 +3,7 @@
  * so every get and release is that flavour's (debug checks included).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core.h"
@@ -13,6 +14,8 @@ struct lfpool_closure_pool {
 	struct lfpool_closure_pool_fast fast;	/* first: read by the inline calls */
 	struct lfp_any pool;
 	bool debug;
+	uint32_t magic;
+	char name[LFP_NAME_MAX];
 };
 
 LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavour,
@@ -30,11 +33,12 @@ LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavou
 	}
 	cp->fast.capture_size = cfg->obj_size;
 	cp->debug = lfp_debug_wanted(cfg->flags);
+	cp->magic = LFP_MAGIC_LIVE;
 	lfpool_config pc = *cfg;
 	pc.obj_size = sizeof(lfpool_closure) + cfg->obj_size;
 	pc.align = 16;
-	if (!pc.name)
-		pc.name = "closure";
+	snprintf(cp->name, sizeof(cp->name), "%s", cfg->name ? cfg->name : "closure");
+	pc.name = cp->name;
 	int err = lfp_any_create(&cp->pool, flavour, &pc);
 	if (err) {
 		free(cp);
@@ -48,11 +52,17 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 {
 	if (!cp)
 		return 0;
+	if (cp->magic != LFP_MAGIC_LIVE) {
+		lfp_report(cp->name, cp, "destroy of a closure pool already destroyed");
+		errno = EINVAL;
+		return -1;
+	}
 	int err = lfp_any_destroy(&cp->pool);
 	if (err) {
 		errno = err;
 		return -1;
 	}
+	cp->magic = LFP_MAGIC_DEAD;
 	/* A debug pool stays readable, so its flavour reports a later release. */
 	if (cp->debug)
 		lfp_debug_bury(cp);

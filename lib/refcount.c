@@ -39,6 +39,7 @@ struct lfpool_rc {
 	char name[LFP_NAME_MAX];
 };
 
+/* The prefix header right before the caller's object. */
 static struct lfp_rc_hdr *hdr_of(const void *obj)
 {
 	return (struct lfp_rc_hdr *)obj - 1;
@@ -57,6 +58,7 @@ static void rc_init(void *raw, void *ctx)
 		rc->init(obj, rc->hook_ctx);
 }
 
+/* Pool reset and fini hooks: the caller's, on the caller's bytes. */
 static void rc_reset(void *raw, void *ctx)
 {
 	lfpool_rc *rc = ctx;
@@ -169,6 +171,7 @@ static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg)
 	return h;
 }
 
+/* Debug retain: refuses an object whose count reached zero. */
 static void retain_checked(void *obj)
 {
 	struct lfp_rc_hdr *h = checked_hdr(obj, "retain of an object whose count already reached zero");
@@ -181,6 +184,8 @@ static void retain_checked(void *obj)
 	lfp_report(h->owner->name, obj, "retain of an object whose count already reached zero");
 }
 
+/* Debug release: refuses a count of zero, marks the object DEAD (it is
+ * pooled) when the count reaches zero; as lfpool_rc_release otherwise. */
 static int release_checked(void *obj)
 {
 	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero");

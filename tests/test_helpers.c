@@ -349,7 +349,7 @@ Test(rc, counts_are_atomic_across_threads)
 	}
 }
 
-Test(rc_debug, zero_counts_and_strangers_are_reported)
+Test(rc_debug, zero_counts_strangers_and_double_destroy_are_reported)
 {
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
@@ -376,6 +376,8 @@ Test(rc_debug, zero_counts_and_strangers_are_reported)
 		cr_assert_eq(lfpool_rc_release(held), 1);
 		cr_assert_eq(log.calls, 0);
 		lfpool_rc_destroy(rc);
+		lfpool_rc_destroy(rc);
+		expect_report(&log, rc, "already destroyed");
 	}
 }
 
@@ -563,7 +565,7 @@ Test(closure, explicit_caches_take_and_release_without_allocation)
 	test_alloc_fini(&t);
 }
 
-Test(closure_debug, double_release_and_release_after_destroy_are_reported)
+Test(closure_debug, double_release_and_calls_after_destroy_are_reported)
 {
 	for (size_t f = 0; f < NFLAVOURS; f++) {
 		struct error_log log;
@@ -583,6 +585,10 @@ Test(closure_debug, double_release_and_release_after_destroy_are_reported)
 		record_errors(&log);
 		lfpool_closure_release(cp, d);
 		expect_report(&log, d, "after destroy");
+		errno = 0;
+		cr_assert_eq(lfpool_closure_pool_destroy(cp), -1);
+		cr_assert_eq(errno, EINVAL);
+		expect_report(&log, cp, "already destroyed");
 	}
 }
 

@@ -7,10 +7,23 @@
  * served by the backing allocator and given back to it on put: such
  * buffers are never pooled.
  *
- * Every buffer is preceded by a 16-byte prefix (struct lfpool_array_hdr,
- * outside the caller's bytes) that names its class, so put needs no size.
+ * Every buffer is preceded by a prefix outside the caller's bytes (16
+ * bytes, or the alignment when that is larger) whose last 16 bytes, struct
+ * lfpool_array_hdr, name the buffer's class, so put needs no size.
  * put_sized takes the size that was asked for (or the real size) instead
  * and does not read the prefix; debug pools check that the two agree.
+ *
+ * Memory: a class takes memory from the backing allocator in slabs of at
+ * least 8 buffers (fewer when capacity is smaller), so the first buffer of
+ * a 1 MiB class reserves 16 MiB of address space; pages are touched as
+ * buffers are used.  lfpool_array_trim gives idle slabs back.
+ *
+ * Debug pools (LFPOOL_F_DEBUG) report, through the error hook: a double put
+ * and a write after put (reported by the class, named "<name>[<class
+ * size>]", with the address of the buffer's prefix), a pointer that is not
+ * a buffer of this pool (foreign, interior, or an oversize buffer already
+ * put), a sized put with a size of another class, and any call after
+ * destroy; destroy reports buffers still out.
  *
  * With a size known at compile time, lfpool_array_get(ap, 64, &real) picks
  * its class at compile time: lfpool_array_slot_of() folds to a constant,
@@ -81,14 +94,16 @@ struct lfpool_array_fast {
 
 /* A new array pool per cfg; NULL with errno EINVAL (bad config) or ENOMEM. */
 LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg);
-/* Destroy every class; oversize buffers still out stay the caller's to
- * put... before destroy.  Debug pools report buffers still out.  NULL: no-op. */
+/* Destroy every class and its buffers.  Buffers still out must not be used
+ * or put afterwards; oversize ones still out are not freed (the pool keeps
+ * no list of them).  NULL: no-op. */
 LFPOOL_API void lfpool_array_destroy(lfpool_array *ap);
 /* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
-/* Give pooled buffers back to the backing allocator (every class); returns
- * the number of buffers destroyed. */
+/* Give pooled buffers back to the backing allocator, every class as its
+ * flavour's trim (Pool, Concurrent: all; ThreadStatic: idle depot memory,
+ * not what threads' caches hold); returns the number destroyed. */
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap);
 /* Fill *st: size 0 sums every class; otherwise the class that serves size.
  * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers
@@ -142,7 +157,8 @@ static inline void lfpool_array_put(lfpool_array *ap, void *buf)
 }
 
 /* Give buf back, with the n it was got with (or its real size): the class
- * comes from n, not from the prefix.  NULL: no-op. */
+ * comes from n, not from the prefix, and an oversize buffer is freed with
+ * n as its size.  n == 0: as lfpool_array_put.  NULL: no-op. */
 static inline void lfpool_array_put_sized(lfpool_array *ap, void *buf, size_t n)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
