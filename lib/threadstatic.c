@@ -207,11 +207,11 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 	lfp_core_stats(&p->core, st);
 	st->gets = sum.gets;
 	st->puts = sum.puts + lfp_load_u64_rlx(&p->uncached_puts);
+	/* In a pool in use the sums are of different moments: keep them sane. */
 	st->misses = sum.misses;
-	st->hits = sum.gets - sum.misses;
+	st->hits = sum.gets > sum.misses ? sum.gets - sum.misses : 0;
 	st->mag_exchanges = sum.full_pops + sum.full_pushes;
 	st->created = lfp_load_u64_rlx(&p->created);
-	/* In a pool in use the sums are of different moments: keep them sane. */
 	uint64_t live = st->gets > st->puts ? st->gets - st->puts : 0;
 	st->live = live < st->created ? live : st->created;
 	st->retained = st->created - st->live;

@@ -113,6 +113,30 @@ Test(ts_exchange, a_full_magazine_moves_through_the_depot)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
+Test(ts_exchange, the_depot_keeps_at_most_depot_max_magazines)
+{
+	enum { M = 4, D = 2, K = 10 };
+	lfpool_config c = ts_config(16, M, D);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[K * M];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, K * M), 0);
+	lfpool_ts_put_bulk(p, o, K * M);
+	/* Two magazines stay here, D full ones go to the depot, and the rest
+	 * go below it as loose objects. */
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.mag_exchanges, D);
+	cr_assert_eq(st.created, K * M);
+	cr_assert_eq(st.retained, K * M);
+	/* All of them are still reachable from another thread's cache. */
+	lfpool_cache *k = lfpool_cache_create(p);
+	cr_assert_eq(lfpool_cache_get_bulk(k, o, K * M - 2 * M), 0);
+	cr_assert_eq(stats_of(p).created, K * M);
+	cr_assert_eq(stats_of(p).mag_exchanges, 2 * D, "the depot's D full magazines went whole");
+	lfpool_cache_put_bulk(k, o, K * M - 2 * M);
+	lfpool_cache_destroy(k);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
 Test(ts_bulk, get_bulk_and_put_bulk)
 {
 	lfpool_config c = ts_config(24, 16, 4);
@@ -217,7 +241,10 @@ Test(ts_prewarm, exact_count_reachable_from_another_thread)
 	run_on_thread(get_all_prewarmed, &g);
 	cr_assert_eq(g.failed, 0, "all 37 reachable, and not one more");
 	cr_assert(all_distinct(g.objs, 37));
-	cr_assert_eq(stats_of(p).created, 37);
+	lfpool_stats st2 = stats_of(p);
+	cr_assert_eq(st2.created, 37);
+	/* Taken 16 at a time (one CAS each): 3 misses, and the failed get. */
+	cr_assert_eq(st2.misses, 4);
 	cr_assert_eq(hook_count(&h.init), 37);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
