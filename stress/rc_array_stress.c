@@ -41,7 +41,7 @@
 #define SLOTS 64
 #define MAX_THREADS 64
 #define BODY 48
-#define ARRAY_MAX 4096		/* largest class; requests go up to twice that */
+#define ARRAY_MAX 1024		/* largest class; requests go up to twice that */
 
 struct options {
 	double seconds;
@@ -419,7 +419,7 @@ static void *worker_main(void *arg)
 			return NULL;
 		}
 	}
-	for (uint64_t i = 0; (i & 255) || now() < r->deadline; i++)
+	for (uint64_t i = 0; (i & 15) || now() < r->deadline; i++)
 		t->sc->step(&t->w);
 	lfpool_cache_destroy(t->w.cache);
 	return NULL;
