@@ -278,6 +278,9 @@ ParameterizedTest(struct model_case *mc, model, random_sequences)
 	size_t alive = m.n;
 	cr_assert_eq(ops->trim(pool, 0), alive);
 	cr_assert_eq(m.n, 0);
+	ops->stats(pool, &st);
+	cr_assert_eq(st.slab_frees, st.slab_allocs, "%llu slabs held by an empty pool",
+		     (unsigned long long)(st.slab_allocs - st.slab_frees));
 	ops->destroy(pool);
 	cr_assert_eq(m.inits, m.finis);
 	cr_assert_eq(t.live, 0, "%ld blocks not given back", t.live);
