@@ -105,7 +105,7 @@ Test(ts_destroy, explicit_caches_make_it_fail_with_ebusy)
 	/* Nothing was done: the pool and both caches still work. */
 	cr_assert_eq(lfpool_cache_get(k2), o);
 	lfpool_ts_put(p, o);
-	cr_assert_eq(hook_count(&h.fini), 0);
+	cr_assert_eq(hook_count(&h.init) - hook_count(&h.fini), 1, "nothing finalized");
 	lfpool_cache_destroy(k1);
 	errno = 0;
 	cr_assert_eq(lfpool_ts_destroy(p), -1);
@@ -113,7 +113,7 @@ Test(ts_destroy, explicit_caches_make_it_fail_with_ebusy)
 	lfpool_cache_destroy(k2);
 	lfpool_cache_destroy(NULL);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
-	cr_assert_eq(hook_count(&h.fini), 1);
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
 }
 
 struct quitter {

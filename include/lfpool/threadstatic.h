@@ -28,8 +28,10 @@
  * How it works.  Every cache (implicit per thread, explicit, or worker slot)
  * holds a loaded and a previous magazine of magazine_size object pointers.
  * When both are empty (get) or full (put), the cache swaps one whole
- * magazine with the depot: one CAS on a lock-free stack per magazine moved,
- * never one per object.  The depot keeps full and empty magazines, and
+ * magazine with the depot: one CAS on a lock-free stack per magazine moved
+ * (a full one one way, an empty one the other), never one per object, so
+ * at most 2 / magazine_size atomic operations per get or put.  The depot
+ * keeps full and empty magazines, and
  * below them a stack of loose objects that takes prewarmed objects, flushed
  * caches and, once the depot holds depot_max magazines, the overflow of
  * threads that only put (pushed as one chain with one CAS), so such a
@@ -41,13 +43,21 @@
  * magazines, full and empty together, so the magazines alive are at most
  * 2 x caches + depot_max.  Memory held from the backing allocator is at most
  *   object slabs:   ceil(capacity / objects per slab) slabs and their side
- *                   data (objects per slab: at least 8),
+ *                   data (objects per slab: at least 8, or the
+ *                   capacity if smaller),
  *   magazine slabs: ceil((2 x caches + depot_max) / magazines per slab)
  *                   slabs of magazine_size pointers each, and side data,
  * where caches is the most caches alive at once (threads that used the
  * pool, explicit caches, worker slots); lfpool_ts_max_bytes computes it.
  * The pool struct, each cache (about 128 bytes), each thread's table of its
  * caches and the worker slot tables come from malloc, not the allocator.
+ * A per-CPU pool (below) caches at most ncpu x 2 x magazine_size objects
+ * in its CPU areas, ncpu being the possible CPUs (/sys/devices/system/cpu/
+ * possible), plus what its depot holds, as bounded above, with caches
+ * counting its explicit caches and worker slots only.  The areas take
+ * ncpu x (24 + 16 x magazine_size) bytes, each rounded up to 128, from
+ * the backing allocator (lfpool_ts_max_bytes adds them): 64 threads on 2
+ * CPUs hold 2 x 2 magazines' worth, not 64 x 2.
  *
  * Sizing a bounded pool.  Objects in one cache's magazines are not
  * reachable by another cache, so a get may fail with ENOBUFS while other
@@ -56,7 +66,10 @@
  * while fewer than L objects are out, make the capacity at least
  * L + caches x 2 x magazine_size, or flush idle caches (ts_flush,
  * worker_release).  A trim running at the same time may make such a get
- * fail too: it holds the magazines it inspects for a moment.
+ * fail too: it holds the magazines it inspects for a moment.  In a per-CPU
+ * pool the other CPUs' areas are what is out of reach: make the capacity
+ * at least L + ncpu x 2 x magazine_size (and 2 x magazine_size per
+ * explicit cache).
  *
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
@@ -69,21 +82,47 @@
  * must use an explicit lfpool_cache, which belongs to whoever holds it
  * (jemalloc#2890 is the trap).
  *
+ * Per-CPU mode.  A pool created with LFPOOL_F_PERCPU keeps no cache per
+ * thread: ts_get, ts_put, their bulk forms and ts_flush use an area of
+ * 2 x magazine_size object pointers that belongs to the CPU the caller
+ * runs on (the loaded and previous magazines of Bonwick's design), and
+ * swap whole magazines with the same depot when it runs empty or full.
+ * Memory then grows with CPUs, not threads; thread exit has nothing to
+ * hand back, and a thread may move between CPUs, or a job between
+ * threads, at any time.  On Linux x86-64 with glibc's rseq registration a
+ * get or put that stays within the area is a restartable sequence: no
+ * atomic instruction, no lock.  Elsewhere (no registration, as with
+ * GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture, the TSan
+ * build) sched_getcpu() picks the area and a spinlock guards it (only
+ * threads that share a CPU ever meet on it).  lfpool_ts_stats reports
+ * which path runs, in percpu_mode.  Capacity, statistics, hooks, debug
+ * checks, prewarm and trim are as in per-thread pools; ts_attach and
+ * ts_detach do nothing, and explicit caches and worker slots work
+ * alongside.
+ *
  * Destroy.  ts_destroy fails with EBUSY, doing nothing, while explicit
  * caches made by lfpool_cache_create exist: destroy them first.  The
  * implicit caches of threads still alive and the worker slot caches are
  * reclaimed by destroy; such a thread may keep running and exit later
  * without touching the freed pool.  A thread exit racing with destroy is
  * safe.  Any other call on a destroyed pool is an error (reported for
- * LFPOOL_F_DEBUG pools, undefined otherwise).
+ * LFPOOL_F_DEBUG pools, undefined otherwise).  Destroy of a per-CPU pool
+ * takes the objects of every CPU's area: no thread may use the pool then,
+ * as for any destroy.
  *
  * Trim.  Gives back depot magazines beyond the working set (as many full
  * and empty magazines as caches took from the depot since the previous
  * trim), every loose object, and every slab that then holds no object.
- * Objects in caches stay.  No grace period is needed: a magazine's memory,
- * like an object's, is only ever touched by its owner (the cache that holds
- * it, or the thread whose CAS took it off a depot stack); the depot stacks
- * link magazines through side data that lives as long as the pool.
+ * Objects in caches stay, and so do those in the CPU areas of a per-CPU
+ * pool: an area may be changed only by a thread running on its CPU (a
+ * restartable sequence is not atomic against a thread on another CPU,
+ * which could stop it only by moving onto that CPU itself), and trim runs
+ * while others get and put, so it leaves every area alone.  To give an
+ * area's objects back, flush it on its CPU (ts_flush) before trimming.
+ * No grace period is needed: a magazine's memory, like an object's, is
+ * only ever touched by its owner (the cache that holds it, or the thread
+ * whose CAS took it off a depot stack); the depot stacks link magazines
+ * through side data that lives as long as the pool.
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H
@@ -122,7 +161,8 @@ LFPOOL_API void lfpool_ts_put(lfpool_ts *pool, void *obj);	/* NULL: no-op */
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *pool, void *const *objs, size_t n);
-/* Give the calling thread's cached objects back to the depot. */
+/* Give the calling thread's cached objects back to the depot (per-CPU
+ * pools: those of the area of the CPU it runs on). */
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *pool);
 /* Worker start/stop hooks: attach creates the calling thread's cache now
  * (0, or -1 + ENOMEM); detach flushes and frees it (thread exit does too). */
@@ -139,9 +179,10 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
 /* Fill *st, summing every cache's counters (exact only when quiet).
- * hits = gets served by the caller's own two magazines; misses = gets that
- * found both empty; mag_exchanges = magazines taken from or given to the
- * depot; live = gets - puts; retained = created - live. */
+ * hits = gets served by the caller's own two magazines (per-CPU pools: by
+ * the area of its CPU); misses = gets that found them empty; mag_exchanges
+ * = magazines taken from or given to the depot; live = gets - puts;
+ * retained = created - live; percpu_mode: see "Per-CPU mode" above. */
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
 /* The most bytes this pool can hold from its backing allocator while at
  * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
