@@ -15,8 +15,10 @@
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind)
 {
 	memset(c, 0, sizeof(*c));
+	/* Only ThreadStatic has caches to put on CPUs. */
+	unsigned flags = LFPOOL_F_DEBUG | (strcmp(kind, "threadstatic") == 0 ? LFPOOL_F_PERCPU : 0);
 	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
-	    (cfg->flags & ~LFPOOL_F_DEBUG) || cfg->capacity > LFP_NIL - 1)
+	    (cfg->flags & ~flags) || cfg->capacity > LFP_NIL - 1)
 		return EINVAL;
 	int err = lfp_slabs_init(&c->slabs, cfg->obj_size, cfg->align, cfg->capacity,
 				 cfg->allocator);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,8 @@
 #include "atomic.h"
 #include "percpu.h"
 
-#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+#ifdef LFP_PERCPU_RSEQ
 # include <sys/rseq.h>
-# define LFP_USE_RSEQ 1
-void *lfp_rseq_pop(const struct lfp_percpu_hot *h);
-int lfp_rseq_push(const struct lfp_percpu_hot *h, void *obj);
 #endif
 
 uint32_t lfp_possible_cpus(void)
@@ -47,8 +45,10 @@ uint32_t lfp_possible_cpus(void)
 
 bool lfp_rseq_available(void)
 {
-#ifdef LFP_USE_RSEQ
-	if (__rseq_size < 8)	/* cpu_id_start and cpu_id */
+#ifdef LFP_PERCPU_RSEQ
+	/* The fast path reads cpu_id and writes rseq_cs: both must be in the
+	 * area glibc registered. */
+	if (__rseq_size < offsetof(struct rseq, rseq_cs) + sizeof(((struct rseq *)0)->rseq_cs))
 		return false;
 	const struct rseq *r = (const struct rseq *)
 		((char *)__builtin_thread_pointer() + __rseq_offset);
@@ -120,47 +120,58 @@ static void unlock_area(struct lfp_percpu_area *ar)
 	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release */
 }
 
-void *lfp_percpu_pop(struct lfp_percpu *pc)
+/* The counters change under the lock, but statistics read them without it:
+ * relaxed atomics (plain moves on x86-64) keep that defined. */
+size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n)
 {
-#ifdef LFP_USE_RSEQ
-	if (pc->rseq)
-		return lfp_rseq_pop(&pc->hot);
-#endif
 	struct lfp_percpu_area *ar = lock_area(pc);
-	void *obj = ar->count ? ar->slot[--ar->count] : NULL;
+	uint64_t pops = lfp_load_u64_rlx(&ar->pops);
+	uint64_t count = lfp_load_u64_rlx(&ar->pushes) - pops;
+	size_t k = count < n ? (size_t)count : n;
+	memcpy(objs, &ar->slot[count - k], k * sizeof(void *));
+	lfp_store_u64_rlx(&ar->pops, pops + k);
 	unlock_area(ar);
-	return obj;
+	return k;
 }
 
-bool lfp_percpu_push(struct lfp_percpu *pc, void *obj)
+size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n)
 {
-#ifdef LFP_USE_RSEQ
-	if (pc->rseq)
-		return lfp_rseq_push(&pc->hot, obj);
-#endif
 	struct lfp_percpu_area *ar = lock_area(pc);
-	bool ok = ar->count < pc->hot.max;
-	if (ok)
-		ar->slot[ar->count++] = obj;
+	uint64_t pushes = lfp_load_u64_rlx(&ar->pushes);
+	uint64_t count = pushes - lfp_load_u64_rlx(&ar->pops), room = pc->hot.max - count;
+	size_t k = room < n ? (size_t)room : n;
+	memcpy(&ar->slot[count], objs, k * sizeof(void *));
+	lfp_store_u64_rlx(&ar->pushes, pushes + k);
 	unlock_area(ar);
-	return ok;
+	return k;
 }
 
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
 {
 	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
 		struct lfp_percpu_area *ar = area(pc, cpu);
-		while (ar->count)
-			fn(ar->slot[--ar->count], ctx);
+		uint64_t pops = lfp_load_u64_rlx(&ar->pops);
+		for (uint64_t n = lfp_load_u64_rlx(&ar->pushes) - pops; n > 0; n--)
+			fn(ar->slot[n - 1], ctx);
+		lfp_store_u64_rlx(&ar->pops, lfp_load_u64_rlx(&ar->pushes));
+	}
+}
+
+void lfp_percpu_ops(const struct lfp_percpu *pc, uint64_t *pushes, uint64_t *pops)
+{
+	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
+		const struct lfp_percpu_area *ar = area(pc, cpu);
+		/* pops first: an area never shows more pops than pushes. */
+		*pops += lfp_load_u64_rlx(&ar->pops);
+		*pushes += lfp_load_u64_rlx(&ar->pushes);
 	}
 }
 
 uint64_t lfp_percpu_count(const struct lfp_percpu *pc)
 {
-	uint64_t n = 0;
-	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++)
-		n += lfp_load_u64_rlx(&area(pc, cpu)->count);
-	return n;
+	uint64_t pushes = 0, pops = 0;
+	lfp_percpu_ops(pc, &pushes, &pops);
+	return pushes - pops;
 }
 
 const char *lfp_percpu_mode(const struct lfp_percpu *pc)

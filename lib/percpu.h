@@ -13,6 +13,10 @@
  * Tables are sized from the possible-CPU count, so CPUs that come online
  * later and CPU numbers with holes are covered (tcmalloc#188).
  *
+ * An area counts the objects ever pushed onto it and popped off it, not the
+ * objects it holds (pushes - pops): each operation still commits with one
+ * store, and the two counters are what the statistics need, for free.
+ *
  * push and pop may run on any thread at any time; drain only when no other
  * thread uses the table.
  */
@@ -20,9 +24,14 @@
 #define LFP_PERCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lfpool/common.h"
+
+#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+# define LFP_PERCPU_RSEQ 1
+#endif
 
 /* Read by the assembly: keep the layout in step with rseq_x86_64.S. */
 struct lfp_percpu_hot {
@@ -32,8 +41,10 @@ struct lfp_percpu_hot {
 	uint32_t max;		/* slots per area */
 };
 
+/* Holds pushes - pops objects, in slot[0 .. pushes - pops). */
 struct lfp_percpu_area {
-	uint64_t count;
+	uint64_t pushes;
+	uint64_t pops;
 	uint8_t lock;		/* fallback mode only */
 	uint8_t pad[7];
 	void *slot[];
@@ -54,15 +65,67 @@ bool lfp_rseq_available(void);
 /* Set up a table of max slots per CPU; 0, EINVAL or ENOMEM. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a);
 void lfp_percpu_fini(struct lfp_percpu *pc);
-/* Pop from the caller's CPU area: an object, or NULL when it is empty. */
-void *lfp_percpu_pop(struct lfp_percpu *pc);
-/* Push onto the caller's CPU area: false when it is full. */
-bool lfp_percpu_push(struct lfp_percpu *pc, void *obj);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Objects cached now (exact only when quiet). */
 uint64_t lfp_percpu_count(const struct lfp_percpu *pc);
+/* Pushes and pops of every area added to *pushes and *pops (relaxed loads). */
+void lfp_percpu_ops(const struct lfp_percpu *pc, uint64_t *pushes, uint64_t *pops);
 /* "rseq" or "sched_getcpu". */
 const char *lfp_percpu_mode(const struct lfp_percpu *pc);
+
+/* The fallback path of the calls below. */
+size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n);
+size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n);
+
+#ifdef LFP_PERCPU_RSEQ
+void *lfp_rseq_pop(const struct lfp_percpu_hot *h);
+int lfp_rseq_push(const struct lfp_percpu_hot *h, void *obj);
+size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs, size_t n);
+size_t lfp_rseq_push_bulk(const struct lfp_percpu_hot *h, void *const *objs, size_t n);
+#endif
+
+/* Pop from the caller's CPU area: an object, or NULL when it is empty. */
+static inline void *lfp_percpu_pop(struct lfp_percpu *pc)
+{
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(pc->rseq))
+		return lfp_rseq_pop(&pc->hot);
+#endif
+	void *obj;
+	return lfp_percpu_pop_locked(pc, &obj, 1) ? obj : NULL;
+}
+
+/* Push onto the caller's CPU area: false when it is full. */
+static inline bool lfp_percpu_push(struct lfp_percpu *pc, void *obj)
+{
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(pc->rseq))
+		return lfp_rseq_push(&pc->hot, obj);
+#endif
+	return lfp_percpu_push_locked(pc, &obj, 1) != 0;
+}
+
+/* Pop up to n objects from the caller's CPU area into objs[0 ..), the most
+ * recently pushed last; returns how many. */
+static inline size_t lfp_percpu_pop_bulk(struct lfp_percpu *pc, void **objs, size_t n)
+{
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(pc->rseq))
+		return lfp_rseq_pop_bulk(&pc->hot, objs, n);
+#endif
+	return lfp_percpu_pop_locked(pc, objs, n);
+}
+
+/* Push objs[0 ..) onto the caller's CPU area while it has room; returns
+ * how many, the first ones. */
+static inline size_t lfp_percpu_push_bulk(struct lfp_percpu *pc, void *const *objs, size_t n)
+{
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(pc->rseq))
+		return lfp_rseq_push_bulk(&pc->hot, objs, n);
+#endif
+	return lfp_percpu_push_locked(pc, objs, n);
+}
 
 #endif

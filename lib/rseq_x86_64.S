@@ -1,11 +1,12 @@
 /*
  * rseq_x86_64.S - per-CPU push and pop as restartable sequences.
  *
- * Each CPU owns one area: { uint64 count; uint64 lock; void *slot[max] }.
- * lfp_rseq_pop and lfp_rseq_push read the CPU number from glibc's own rseq
- * registration (the struct rseq at %fs:__rseq_offset; glibc >= 2.35
- * registers it, and we never register a second one, cf. tcmalloc#144) and
- * change that CPU's area with no atomic instruction and no lock.
+ * Each CPU owns one area: { uint64 pushes; uint64 pops; uint64 lock;
+ * void *slot[max] }, holding pushes - pops objects in slot[0 ..).  The
+ * functions read the CPU number from glibc's own rseq registration (the
+ * struct rseq at %fs:__rseq_offset; glibc >= 2.35 registers it, and we
+ * never register a second one, cf. tcmalloc#144) and change that CPU's area
+ * with no atomic instruction and no lock.
  *
  * Why this is correct:
  *  - Each function stores the address of its rseq_cs descriptor in
@@ -13,23 +14,33 @@
  *    thread is preempted, migrated or signalled while its instruction
  *    pointer is in that range, the kernel moves it to the abort label (whose
  *    preceding 4 bytes are RSEQ_SIG, as the kernel checks), which starts
- *    over and re-reads the CPU number.
+ *    over and re-reads the CPU number.  The registers a restart needs (the
+ *    arguments, and %rax/%r8 where they are set before the retry label) are
+ *    never written inside the section.
  *  - The only store that others can observe is the last instruction of the
- *    section, the store of count (the commit).  push writes slot[count]
- *    before it, which is beyond count and so unobservable until committed:
- *    an aborted push leaves the area as it was.  pop only loads before its
- *    commit.
+ *    section, the store of pushes or pops (the commit).  A push writes its
+ *    slots before it, at and beyond pushes - pops, which no one reads until
+ *    the commit makes them part of the area: an aborted push leaves the area
+ *    as it was.  A pop only loads before its commit (the bulk pop also
+ *    stores into the caller's array, which is private to the caller and
+ *    rewritten by the restart).
  *  - Hence every commit to a CPU's area is made by a thread running on
- *    that CPU that was not interrupted since it read count: the sections of
- *    one area are serialized, exactly as if each held that CPU's lock.
+ *    that CPU that was not interrupted since it read the counters: the
+ *    sections of one area are serialized, exactly as if each held that
+ *    CPU's lock.
  *  - A thread that migrates passes through the kernel's scheduler, which
  *    orders all its earlier accesses before it runs on the new CPU, so an
  *    object pushed on one CPU and popped on the same CPU by another thread
  *    is seen with all of its writes.
  *  - The empty and full exits are jumps out of the section before any
  *    store; the rseq_cs pointer may stay set: the kernel ignores it once the
- *    instruction pointer is outside [start, commit).
- *  - A CPU number >= the table's CPU count is treated as a miss.
+ *    instruction pointer is outside [start, commit), and clears it.  The
+ *    descriptors live as long as the library is mapped, which is as long
+ *    as any thread may run (the library uses initial-exec TLS and is never
+ *    unloaded).
+ *  - A CPU number >= the table's CPU count (or a failed registration,
+ *    cpu_id < 0 read as unsigned) is treated as empty and full: the caller
+ *    falls back to its depot.
  *
  * Argument layout (struct lfp_percpu_hot in percpu.h):
  *   0: areas (char *)   8: stride (uint64)   16: ncpu (uint32)   20: max (uint32)
@@ -37,6 +48,9 @@
 #define RSEQ_SIG 0x53053053
 #define RSEQ_CPU_ID 4	/* offsetof(struct rseq, cpu_id) */
 #define RSEQ_CS 8	/* offsetof(struct rseq, rseq_cs) */
+#define PUSHES 0	/* offsets in an area */
+#define POPS 8
+#define SLOT 24
 
 	.section .data.rel.ro, "aw"
 	.balign 32
@@ -47,8 +61,35 @@ pop_cs:
 push_cs:
 	.long 0, 0
 	.quad push_start, push_commit - push_start, push_abort
+	.balign 32
+popb_cs:
+	.long 0, 0
+	.quad popb_start, popb_commit - popb_start, popb_abort
+	.balign 32
+pushb_cs:
+	.long 0, 0
+	.quad pushb_start, pushb_commit - pushb_start, pushb_abort
 
 	.text
+
+/* Arm the descriptor cs: %rax = __rseq_offset, rseq->rseq_cs = &cs. */
+.macro ARM cs
+	movq __rseq_offset@GOTPCREL(%rip), %rax
+	movq (%rax), %rax
+	leaq \cs(%rip), %r8
+	movq %r8, %fs:RSEQ_CS(%rax)
+.endm
+
+/* %r9 = the area of the CPU this runs on (%rdi: the hot table), or jump to
+ * miss with %eax = 0 when the CPU is not in the table. */
+.macro AREA miss
+	movl %fs:RSEQ_CPU_ID(%rax), %r9d
+	xorl %eax, %eax
+	cmpl 16(%rdi), %r9d
+	jae \miss
+	imulq 8(%rdi), %r9
+	addq (%rdi), %r9
+.endm
 
 /* void *lfp_rseq_pop(const struct lfp_percpu_hot *h): NULL when empty. */
 	.globl lfp_rseq_pop
@@ -56,28 +97,19 @@ push_cs:
 	.type lfp_rseq_pop, @function
 lfp_rseq_pop:
 	.cfi_startproc
-	movq __rseq_offset@GOTPCREL(%rip), %rax
-	movq (%rax), %rax
-	leaq pop_cs(%rip), %r8
 pop_retry:
-	movq %r8, %fs:RSEQ_CS(%rax)
+	ARM pop_cs
 pop_start:
-	movl %fs:RSEQ_CPU_ID(%rax), %r9d
-	cmpl 16(%rdi), %r9d
-	jae pop_miss
-	imulq 8(%rdi), %r9
-	addq (%rdi), %r9
-	movq (%r9), %r10
-	testq %r10, %r10
-	jz pop_miss
-	movq 8(%r9,%r10,8), %r11
-	decq %r10
-	movq %r10, (%r9)
+	AREA pop_out
+	movq POPS(%r9), %r10
+	movq PUSHES(%r9), %rcx
+	subq %r10, %rcx			/* objects held */
+	jz pop_out
+	movq SLOT-8(%r9,%rcx,8), %rax	/* the top one */
+	incq %r10
+	movq %r10, POPS(%r9)		/* commit */
 pop_commit:
-	movq %r11, %rax
-	ret
-pop_miss:
-	xorl %eax, %eax
+pop_out:
 	ret
 	.long RSEQ_SIG
 pop_abort:
@@ -91,34 +123,106 @@ pop_abort:
 	.type lfp_rseq_push, @function
 lfp_rseq_push:
 	.cfi_startproc
-	movq __rseq_offset@GOTPCREL(%rip), %rax
-	movq (%rax), %rax
-	leaq push_cs(%rip), %r8
 push_retry:
-	movq %r8, %fs:RSEQ_CS(%rax)
+	ARM push_cs
 push_start:
-	movl %fs:RSEQ_CPU_ID(%rax), %r9d
-	cmpl 16(%rdi), %r9d
-	jae push_full
-	imulq 8(%rdi), %r9
-	addq (%rdi), %r9
-	movq (%r9), %r10
+	AREA push_out
+	movq PUSHES(%r9), %r10
+	movq %r10, %rcx
+	subq POPS(%r9), %rcx		/* objects held */
 	movl 20(%rdi), %edx
-	cmpq %rdx, %r10
-	jae push_full
-	movq %rsi, 16(%r9,%r10,8)
+	cmpq %rdx, %rcx
+	jae push_out
+	movq %rsi, SLOT(%r9,%rcx,8)
 	incq %r10
-	movq %r10, (%r9)
-push_commit:
 	movl $1, %eax
-	ret
-push_full:
-	xorl %eax, %eax
+	movq %r10, PUSHES(%r9)		/* commit */
+push_commit:
+push_out:
 	ret
 	.long RSEQ_SIG
 push_abort:
 	jmp push_retry
 	.cfi_endproc
 	.size lfp_rseq_push, . - lfp_rseq_push
+
+/* size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs,
+ * size_t n): pops k = min(n, held) objects into objs[0 .. k), the top one
+ * last; returns k. */
+	.globl lfp_rseq_pop_bulk
+	.hidden lfp_rseq_pop_bulk
+	.type lfp_rseq_pop_bulk, @function
+lfp_rseq_pop_bulk:
+	.cfi_startproc
+popb_retry:
+	ARM popb_cs
+popb_start:
+	AREA popb_out
+	movq POPS(%r9), %r8
+	movq PUSHES(%r9), %r10
+	subq %r8, %r10			/* objects held */
+	movq %rdx, %rax
+	cmpq %r10, %rax
+	cmova %r10, %rax		/* k */
+	subq %rax, %r10
+	leaq SLOT(%r9,%r10,8), %r10	/* the first slot to take */
+	xorl %ecx, %ecx
+popb_copy:
+	cmpq %rax, %rcx
+	jae popb_copied
+	movq (%r10,%rcx,8), %r11
+	movq %r11, (%rsi,%rcx,8)
+	incq %rcx
+	jmp popb_copy
+popb_copied:
+	addq %rax, %r8
+	movq %r8, POPS(%r9)		/* commit */
+popb_commit:
+popb_out:
+	ret
+	.long RSEQ_SIG
+popb_abort:
+	jmp popb_retry
+	.cfi_endproc
+	.size lfp_rseq_pop_bulk, . - lfp_rseq_pop_bulk
+
+/* size_t lfp_rseq_push_bulk(const struct lfp_percpu_hot *h, void *const *objs,
+ * size_t n): pushes objs[0 .. k), k = min(n, room); returns k. */
+	.globl lfp_rseq_push_bulk
+	.hidden lfp_rseq_push_bulk
+	.type lfp_rseq_push_bulk, @function
+lfp_rseq_push_bulk:
+	.cfi_startproc
+pushb_retry:
+	ARM pushb_cs
+pushb_start:
+	AREA pushb_out
+	movq PUSHES(%r9), %r8
+	movq %r8, %r10
+	subq POPS(%r9), %r10		/* objects held */
+	movl 20(%rdi), %eax
+	subq %r10, %rax			/* room */
+	cmpq %rdx, %rax
+	cmova %rdx, %rax		/* k */
+	leaq SLOT(%r9,%r10,8), %r10	/* the first free slot */
+	xorl %ecx, %ecx
+pushb_copy:
+	cmpq %rax, %rcx
+	jae pushb_copied
+	movq (%rsi,%rcx,8), %r11
+	movq %r11, (%r10,%rcx,8)
+	incq %rcx
+	jmp pushb_copy
+pushb_copied:
+	addq %rax, %r8
+	movq %r8, PUSHES(%r9)		/* commit */
+pushb_commit:
+pushb_out:
+	ret
+	.long RSEQ_SIG
+pushb_abort:
+	jmp pushb_retry
+	.cfi_endproc
+	.size lfp_rseq_push_bulk, . - lfp_rseq_push_bulk
 
 	.section .note.GNU-stack, "", @progbits

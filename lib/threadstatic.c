@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ts.h"
+#include "ts_percpu.h"
 
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 static lfpool_ts *live_pools;	/* under lfp_ts_lock */
@@ -74,6 +75,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	err = lfp_depot_init(&p->depot,
 			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
 			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
+	if (!err && (err = lfp_pcpu_init(p, cfg)) != 0)
+		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
 		free(p);
@@ -126,7 +129,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	pthread_mutex_unlock(&lfp_ts_lock);
 	lfp_workers_fini(p);
 
-	uint64_t n = 0;
+	uint64_t n = lfp_pcpu_fini(p);
 	for (uint32_t i = lfp_depot_drain(&p->depot, &p->core.slabs); i != LFP_NIL;
 	     i = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i))) {
 		lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
@@ -167,6 +170,7 @@ static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 	*sum = p->retired;
 	for (const lfpool_cache *c = p->caches; c; c = c->next)
 		lfp_cache_count(c, sum);
+	lfp_pcpu_count(p, sum);
 }
 
 static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n : max; }
@@ -216,11 +220,14 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 	st->live = live < st->created ? live : st->created;
 	st->retained = st->created - st->live;
 	st->bytes_held += lfp_slabs_bytes(&p->depot.mags.slabs);
+	lfp_pcpu_stats(p, st);
 }
 
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
 {
 	uint64_t b = lfp_depot_max_bytes(&p->depot, &p->core, caches);
+	if (b != UINT64_MAX)
+		b += lfp_pcpu_bytes(p);
 	return b < SIZE_MAX ? (size_t)b : SIZE_MAX;
 }
 
@@ -256,6 +263,8 @@ static void put_uncached(lfpool_ts *p, void *obj)
 /* get and put when the thread's last used cache is not p's. */
 __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 {
+	if (p->percpu)
+		return lfp_pcpu_get(p);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_cache *c = lfp_tls_cache(p);
@@ -264,6 +273,10 @@ __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 
 __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 {
+	if (p->percpu) {
+		lfp_pcpu_put(p, obj);
+		return;
+	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
 	lfpool_cache *c = lfp_tls_cache(p);
@@ -292,12 +305,18 @@ LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
 
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
+	if (p->percpu)
+		return lfp_pcpu_get_bulk(p, objs, n);
 	lfpool_cache *c = thread_cache(p);
 	return c ? lfpool_cache_get_bulk(c, objs, n) : -1;
 }
 
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 {
+	if (p->percpu) {
+		lfp_pcpu_put_bulk(p, objs, n);
+		return;
+	}
 	lfpool_cache *c = thread_cache(p);
 	if (c) {
 		lfpool_cache_put_bulk(c, objs, n);
@@ -310,6 +329,8 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
+	if (p->percpu)
+		lfp_pcpu_flush(p);
 	lfpool_cache *c = lfp_tls_find(p);
 	if (c)
 		lfpool_cache_flush(c);
@@ -317,7 +338,7 @@ LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 
 LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)
 {
-	return thread_cache(p) ? 0 : -1;
+	return p->percpu || thread_cache(p) ? 0 : -1;
 }
 
 LFPOOL_API void lfpool_ts_detach(lfpool_ts *p)

@@ -53,6 +53,7 @@ struct lfpool_cache {
 struct lfpool_ts {
 	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */
 	uint32_t magic;
+	struct lfp_ts_percpu *percpu;	/* per-CPU mode (ts_percpu.h), else NULL */
 	struct lfp_depot depot;
 	uint64_t created __attribute__((aligned(64)));	/* objects alive */
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */

@@ -58,6 +58,9 @@ typedef void (*lfpool_hook_fn)(void *obj, void *ctx);
 
 /* Flags for lfpool_config.flags. */
 #define LFPOOL_F_DEBUG 0x1u	/* check every put; see lfpool_set_error_hook */
+/* ThreadStatic only: cache per CPU, not per thread (lfpool/threadstatic.h,
+ * "Per-CPU mode"); the other flavours refuse it (EINVAL). */
+#define LFPOOL_F_PERCPU 0x2u
 
 typedef struct lfpool_config {
 	size_t obj_size;	/* bytes per object; required, > 0 */
@@ -109,6 +112,10 @@ typedef struct lfpool_stats {
 	uint64_t retained;		/* of those, pooled (free lists, caches, depot) */
 	uint64_t live;			/* of those, out with users */
 	uint64_t bytes_held;		/* slab and magazine bytes held */
+	/* ThreadStatic per-CPU pools: which fast path this process runs,
+	 * "rseq" (restartable sequences) or "sched_getcpu" (a per-CPU lock);
+	 * NULL for every other pool. */
+	const char *percpu_mode;
 } lfpool_stats;
 
 #ifdef __cplusplus

@@ -1,0 +1,340 @@
+/*
+ * ts_percpu.c - ThreadStatic's per-CPU mode: gets and puts through the
+ * caller's CPU area, and the slow paths that swap magazines with the depot.
+ * ts_percpu.h says how objects move; ts.h where they can be (here: also in
+ * a CPU area, or in a magazine or buffer of a thread between two steps).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "percpu.h"
+#include "ts_percpu.h"
+
+/* Objects moved at once through a buffer on the stack (loose objects). */
+#define LFP_PCPU_BLOCK 64u
+
+struct lfp_ts_percpu {
+	struct lfp_percpu pc;
+	bool check_gets;	/* debug pool: every get marks its object out */
+	bool check_puts;	/* debug pool or reset hook: every put is accepted */
+	/* Added to by the slow paths (atomically), read by the statistics. */
+	struct {
+		uint64_t moved_in;	/* area pushes that were no user's put */
+		uint64_t moved_out;	/* area pops that were no user's get */
+		uint64_t gets, puts;	/* user gets and puts that bypassed the areas */
+		uint64_t misses, full_pops, full_pushes;
+	} n __attribute__((aligned(64)));
+};
+
+int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
+{
+	if (!(cfg->flags & LFPOOL_F_PERCPU))
+		return 0;
+	struct lfp_ts_percpu *t;
+	if (posix_memalign((void **)&t, 64, sizeof(*t)) != 0)
+		return ENOMEM;
+	memset(t, 0, sizeof(*t));
+	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
+	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator);
+	if (err) {
+		free(t);
+		return err;
+	}
+	t->check_gets = p->core.debug;
+	t->check_puts = p->core.debug || p->core.reset;
+	p->percpu = t;
+	return 0;
+}
+
+static void fini_obj(void *obj, void *core)
+{
+	lfp_core_fini_obj(core, obj);
+}
+
+uint64_t lfp_pcpu_fini(lfpool_ts *p)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!t)
+		return 0;
+	uint64_t n = lfp_percpu_count(&t->pc);
+	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
+	lfp_percpu_fini(&t->pc);
+	free(t);
+	p->percpu = NULL;
+	return n;
+}
+
+static void count(uint64_t *counter, uint64_t n)
+{
+	if (n)
+		lfp_faa_u64_rlx(counter, n);
+}
+
+static size_t at_most(size_t n, size_t max) { return n < max ? n : max; }
+
+/* objs[0 .. n) go into the caller's CPU area as far as it has room, the
+ * rest onto the loose stack: no user's put. */
+static void stow(lfpool_ts *p, void *const *objs, size_t n)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	size_t k = lfp_percpu_push_bulk(&t->pc, objs, n);
+	count(&t->n.moved_in, k);
+	lfp_depot_put_objs(&p->depot, &p->core.slabs, objs + k, n - k);
+}
+
+/*
+ * Up to want objects, straight from the depot, for a get that found the
+ * area empty: the top ones of a full magazine, whose rest goes to the area
+ * (and the magazine back to the depot, empty), or loose ones likewise.
+ * Returns how many; 0 when the depot has none.
+ */
+static size_t refill(lfpool_ts *p, void **objs, size_t want)
+{
+	struct lfp_depot *d = &p->depot;
+	void *block[LFP_PCPU_BLOCK], **src = block;
+	size_t have;
+	uint32_t mag = lfp_depot_pop(d, &d->full);
+	if (mag != LFP_NIL) {
+		src = lfp_mag_objs(d, mag);
+		have = d->mag_size;
+	} else {
+		have = lfp_depot_get_objs(d, &p->core.slabs, block, at_most(d->mag_size, LFP_PCPU_BLOCK));
+	}
+	size_t k = at_most(have, want);
+	memcpy(objs, src + have - k, k * sizeof(void *));
+	stow(p, src, have - k);
+	if (mag != LFP_NIL) {
+		lfp_depot_push(d, &d->empty, mag);
+		count(&p->percpu->n.full_pops, 1);
+	}
+	return k;
+}
+
+/* Up to want objects from the pool without creating any: the depot, else
+ * the caller's area, which others (or this thread, now on another CPU) may
+ * have filled meanwhile.  Adds the area's to *from_area. */
+static size_t from_pool(lfpool_ts *p, void **objs, size_t want, size_t *from_area)
+{
+	size_t k = refill(p, objs, want);
+	if (k == 0) {
+		k = lfp_percpu_pop_bulk(&p->percpu->pc, objs, want);
+		*from_area += k;
+	}
+	return k;
+}
+
+/* Give the objects of a failed get back: got from the pool (from_area of
+ * them off the area: those pops were no gets after all) and made new. */
+static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void **made,
+		   size_t nmade)
+{
+	const struct lfp_slabs *s = &p->core.slabs;
+	count(&p->percpu->n.moved_out, from_area);
+	stow(p, objs, got);
+	if (nmade == 0)
+		return;
+	/* All or none: the objects this get made are destroyed again. */
+	uint32_t chain = LFP_NIL;
+	for (size_t i = 0; i < nmade; i++) {
+		uint32_t idx = lfp_slabs_index(s, made[i]);
+		lfp_store_u32_rlx(lfp_slabs_link(s, idx), chain);
+		chain = idx;
+	}
+	lfp_core_destroy_chain(&p->core, true, chain);
+	lfp_faa_u64_rlx(&p->created, (uint64_t)0 - nmade);
+}
+
+/*
+ * Complete a get of n objects into objs, all or none, of which the first
+ * got came off the caller's area already: 0, or -1 with errno ENOBUFS or
+ * ENOMEM.  Objects made new fill objs from the end (they are out already);
+ * the pool's are marked out in debug pools once all n are there.
+ */
+static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	size_t from_area = got, made = 0;
+	while (got + made < n) {
+		size_t want = n - made - got;
+		count(&t->n.misses, 1);
+		size_t k = from_pool(p, objs + got, want, &from_area);
+		if (k == 0) {
+			uint32_t idx;
+			int err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
+			if (!err) {
+				objs[n - ++made] = lfp_slabs_ptr(&p->core.slabs, idx);
+				continue;
+			}
+			/* At capacity: objects may have come back meanwhile. */
+			if (err == ENOBUFS)
+				k = from_pool(p, objs + got, want, &from_area);
+			if (k == 0) {
+				untake(p, objs, got, from_area, objs + n - made, made);
+				errno = err;
+				return -1;
+			}
+		}
+		got += k;
+	}
+	for (size_t i = 0; t->check_gets && i < got; i++)
+		lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, objs[i]));
+	count(&t->n.gets, n - from_area);
+	return 0;
+}
+
+/* A get whose area was empty (obj NULL), or of a debug pool. */
+__attribute__((noinline)) static void *get_slow(lfpool_ts *p, void *obj)
+{
+	return take(p, &obj, 1, obj != NULL) == 0 ? obj : NULL;
+}
+
+void *lfp_pcpu_get(lfpool_ts *p)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	void *obj = lfp_percpu_pop(&t->pc);
+	if (LFPOOL_LIKELY(obj != NULL && !t->check_gets))
+		return obj;
+	return get_slow(p, obj);
+}
+
+int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	size_t got = lfp_percpu_pop_bulk(&t->pc, objs, n);
+	if (got == n && !t->check_gets)
+		return 0;
+	return take(p, objs, n, got);
+}
+
+/*
+ * A put (of accepted obj) that found the area full: obj and up to
+ * magazine_size - 1 objects off the area leave for the depot, as a full
+ * magazine when one is to be had and the area still had enough (it may be
+ * another CPU's by now), else onto the loose stack as one chain.
+ */
+static void overflow(lfpool_ts *p, void *obj)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	struct lfp_depot *d = &p->depot;
+	void *block[LFP_PCPU_BLOCK], **objs = block;
+	size_t want = at_most(d->mag_size, LFP_PCPU_BLOCK);
+	uint32_t mag = lfp_depot_pop(d, &d->empty);
+	if (mag == LFP_NIL)
+		mag = lfp_depot_spare(d);
+	if (mag != LFP_NIL) {
+		objs = lfp_mag_objs(d, mag);
+		want = d->mag_size;
+	}
+	objs[0] = obj;
+	size_t k = 1 + lfp_percpu_pop_bulk(&t->pc, objs + 1, want - 1);
+	count(&t->n.moved_out, k - 1);
+	count(&t->n.puts, 1);
+	if (mag != LFP_NIL && k == d->mag_size) {
+		lfp_depot_push(d, &d->full, mag);
+		count(&t->n.full_pushes, 1);
+		return;
+	}
+	lfp_depot_put_objs(d, &p->core.slabs, objs, k);
+	if (mag != LFP_NIL)
+		lfp_depot_push(d, &d->empty, mag);
+}
+
+/* A put of NULL, into a full area, or of a pool that checks puts. */
+__attribute__((noinline)) static void put_slow(lfpool_ts *p, void *obj)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!obj)
+		return;
+	if (t->check_puts && (!lfp_ts_accept(p, obj) || lfp_percpu_push(&t->pc, obj)))
+		return;
+	overflow(p, obj);
+}
+
+void lfp_pcpu_put(lfpool_ts *p, void *obj)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (LFPOOL_LIKELY(!t->check_puts && obj != NULL) && lfp_percpu_push(&t->pc, obj))
+		return;
+	put_slow(p, obj);
+}
+
+/* Put n accepted objects: into the area, overflowing as often as needed. */
+static void put_accepted(lfpool_ts *p, void *const *objs, size_t n)
+{
+	struct lfp_percpu *pc = &p->percpu->pc;
+	size_t k = lfp_percpu_push_bulk(pc, objs, n);
+	while (k < n) {
+		overflow(p, objs[k++]);
+		k += lfp_percpu_push_bulk(pc, objs + k, n - k);
+	}
+}
+
+void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!t->check_puts) {
+		/* Runs of non-NULL objects go in as they are. */
+		for (size_t i = 0, j; i < n; i = j + 1) {
+			for (j = i; j < n && objs[j]; j++)
+				;
+			put_accepted(p, objs + i, j - i);
+		}
+		return;
+	}
+	void *block[LFP_PCPU_BLOCK];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (objs[i] && lfp_ts_accept(p, objs[i]))
+			block[k++] = objs[i];
+		if (k == LFP_PCPU_BLOCK || i + 1 == n) {
+			put_accepted(p, block, k);
+			k = 0;
+		}
+	}
+}
+
+void lfp_pcpu_flush(lfpool_ts *p)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	void *block[LFP_PCPU_BLOCK];
+	/* At most an area's worth: others may keep filling it. */
+	size_t left = t->pc.hot.max, k;
+	while (left && (k = lfp_percpu_pop_bulk(&t->pc, block, at_most(left, LFP_PCPU_BLOCK)))) {
+		count(&t->n.moved_out, k);
+		lfp_depot_put_objs(&p->depot, &p->core.slabs, block, k);
+		left -= k;
+	}
+}
+
+void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
+{
+	const struct lfp_ts_percpu *t = p->percpu;
+	if (!t)
+		return;
+	/* The slow paths count an area operation after it happened: read
+	 * their counters first, and the differences stay >= 0 (on x86-64;
+	 * elsewhere the clamps keep a moment's skew from wrapping). */
+	uint64_t in = lfp_load_u64_acq(&t->n.moved_in), out = lfp_load_u64_acq(&t->n.moved_out);
+	uint64_t gets = lfp_load_u64_acq(&t->n.gets), puts = lfp_load_u64_acq(&t->n.puts);
+	uint64_t pushes = 0, pops = 0;
+	lfp_percpu_ops(&t->pc, &pushes, &pops);
+	sum->gets += pops + gets > out ? pops + gets - out : 0;
+	sum->puts += pushes + puts > in ? pushes + puts - in : 0;
+	sum->misses += lfp_load_u64_rlx(&t->n.misses);
+	sum->full_pops += lfp_load_u64_rlx(&t->n.full_pops);
+	sum->full_pushes += lfp_load_u64_rlx(&t->n.full_pushes);
+}
+
+void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
+{
+	if (!p->percpu)
+		return;
+	st->percpu_mode = lfp_percpu_mode(&p->percpu->pc);
+	st->bytes_held += p->percpu->pc.bytes;
+}
+
+uint64_t lfp_pcpu_bytes(const lfpool_ts *p)
+{
+	return p->percpu ? p->percpu->pc.bytes : 0;
+}

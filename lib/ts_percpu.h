@@ -1,0 +1,54 @@
+/*
+ * ts_percpu.h - ThreadStatic's per-CPU mode (LFPOOL_F_PERCPU): the calls
+ * that go through the calling thread's implicit cache in a per-thread pool
+ * go through the area of the CPU it runs on (percpu.h) instead.
+ *
+ * Each CPU area holds up to 2 x magazine_size objects, the loaded and the
+ * previous magazine of Bonwick's design in one array.  Its slow paths swap
+ * whole magazines with the pool's depot, as a cache's do (cache.c):
+ *   get, area empty: take a full magazine from the depot, hand out its top
+ *        object, move the rest into the area and give the empty magazine
+ *        back; else up to a magazine's worth of loose objects; else create
+ *        one object.
+ *   put, area full: take an empty magazine (or a spare within the census),
+ *        fill it with the object and magazine_size - 1 objects off the area,
+ *        and give it to the depot; else the depot is at its bound: the same
+ *        objects go onto the loose stack as one chain.
+ * A thread may migrate between any two steps: objects that no longer fit
+ * the area it now runs on go onto the loose stack, so none is ever lost.
+ * The areas are not magazines and are not in the census: the depot holds at
+ * most depot_max magazines, and the explicit caches that may exist
+ * alongside two each.
+ *
+ * Statistics cost the fast path nothing: an area counts its pushes and
+ * pops, and the slow paths count, with one atomic add per magazine moved,
+ * the area operations that were not a user's get or put and the gets and
+ * puts that bypassed the areas.  Nothing is kept per thread.
+ */
+#ifndef LFP_TS_PERCPU_H
+#define LFP_TS_PERCPU_H
+
+#include "ts.h"
+
+/* Set p up for per-CPU mode when cfg asks for it (LFPOOL_F_PERCPU): 0, or
+ * ENOMEM.  Nothing to do, 0, for a per-thread pool. */
+int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg);
+/* Destroy: fini every object of the CPU areas and free them; returns how
+ * many objects (0 for a per-thread pool).  No other user may run. */
+uint64_t lfp_pcpu_fini(lfpool_ts *p);
+
+/* lfpool_ts_get, _put, _get_bulk, _put_bulk and _flush of a per-CPU pool. */
+void *lfp_pcpu_get(lfpool_ts *p);
+void lfp_pcpu_put(lfpool_ts *p, void *obj);
+int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
+void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
+void lfp_pcpu_flush(lfpool_ts *p);
+
+/* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
+void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
+/* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */
+void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st);
+/* Bytes of the CPU areas (0 for a per-thread pool). */
+uint64_t lfp_pcpu_bytes(const lfpool_ts *p);
+
+#endif

@@ -1,0 +1,637 @@
+/*
+ * test_percpu.c - ThreadStatic's per-CPU mode (LFPOOL_F_PERCPU): the mode
+ * reported, exact statistics, objects staying with the CPU they were put
+ * on while a thread is moved between CPUs, conservation under threads, the
+ * capacity bound, bulk calls, flush, trim, destroy, explicit caches and
+ * debug checks alongside.
+ *
+ * Suite `percpu` runs on whichever path this process has; suite `fallback`
+ * runs the `percpu` suite again in a child forced onto the sched_getcpu
+ * path (GLIBC_TUNABLES=glibc.pthread.rseq=0), so that both are tested.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+# include <sys/rseq.h>
+#endif
+
+#include <criterion/criterion.h>
+
+#include "test_threadstatic_util.h"
+
+/* Set in the environment of the child of the fallback suite. */
+#define FALLBACK_ENV "LFPOOL_TEST_FALLBACK"
+
+/* ---- helpers ---- */
+
+/* The CPUs this process may run on, in order; how many. */
+static unsigned allowed_cpus(int *cpus, unsigned max)
+{
+	cpu_set_t set;
+	unsigned n = 0;
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/* Move the calling thread to cpu, and check that it runs there. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	cr_assert_eq(sched_setaffinity(0, sizeof(set), &set), 0, "pin to CPU %d", cpu);
+	cr_assert_eq(sched_getcpu(), cpu);
+}
+
+/* The path this process should be on: rseq where the library was built
+ * with it and glibc registered rseq (with rseq_cs in the registered part). */
+static const char *expected_mode(void)
+{
+#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+	if (__rseq_size >= 16)
+		return "rseq";
+#endif
+	return "sched_getcpu";
+}
+
+static lfpool_config percpu_config(size_t obj_size, unsigned magazine_size, unsigned depot_max)
+{
+	lfpool_config c = ts_config(obj_size, magazine_size, depot_max);
+	c.flags = LFPOOL_F_PERCPU;
+	return c;
+}
+
+/* Objects with an id from init; fini records every id it sees. */
+enum { IDS = 4096 };
+struct ids {
+	long next;		/* ids handed out by init */
+	unsigned char seen[IDS];	/* fini calls per id */
+	long finis;
+};
+
+static void id_init(void *obj, void *ctx)
+{
+	struct ids *ids = ctx;
+	*(long *)obj = __atomic_fetch_add(&ids->next, 1, __ATOMIC_RELAXED);
+}
+
+static void id_fini(void *obj, void *ctx)
+{
+	struct ids *ids = ctx;
+	long id = *(long *)obj;
+	if (id >= 0 && id < IDS)
+		__atomic_fetch_add(&ids->seen[id], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ids->finis, 1, __ATOMIC_RELAXED);
+}
+
+static lfpool_config id_config(struct ids *ids, unsigned magazine_size)
+{
+	lfpool_config c = percpu_config(64, magazine_size, 4);
+	c.init = id_init;
+	c.fini = id_fini;
+	c.hook_ctx = ids;
+	return c;
+}
+
+/* After destroy: every object made was finalized exactly once. */
+static void assert_all_finalized_once(const struct ids *ids)
+{
+	cr_assert_lt(ids->next, IDS);
+	cr_assert_eq(ids->finis, ids->next, "%ld objects made, %ld finalized", ids->next,
+		     ids->finis);
+	for (long i = 0; i < ids->next; i++)
+		cr_assert_eq(ids->seen[i], 1, "object %ld finalized %d times", i, ids->seen[i]);
+}
+
+static void assert_accounts(lfpool_ts *p, uint64_t out)
+{
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.live, out, "live %llu, %llu out", (unsigned long long)st.live,
+		     (unsigned long long)out);
+	cr_assert_eq(st.created, st.retained + st.live);
+	cr_assert_eq(st.gets - st.puts, out);
+}
+
+/* ---- the mode ---- */
+
+Test(percpu, reports_the_path_in_use)
+{
+	lfpool_config c = percpu_config(64, 8, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	lfpool_ts_put(p, lfpool_ts_get(p));
+	lfpool_stats st = stats_of(p);
+	cr_assert_not_null(st.percpu_mode);
+	cr_assert_str_eq(st.percpu_mode, expected_mode());
+	if (getenv(FALLBACK_ENV))
+		cr_assert_str_eq(st.percpu_mode, "sched_getcpu", "the tunable must force the fallback");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+
+	lfpool_config t = ts_config(64, 8, 4);
+	p = lfpool_ts_create(&t);
+	cr_assert_null(stats_of(p).percpu_mode, "per-thread pools report no per-CPU path");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, other_flavours_refuse_the_flag)
+{
+	lfpool_config c = percpu_config(64, 0, 0);
+	errno = 0;
+	cr_assert_null(lfpool_pool_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_null(lfpool_concurrent_create(&c));
+	cr_assert_eq(errno, EINVAL);
+}
+
+/* ---- one thread, pinned ---- */
+
+Test(percpu, statistics_count_every_path_exactly)
+{
+	int cpus[1];
+	allowed_cpus(cpus, 1);
+	pin(cpus[0]);
+	lfpool_config c = percpu_config(64, 4, 2);	/* 8 slots per CPU */
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[12];
+	for (int i = 0; i < 12; i++)
+		cr_assert_not_null(objs[i] = lfpool_ts_get(p));
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.misses, 12, "an empty pool: every get misses and creates");
+	cr_assert_eq(st.created, 12);
+	/* 8 fill the area; the 9th overflows: it and 3 off the area leave as
+	 * a full magazine; 3 more fill the area again. */
+	for (int i = 0; i < 12; i++)
+		lfpool_ts_put(p, objs[i]);
+	st = stats_of(p);
+	cr_assert_eq(st.gets, 12);
+	cr_assert_eq(st.puts, 12);
+	cr_assert_eq(st.hits, 0);
+	cr_assert_eq(st.mag_exchanges, 1);
+	cr_assert_eq(st.retained, 12);
+	cr_assert_eq(st.live, 0);
+	/* 8 hits off the area, then the full magazine comes back: its top
+	 * object is handed out, 3 go to the area. */
+	for (int i = 0; i < 9; i++)
+		cr_assert_not_null(objs[i] = lfpool_ts_get(p));
+	st = stats_of(p);
+	cr_assert_eq(st.gets, 21);
+	cr_assert_eq(st.hits, 8);
+	cr_assert_eq(st.misses, 13);
+	cr_assert_eq(st.mag_exchanges, 2);
+	cr_assert_eq(st.created, 12, "nothing created while the pool had objects");
+	cr_assert_eq(st.live, 9);
+	cr_assert(all_distinct(objs, 9));
+	lfpool_ts_put_bulk(p, objs, 9);
+	assert_accounts(p, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, objects_stay_with_the_cpu_they_were_put_on)
+{
+	int cpus[2];
+	cr_assert_eq(allowed_cpus(cpus, 2), 2, "this test needs two CPUs");
+	struct ids ids = { 0 };
+	lfpool_config c = id_config(&ids, 8);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	pin(cpus[0]);
+	void *a = lfpool_ts_get(p), *b = lfpool_ts_get(p);
+	lfpool_ts_put(p, a);
+	pin(cpus[1]);
+	lfpool_ts_put(p, b);
+	cr_assert_eq(lfpool_ts_get(p), b, "CPU %d's area gives back what was put there", cpus[1]);
+	lfpool_ts_put(p, b);
+	pin(cpus[0]);
+	cr_assert_eq(lfpool_ts_get(p), a, "CPU %d's area kept its object", cpus[0]);
+	lfpool_ts_put(p, a);
+	cr_assert_eq(stats_of(p).created, 2);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	assert_all_finalized_once(&ids);
+}
+
+/* A thread moved to a random CPU between operations, holding up to HOLD. */
+Test(percpu, a_migrating_thread_loses_nothing)
+{
+	enum { HOLD = 40, STEPS = 4000 };
+	int cpus[64];
+	unsigned ncpu = allowed_cpus(cpus, 64);
+	struct ids ids = { 0 };
+	lfpool_config c = id_config(&ids, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *held[HOLD];
+	unsigned n = 0, seed = 7;
+	for (int step = 0; step < STEPS; step++) {
+		if (step % 16 == 0)
+			pin(cpus[rand_r(&seed) % ncpu]);
+		unsigned r = rand_r(&seed) % 8;
+		if (r < 4 && n < HOLD) {
+			cr_assert_not_null(held[n] = lfpool_ts_get(p));
+			n++;
+		} else if (r < 7 && n > 0) {
+			lfpool_ts_put(p, held[--n]);
+		} else if (n >= 4) {
+			n -= 4;
+			lfpool_ts_put_bulk(p, held + n, 4);
+		} else if (lfpool_ts_get_bulk(p, held + n, 4) == 0) {
+			n += 4;
+		}
+		if (step % 64 == 0)
+			assert_accounts(p, n);
+	}
+	cr_assert(all_distinct(held, n));
+	lfpool_ts_put_bulk(p, held, n);
+	assert_accounts(p, 0);
+	/* A get creates only when nothing is within reach: the depot and this
+	 * CPU's area are empty, the other areas hold 2 x 4 each at most. */
+	cr_assert_leq(stats_of(p).created, HOLD + (ncpu - 1) * 2 * 4);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	assert_all_finalized_once(&ids);
+}
+
+/* ---- threads ---- */
+
+struct worker {
+	lfpool_ts *pool;
+	unsigned seed;
+	long gets, puts, errors;
+};
+
+/* Random bursts; each object carries an owner word that must be free
+ * when it is got: one object handed to two threads is caught. */
+static void *burst_worker(void *arg)
+{
+	struct worker *w = arg;
+	void *held[32];
+	for (int round = 0; round < 2000; round++) {
+		unsigned n = 1 + rand_r(&w->seed) % 32;
+		unsigned got = 0;
+		for (; got < n; got++) {
+			long *obj = lfpool_ts_get(w->pool);
+			if (!obj)
+				break;
+			if (__atomic_exchange_n(obj, (long)w, __ATOMIC_ACQ_REL) != 0)
+				w->errors++;
+			held[got] = obj;
+			w->gets++;
+		}
+		while (got > 0) {
+			long *obj = held[--got];
+			if (__atomic_exchange_n(obj, 0, __ATOMIC_ACQ_REL) != (long)w)
+				w->errors++;
+			lfpool_ts_put(w->pool, obj);
+			w->puts++;
+		}
+	}
+	return NULL;
+}
+
+Test(percpu, threads_conserve_objects)
+{
+	struct hooks h = { .obj_size = 64 };
+	lfpool_config c = percpu_config(64, 8, 4);
+	c.fini = hook_fini;
+	c.hook_ctx = &h;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	struct worker w[4];
+	for (int i = 0; i < 4; i++)
+		w[i] = (struct worker){ .pool = p, .seed = (unsigned)i + 1 };
+	run_threads(4, burst_worker, w, sizeof(w[0]));
+	long gets = 0;
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(w[i].errors, 0, "thread %d got an object someone else held", i);
+		cr_assert_eq(w[i].gets, w[i].puts);
+		gets += w[i].gets;
+	}
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.gets, (uint64_t)gets);
+	cr_assert_eq(st.puts, (uint64_t)gets);
+	assert_accounts(p, 0);
+	uint64_t created = st.created;
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(hook_count(&h.fini), (long)created, "destroy finalized every object");
+}
+
+static void *capacity_worker(void *arg)
+{
+	struct worker *w = arg;
+	void *held[8];
+	for (int round = 0; round < 1000; round++) {
+		unsigned got = 0;
+		for (; got < 8; got++) {
+			if (!(held[got] = lfpool_ts_get(w->pool))) {
+				w->errors += errno != ENOBUFS;
+				break;
+			}
+			w->gets++;
+		}
+		if (stats_of(w->pool).created > 24)
+			w->errors++;
+		lfpool_ts_put_bulk(w->pool, held, got);
+	}
+	return NULL;
+}
+
+Test(percpu, capacity_is_never_exceeded)
+{
+	int cpus[2];
+	unsigned ncpu = allowed_cpus(cpus, 2);
+	lfpool_config c = percpu_config(64, 4, 2);
+	c.capacity = 10;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	pin(cpus[0]);
+	void *objs[11];
+	for (int i = 0; i < 10; i++)
+		cr_assert_not_null(objs[i] = lfpool_ts_get(p));
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(p));
+	cr_assert_eq(errno, ENOBUFS);
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs + 10, 1), -1);
+	cr_assert_eq(stats_of(p).created, 10);
+	/* 8 go to this CPU's area, 4 of them on to the depot as a magazine. */
+	lfpool_ts_put_bulk(p, objs, 10);
+	if (ncpu == 2) {
+		/* The price of per-CPU caches: another CPU reaches the depot only. */
+		pin(cpus[1]);
+		for (int i = 0; i < 4; i++)
+			cr_assert_not_null(objs[i] = lfpool_ts_get(p));
+		cr_assert_null(lfpool_ts_get(p), "CPU %d's area is out of reach", cpus[0]);
+		cr_assert_eq(errno, ENOBUFS);
+		lfpool_ts_put_bulk(p, objs, 4);
+		lfpool_ts_flush(p);
+		pin(cpus[0]);
+	}
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 10), 0, "all ten are back within reach");
+	lfpool_ts_put_bulk(p, objs, 10);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+
+	/* Under threads: gets fail (ENOBUFS) but the bound holds. */
+	c.capacity = 24;
+	p = lfpool_ts_create(&c);
+	struct worker w[4];
+	for (int i = 0; i < 4; i++)
+		w[i] = (struct worker){ .pool = p };
+	run_threads(4, capacity_worker, w, sizeof(w[0]));
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(w[i].errors, 0, "thread %d saw created > capacity or a bad errno", i);
+	cr_assert_leq(stats_of(p).created, 24);
+	assert_accounts(p, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, bulk_get_is_all_or_none)
+{
+	int cpus[1];
+	allowed_cpus(cpus, 1);
+	pin(cpus[0]);
+	struct ids ids = { 0 };
+	lfpool_config c = id_config(&ids, 4);
+	c.capacity = 20;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[21];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 6), 0);
+	lfpool_ts_put_bulk(p, objs, 6);	/* 6 in the area */
+	errno = 0;
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 21), -1);
+	cr_assert_eq(errno, ENOBUFS);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 6, "the objects a failed get made are gone again");
+	cr_assert_eq(st.gets, 6, "a failed get counts no get");
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
+	cr_assert(all_distinct(objs, 20));
+	objs[20] = NULL;	/* NULL entries are skipped */
+	lfpool_ts_put_bulk(p, objs, 21);
+	assert_accounts(p, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	assert_all_finalized_once(&ids);
+}
+
+/* ---- flush, trim, destroy ---- */
+
+Test(percpu, flush_hands_this_cpus_objects_to_the_depot)
+{
+	int cpus[2];
+	unsigned ncpu = allowed_cpus(cpus, 2);
+	lfpool_config c = percpu_config(64, 8, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	pin(cpus[0]);
+	void *objs[10];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 10), 0);
+	lfpool_ts_put_bulk(p, objs, 10);
+	lfpool_ts_flush(p);
+	pin(cpus[ncpu - 1]);
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 10), 0);
+	cr_assert_eq(stats_of(p).created, 10, "every object was within reach on CPU %d",
+		     cpus[ncpu - 1]);
+	lfpool_ts_put_bulk(p, objs, 10);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, trim_empties_the_depot_and_leaves_the_areas)
+{
+	int cpus[1];
+	allowed_cpus(cpus, 1);
+	pin(cpus[0]);
+	lfpool_config c = percpu_config(64, 4, 8);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[20];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
+	/* 8 stay in the area, 12 leave in three full magazines. */
+	for (int i = 0; i < 20; i++)
+		lfpool_ts_put(p, objs[i]);
+	cr_assert_eq(lfpool_ts_trim(p), 12, "no get took a full magazine: none is kept");
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 8);
+	cr_assert_eq(st.trims, 1);
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 8), 0);
+	cr_assert_eq(stats_of(p).created, 8, "the area's objects survived the trim");
+	lfpool_ts_put_bulk(p, objs, 8);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, destroy_finalizes_the_objects_of_every_area)
+{
+	int cpus[64];
+	unsigned ncpu = allowed_cpus(cpus, 64);
+	struct ids ids = { 0 };
+	struct test_alloc ta;
+	test_alloc_init(&ta);
+	lfpool_config c = id_config(&ids, 8);
+	c.allocator = &ta.a;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[24];
+	for (unsigned k = 0; k < ncpu; k++) {
+		pin(cpus[k]);
+		cr_assert_eq(lfpool_ts_get_bulk(p, objs, 24), 0);
+		lfpool_ts_put_bulk(p, objs, 24);	/* 16 in this area, 8 in the depot */
+	}
+	cr_assert_geq(stats_of(p).bytes_held, 1, "the areas come from the backing allocator");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	assert_all_finalized_once(&ids);
+	cr_assert_eq(test_alloc_live(&ta), 0, "every block given back");
+	cr_assert_eq(ta.bad_frees, 0);
+	test_alloc_fini(&ta);
+}
+
+/* ---- alongside ---- */
+
+/* Use the pool, then stay alive until the test has looked. */
+struct alive {
+	lfpool_ts *pool;
+	pthread_barrier_t used, looked;
+};
+
+static void *use_and_wait(void *arg)
+{
+	struct alive *a = arg;
+	lfpool_ts_put(a->pool, lfpool_ts_get(a->pool));
+	pthread_barrier_wait(&a->used);
+	pthread_barrier_wait(&a->looked);
+	return NULL;
+}
+
+Test(percpu, threads_keep_nothing_and_explicit_caches_work_alongside)
+{
+	lfpool_config c = percpu_config(64, 8, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_eq(lfpool_ts_attach(p), 0);
+	lfpool_ts_put(p, lfpool_ts_get(p));
+	uint64_t held = stats_of(p).bytes_held;
+	struct alive a = { .pool = p };
+	pthread_t t;
+	pthread_barrier_init(&a.used, NULL, 2);
+	pthread_barrier_init(&a.looked, NULL, 2);
+	cr_assert_eq(pthread_create(&t, NULL, use_and_wait, &a), 0);
+	pthread_barrier_wait(&a.used);
+	/* A per-thread pool would hold the thread's two magazines now. */
+	cr_assert_eq(stats_of(p).bytes_held, held, "a thread gets no cache of its own");
+	pthread_barrier_wait(&a.looked);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&a.used);
+	pthread_barrier_destroy(&a.looked);
+	cr_assert_eq(stats_of(p).bytes_held, held);
+	assert_accounts(p, 0);
+
+	lfpool_cache *cache = lfpool_cache_create(p);
+	cr_assert_not_null(cache);
+	void *x = lfpool_cache_get(cache), *y = lfpool_ts_get(p);
+	cr_assert_neq(x, y);
+	lfpool_ts_put(p, x);
+	lfpool_cache_put(cache, y);
+	assert_accounts(p, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), -1);
+	cr_assert_eq(errno, EBUSY);
+	lfpool_cache_destroy(cache);
+	lfpool_ts_detach(p);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(percpu, debug_checks_and_reset_hook_run_on_every_put)
+{
+	struct error_log log;
+	record_errors(&log);
+	struct hooks h = { .obj_size = 64 };
+	lfpool_config c = hooked_config(&h, 64, 16);
+	c.flags = LFPOOL_F_PERCPU | LFPOOL_F_DEBUG;
+	c.magazine_size = 4;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[12];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 12), 0);
+	lfpool_ts_put_bulk(p, objs, 12);
+	cr_assert_eq(hook_count(&h.reset), 12);
+	lfpool_ts_put(p, objs[0]);
+	cr_assert_eq(log.calls, 1);
+	cr_assert(strstr(log.problem, "double put"), "%s", log.problem);
+	long local;
+	lfpool_ts_put(p, &local);
+	cr_assert_eq(log.calls, 2);
+	cr_assert(strstr(log.problem, "not from this pool"), "%s", log.problem);
+	void *o = lfpool_ts_get(p);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(hook_count(&h.reset), 13, "reset ran once per accepted put");
+	assert_accounts(p, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	lfpool_set_error_hook(NULL, NULL);
+}
+
+Test(percpu, max_bytes_counts_the_areas)
+{
+	lfpool_config c = ts_config(64, 8, 4);
+	c.capacity = 100;
+	lfpool_ts *t = lfpool_ts_create(&c);
+	c.flags = LFPOOL_F_PERCPU;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	size_t areas = stats_of(p).bytes_held - stats_of(t).bytes_held;
+	cr_assert_gt(areas, 0);
+	cr_assert_eq(lfpool_ts_max_bytes(p, 0), lfpool_ts_max_bytes(t, 0) + areas);
+	cr_assert_eq(lfpool_ts_destroy(t), 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+/* ---- the fallback path: this program again, with rseq turned off ---- */
+
+/* The environment for the child: ours less Criterion's worker map, with
+ * glibc's rseq registration turned off. */
+static char **child_env(void)
+{
+	extern char **environ;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 3, sizeof(*env));
+	size_t k = 0;
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	static char t[512];
+	snprintf(t, sizeof(t), "GLIBC_TUNABLES=%s%sglibc.pthread.rseq=0", tunables ? tunables : "",
+		 tunables ? ":" : "");
+	env[k++] = t;
+	env[k++] = FALLBACK_ENV "=1";
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BXFI_", 5) != 0 &&
+		    strncmp(environ[i], "GLIBC_TUNABLES=", 15) != 0)
+			env[k++] = environ[i];
+	return env;
+}
+
+Test(fallback, the_percpu_suite_passes_on_the_sched_getcpu_path, .timeout = 120)
+{
+	int out[2];
+	cr_assert_eq(pipe(out), 0);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		dup2(out[1], 2);
+		dup2(out[1], 1);
+		close(out[0]);
+		char *argv[] = { "test_percpu", "--filter=percpu/*", "-j1", NULL };
+		execve("/proc/self/exe", argv, child_env());
+		_exit(127);
+	}
+	close(out[1]);
+	static char log[1 << 16];
+	size_t len = 0;
+	ssize_t r;
+	while ((r = read(out[0], log + len, sizeof(log) - 1 - len)) > 0)
+		len += (size_t)r;
+	log[len] = '\0';
+	close(out[0]);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed:\n%s", log);
+	const char *syn = strstr(log, "Synthesis: Tested: ");
+	cr_assert_not_null(syn, "no summary:\n%s", log);
+	int tested, passing, failing, crashing;
+	cr_assert_eq(sscanf(syn, "Synthesis: Tested: %d | Passing: %d | Failing: %d | Crashing: %d",
+			    &tested, &passing, &failing, &crashing), 4, "%s", syn);
+	cr_assert_geq(tested, 14, "the whole percpu suite ran:\n%s", log);
+	cr_assert_eq(passing, tested, "%s", log);
+}
