@@ -103,6 +103,7 @@ int aba_replay(char *msg, size_t len)
 	return failed;
 }
 
+/* The scenario: the replay must pass on the real stack. */
 static void replay(struct run *r)
 {
 	char msg[256];

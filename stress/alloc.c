@@ -18,6 +18,7 @@ static bool must_fail(const struct stress_alloc *sa, uint64_t n)
 	return k && ((n * UINT64_C(0x9e3779b97f4a7c15)) >> 40) % k == 0;
 }
 
+/* posix_memalign, counted; NULL when this call must fail. */
 static void *counting_alloc(size_t size, size_t align, void *ctx)
 {
 	struct stress_alloc *sa = ctx;
@@ -36,6 +37,7 @@ static void *counting_alloc(size_t size, size_t align, void *ctx)
 	return p;
 }
 
+/* free, counted with the size the pool says it allocated. */
 static void counting_free(void *p, size_t size, void *ctx)
 {
 	struct stress_alloc *sa = ctx;

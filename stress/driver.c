@@ -14,6 +14,7 @@ static const struct scenario *const scenarios[] = {
 	NULL,
 };
 
+/* Whether sc runs on fl (NULL: the run of a scenario without flavours). */
 static bool applies(const struct scenario *sc, const struct flavour *fl, const char *only)
 {
 	if (only && strcmp(only, sc->name) != 0)
@@ -43,6 +44,7 @@ struct totals {
 	uint64_t ops;
 };
 
+/* Count the runs, for the progress line. */
 static void count_pair(const struct scenario *sc, const struct flavour *fl, void *arg)
 {
 	(void)sc;
@@ -50,6 +52,7 @@ static void count_pair(const struct scenario *sc, const struct flavour *fl, void
 	((struct totals *)arg)->r.total++;
 }
 
+/* Run sc on fl, print its line, add it to the totals. */
 static void run_pair(const struct scenario *sc, const struct flavour *fl, void *arg)
 {
 	struct totals *t = arg;

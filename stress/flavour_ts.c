@@ -22,6 +22,7 @@ static size_t ts_trim(void *pool, size_t keep)
 	return lfpool_ts_trim(pool);
 }
 
+/* The bound threadstatic.h documents (bounded pools). */
 static size_t ts_max_bytes(const void *pool, size_t caches)
 {
 	return lfpool_ts_max_bytes(pool, caches);
@@ -34,6 +35,7 @@ static void ts_stats(const void *pool, lfpool_stats *st) { lfpool_ts_stats(pool,
 
 static void *ts_enter(void *pool) { return lfpool_ts_attach(pool) == 0 ? pool : NULL; }
 
+/* Hand the thread's cache back now (thread exit would too). */
 static void ts_leave(void *pool, void *h)
 {
 	(void)h;
@@ -59,6 +61,7 @@ const struct flavour flavour_ts = {
 
 static void *cache_enter(void *pool) { return lfpool_cache_create(pool); }
 
+/* Flush and free the thread's explicit cache. */
 static void cache_leave(void *pool, void *h)
 {
 	(void)pool;

@@ -6,6 +6,7 @@
 
 #include "stress.h"
 
+/* No per-thread caches: nothing held idle. */
 static unsigned no_slack(const lfpool_config *cfg)
 {
 	(void)cfg;
@@ -14,6 +15,7 @@ static unsigned no_slack(const lfpool_config *cfg)
 
 static void *enter_pool(void *pool) { return pool; }
 
+/* Nothing to give back: the handle is the pool. */
 static void leave_pool(void *pool, void *h)
 {
 	(void)pool;
@@ -26,6 +28,7 @@ static void flush_none(void *h) { (void)h; }
 
 static void *pool_create(const lfpool_config *cfg) { return lfpool_pool_create(cfg); }
 
+/* Destroy; always 0 (only ThreadStatic can refuse). */
 static int pool_destroy(void *pool)
 {
 	lfpool_pool_destroy(pool);
@@ -75,6 +78,7 @@ const struct flavour flavour_pool = {
 
 static void *conc_create(const lfpool_config *cfg) { return lfpool_concurrent_create(cfg); }
 
+/* Destroy; always 0 (only ThreadStatic can refuse). */
 static int conc_destroy(void *pool)
 {
 	lfpool_concurrent_destroy(pool);

@@ -13,12 +13,14 @@
 
 #include "stress.h"
 
+/* Write the body pattern of o->cookie. */
 static void fill(struct sobj *o)
 {
 	for (unsigned i = 0; i < OBJ_BODY; i++)
 		o->body[i] = (unsigned char)((o->cookie >> (8 * (i % 8))) ^ i);
 }
 
+/* Whether the body holds the pattern of o->cookie. */
 static bool body_ok(const struct sobj *o)
 {
 	for (unsigned i = 0; i < OBJ_BODY; i++)
@@ -27,6 +29,7 @@ static bool body_ok(const struct sobj *o)
 	return true;
 }
 
+/* Swap the owner word; the previous owner. */
 static uint64_t swap_owner(struct sobj *o, uint64_t v)
 {
 	return __atomic_exchange_n(&o->owner, v, __ATOMIC_RELAXED);
@@ -73,6 +76,7 @@ static bool change_owner(struct worker *w, struct sobj *o, uint64_t expect, uint
 	return false;
 }
 
+/* The body matches its cookie, or a cookie error is recorded. */
 static bool check_body(struct worker *w, const struct sobj *o, const char *when)
 {
 	if (body_ok(o))

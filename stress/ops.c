@@ -55,12 +55,14 @@ __attribute__((format(printf, 2, 3))) static void fail(struct model *m, const ch
 
 static size_t stamp_bytes(const struct model *m) { return m->size < 8 ? m->size : 8; }
 
+/* Write a fresh stamp into the object (the model keeps a copy). */
 static void stamp(struct model *m, struct entry *e)
 {
 	e->stamp = ++m->stamps;
 	memcpy(e->p, &e->stamp, stamp_bytes(m));
 }
 
+/* The entry of object p, or NULL. */
 static struct entry *find(struct model *m, const void *p)
 {
 	for (size_t i = 0; i < m->n; i++)
@@ -78,6 +80,7 @@ static struct entry *nth_out(struct model *m, size_t k)
 	return NULL;
 }
 
+/* The pool made obj: a new entry, pooled, stamped. */
 static void init_hook(void *obj, void *ctx)
 {
 	struct model *m = ctx;
@@ -95,6 +98,7 @@ static void init_hook(void *obj, void *ctx)
 	stamp(m, &m->e[m->n++]);
 }
 
+/* The pool destroyed obj: it must be pooled; its entry goes. */
 static void fini_hook(void *obj, void *ctx)
 {
 	struct model *m = ctx;
@@ -125,6 +129,7 @@ static void take(struct model *m, void *p)
 	m->res->gets++;
 }
 
+/* The user puts e: stamp it, mark it pooled. */
 static void give(struct model *m, struct entry *e)
 {
 	stamp(m, e);
@@ -148,6 +153,7 @@ static void check_failure(struct model *m, const char *call, bool room, bool bul
 		     m->out, m->n, m->cap);
 }
 
+/* get: succeeds while below capacity, else ENOBUFS. */
 static void op_get(struct model *m, unsigned arg)
 {
 	(void)arg;
@@ -165,6 +171,7 @@ static void op_get(struct model *m, unsigned arg)
 		fail(m, "a failed get changed the objects made: %zu -> %zu", made, m->n);
 }
 
+/* get_bulk of arg % 9: all or none. */
 static void op_get_bulk(struct model *m, unsigned arg)
 {
 	size_t k = arg % (BULK_MAX + 1);
@@ -196,6 +203,7 @@ static void op_put(struct model *m, unsigned arg)
 	m->fl->put(m->h, p);
 }
 
+/* put_bulk of up to arg % 9 objects out. */
 static void op_put_bulk(struct model *m, unsigned arg)
 {
 	void *objs[BULK_MAX];
@@ -209,6 +217,7 @@ static void op_put_bulk(struct model *m, unsigned arg)
 	m->fl->put_bulk(m->h, objs, k);
 }
 
+/* prewarm(arg % 9): makes exactly that many, or none. */
 static void op_prewarm(struct model *m, unsigned arg)
 {
 	size_t k = arg % (BULK_MAX + 1), made = m->n;
@@ -225,6 +234,7 @@ static void op_prewarm(struct model *m, unsigned arg)
 		fail(m, "prewarm(%zu) made %zu objects", k, m->n - made);
 }
 
+/* trim(arg % 9): its count is fini's; exact where trim keeps keep. */
 static void op_trim(struct model *m, unsigned arg)
 {
 	size_t keep = arg % (BULK_MAX + 1), made = m->n, pooled = m->n - m->out;
@@ -235,12 +245,14 @@ static void op_trim(struct model *m, unsigned arg)
 		fail(m, "trim(%zu) with %zu pooled destroyed %zu", keep, pooled, ret);
 }
 
+/* flush the handle's cache (a no-op without caches). */
 static void op_flush(struct model *m, unsigned arg)
 {
 	(void)arg;
 	m->fl->flush(m->h);
 }
 
+/* stats agree with the model exactly (one thread: quiet). */
 static void op_check_stats(struct model *m, unsigned arg)
 {
 	(void)arg;
@@ -273,6 +285,7 @@ static void (*const ops[])(struct model *m, unsigned arg) = {
 	op_prewarm, op_trim, op_flush, op_check_stats, op_owns,
 };
 
+/* How many flavours all_flavours lists. */
 static size_t count_flavours(void)
 {
 	size_t n = 0;

@@ -8,6 +8,7 @@
 
 #include "stress.h"
 
+/* Print the usage and exit with status. */
 static void usage(const char *prog, int status)
 {
 	fprintf(status ? stderr : stdout,

@@ -71,6 +71,7 @@ bool worker_over(struct worker *w, uint64_t iteration)
 	return (iteration & 63) == 0 && now_seconds() > w->rd->until;
 }
 
+/* A worker thread: its handle, the scenario's work, its counts. */
 static void *thread_main(void *arg)
 {
 	struct worker *w = arg;
@@ -88,7 +89,8 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-void round_run_workers(struct round *rd, struct worker *ws, unsigned n, void (*fn)(struct worker *))
+void round_run_workers(struct round *rd, struct worker *ws, unsigned n,
+		       void (*fn)(struct worker *))
 {
 	for (unsigned i = 0; i < n; i++) {
 		ws[i].rd = rd;

@@ -15,6 +15,7 @@
 
 static char watchdog_msg[160];
 
+/* SIGALRM: a run overran its time by WATCHDOG_GRACE: report and exit. */
 static void watchdog_fired(int sig)
 {
 	(void)sig;

@@ -22,6 +22,7 @@ static void aba_yield(void)
 		sched_yield();
 }
 
+/* Get one or two objects and put them back, as fast as possible. */
 static void get_put_tight(struct worker *w)
 {
 	yield_rng = w->rng;

@@ -17,38 +17,28 @@
 
 #define POOL_NAME "stress-bad"
 
+/* ptr, or end the child: its set-up failed, which is not the misuse. */
+static void *need(void *ptr, const char *what)
+{
+	if (!ptr) {
+		fprintf(stderr, "%s: %s\n", what, strerror(errno));
+		_exit(3);
+	}
+	return ptr;
+}
+
+/* A pool of fl with the debug checks on, named POOL_NAME. */
 static void *debug_pool(const struct flavour *fl)
 {
 	lfpool_config cfg = { .obj_size = 64, .flags = LFPOOL_F_DEBUG, .name = POOL_NAME };
-	void *pool = fl->create(&cfg);
-	if (!pool) {
-		fprintf(stderr, "create: %s\n", strerror(errno));
-		_exit(3);
-	}
-	return pool;
+	return need(fl->create(&cfg), "create");
 }
 
-/* The calling thread's handle on pool, or exit. */
-static void *handle(const struct flavour *fl, void *pool)
-{
-	void *h = fl->enter(pool);
-	if (!h) {
-		fprintf(stderr, "enter: %s\n", strerror(errno));
-		_exit(3);
-	}
-	return h;
-}
+/* The calling thread's handle on pool. */
+static void *handle(const struct flavour *fl, void *pool) { return need(fl->enter(pool), "enter"); }
+static void *get_one(const struct flavour *fl, void *h) { return need(fl->get(h), "get"); }
 
-static void *get_one(const struct flavour *fl, void *h)
-{
-	void *obj = fl->get(h);
-	if (!obj) {
-		fprintf(stderr, "get: %s\n", strerror(errno));
-		_exit(3);
-	}
-	return obj;
-}
-
+/* The control: get, put, destroy, all correct. */
 static void correct_use(const struct flavour *fl)
 {
 	void *pool = debug_pool(fl), *h = handle(fl, pool);
@@ -57,6 +47,7 @@ static void correct_use(const struct flavour *fl)
 	fl->destroy(pool);
 }
 
+/* Put the same object twice. */
 static void double_put(const struct flavour *fl)
 {
 	void *pool = debug_pool(fl), *h = handle(fl, pool);
@@ -66,6 +57,7 @@ static void double_put(const struct flavour *fl)
 	fl->flush(h);	/* caches may check on the way to the depot */
 }
 
+/* Put an object of another pool. */
 static void foreign_pointer(const struct flavour *fl)
 {
 	void *pool = debug_pool(fl), *other = debug_pool(fl);
@@ -74,6 +66,7 @@ static void foreign_pointer(const struct flavour *fl)
 	fl->flush(h);
 }
 
+/* Put a pointer into the middle of an object. */
 static void interior_pointer(const struct flavour *fl)
 {
 	void *pool = debug_pool(fl), *h = handle(fl, pool);
@@ -153,6 +146,7 @@ static int in_child(const struct flavour *fl, void (*act)(const struct flavour *
 	return status;
 }
 
+/* Run case c in a child and check its stderr and exit status. */
 static void check_case(struct run *r, const struct misuse *c)
 {
 	char out[2048];
@@ -171,6 +165,7 @@ static void check_case(struct run *r, const struct misuse *c)
 			 out[0] ? out : "(none)");
 }
 
+/* Every case that applies to the run's flavour. */
 static void bad_input(struct run *r)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -17,6 +17,7 @@ struct churn {
 	void *held[STRESS_MAX_THREADS][HOLD_MAX];	/* out, between generations */
 };
 
+/* One thread's life: put back its predecessor's objects, work, leave some out. */
 static void live_and_exit(struct worker *w)
 {
 	struct churn *c = w->arg;
@@ -44,6 +45,7 @@ static void live_and_exit(struct worker *w)
 	}
 }
 
+/* Objects left out by the last generation. */
 static uint64_t count_held(const struct churn *c, unsigned threads)
 {
 	uint64_t n = 0;
@@ -67,6 +69,7 @@ static bool generation(struct round *rd, struct churn *c, unsigned threads, unsi
 	return round_check_counts(rd, count_held(c, threads));
 }
 
+/* Rounds of GENERATIONS generations. */
 static void churn(struct run *r)
 {
 	unsigned n = r->threads;

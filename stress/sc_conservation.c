@@ -6,6 +6,7 @@
  */
 #include "stress.h"
 
+/* Thread tid holds tid objects at once, again and again; a get never fails. */
 static void take_and_return(struct worker *w)
 {
 	void *held[STRESS_MAX_THREADS];
@@ -21,6 +22,7 @@ static void take_and_return(struct worker *w)
 	}
 }
 
+/* Rounds with capacity = what the threads hold + what caches may keep. */
 static void conservation(struct run *r)
 {
 	unsigned n = r->threads;

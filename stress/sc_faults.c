@@ -22,6 +22,7 @@ struct sweep {
 	unsigned n;
 };
 
+/* Get one object into held; -1 on failure. */
 static int op_get(struct sweep *f, unsigned arg)
 {
 	(void)arg;
@@ -33,6 +34,7 @@ static int op_get(struct sweep *f, unsigned arg)
 	return 0;
 }
 
+/* Get count objects with one bulk call; -1 on failure. */
 static int op_get_bulk(struct sweep *f, unsigned count)
 {
 	if (f->rd.run->fl->get_bulk(f->m.h, f->held + f->n, count) != 0)
@@ -42,6 +44,7 @@ static int op_get_bulk(struct sweep *f, unsigned count)
 	return 0;
 }
 
+/* Put the last object held (if any). */
 static int op_put(struct sweep *f, unsigned arg)
 {
 	(void)arg;
@@ -50,11 +53,13 @@ static int op_put(struct sweep *f, unsigned arg)
 	return 0;
 }
 
+/* Prewarm count objects; -1 on failure. */
 static int op_prewarm(struct sweep *f, unsigned count)
 {
 	return f->rd.run->fl->prewarm(f->rd.pool, count);
 }
 
+/* Trim to keep; never fails. */
 static int op_trim(struct sweep *f, unsigned keep)
 {
 	f->rd.run->fl->trim(f->rd.pool, keep);
@@ -118,7 +123,8 @@ static bool sweep_open(struct sweep *f, const lfpool_config *cfg)
 			run_fail(r, "destroy after a failed enter: %s", strerror(errno));
 		if (attempt || err != ENOMEM || !stress_alloc_balanced(&f->rd.alloc) ||
 		    f->rd.objs.inits != f->rd.objs.finis) {
-			run_fail(r, "create/enter: %s (attempt %d), allocator balanced %d, %llu objects made, %llu finalized",
+			run_fail(r, "create/enter: %s (attempt %d), allocator balanced %d, "
+				 "%llu objects made, %llu finalized",
 				 strerror(err), attempt + 1, stress_alloc_balanced(&f->rd.alloc),
 				 (unsigned long long)f->rd.objs.inits, (unsigned long long)f->rd.objs.finis);
 			return false;
@@ -189,6 +195,7 @@ static void always_failing(struct run *r)
 			 (unsigned long long)rd.alloc.frees);
 }
 
+/* The script once cleanly (counting allocator calls), then failing from each call. */
 static void faults(struct run *r)
 {
 	uint64_t calls = sweep_run(r, -1);
@@ -197,6 +204,7 @@ static void faults(struct run *r)
 	always_failing(r);
 }
 
+/* Trim under load with one allocator call in three failing. */
 static void faults_mt(struct run *r)
 {
 	while (trim_round(r, BIG_OBJ, 3) && !run_over(r))

@@ -10,6 +10,7 @@
 
 #define HOLD_MAX 4
 
+/* Hold one to HOLD_MAX objects (single or bulk calls), sometimes across a yield. */
 static void hold_and_check(struct worker *w)
 {
 	void *held[HOLD_MAX];
@@ -35,6 +36,7 @@ static void hold_and_check(struct worker *w)
 	}
 }
 
+/* Rounds on a pool with fewer objects than the threads want. */
 static void ownership(struct run *r)
 {
 	unsigned n = r->threads;

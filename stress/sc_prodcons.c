@@ -28,6 +28,7 @@ static bool place(struct worker *w, struct handoff *s, void *obj)
 	return false;
 }
 
+/* Get objects and hand each over through an empty slot. */
 static void produce(struct worker *w)
 {
 	struct handoff *s = w->arg;
@@ -44,6 +45,7 @@ static void produce(struct worker *w)
 	}
 }
 
+/* Take objects from the slots and put them. */
 static void consume(struct worker *w)
 {
 	struct handoff *s = w->arg;
@@ -59,6 +61,7 @@ static void consume(struct worker *w)
 	}
 }
 
+/* The first `producers` threads produce, the others consume. */
 static void produce_or_consume(struct worker *w)
 {
 	struct handoff *s = w->arg;
@@ -68,6 +71,7 @@ static void produce_or_consume(struct worker *w)
 		consume(w);
 }
 
+/* Rounds of half producers, half consumers. */
 static void prodcons(struct run *r)
 {
 	unsigned n = r->threads;

@@ -24,6 +24,7 @@ static const char *save_input(const struct run *r, const uint8_t *buf, size_t le
 	return name;
 }
 
+/* Random sequences on the run's flavour until the time is up. */
 static void random_sequences(struct run *r)
 {
 	int pick = ops_flavour_byte(r->fl);

@@ -13,6 +13,7 @@ struct slots {
 	void *slot[4 * STRESS_MAX_THREADS];
 };
 
+/* Get an object, swap it into a random slot, put what came out. */
 static void swap_through_slots(struct worker *w)
 {
 	struct slots *s = w->arg;
@@ -27,6 +28,7 @@ static void swap_through_slots(struct worker *w)
 	}
 }
 
+/* Rounds of slot swapping. */
 static void transfer(struct run *r)
 {
 	unsigned n = r->threads;

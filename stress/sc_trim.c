@@ -12,6 +12,7 @@
 #define HOLD_MAX 8
 #define TRIM_KEEP_MAX 8
 
+/* Worker 0 trims; the others get and put up to HOLD_MAX objects. */
 static void work_or_trim(struct worker *w)
 {
 	const struct flavour *fl = w->rd->run->fl;
@@ -66,6 +67,7 @@ bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in)
 	return true;
 }
 
+/* Rounds of trim under load. */
 static void trim_under_load(struct run *r)
 {
 	while (trim_round(r, sizeof(struct sobj), 0) && !run_over(r))

@@ -172,7 +172,8 @@ bool round_open(struct round *rd, struct run *run, const lfpool_config *cfg);
 /* Run n workers of fn (tids 1..n) on arg and join them, summing tallies. */
 void round_workers(struct round *rd, unsigned n, void (*fn)(struct worker *), void *arg);
 /* Run ws[0..n) (already set up) as threads and join them. */
-void round_run_workers(struct round *rd, struct worker *ws, unsigned n, void (*fn)(struct worker *));
+void round_run_workers(struct round *rd, struct worker *ws, unsigned n,
+		       void (*fn)(struct worker *));
 /* The main thread as a worker of the round, with its own handle; false
  * (recorded) without one.  leave gives the handle up and adds the tally. */
 bool round_enter_main(struct round *rd, struct worker *w);

@@ -5,8 +5,8 @@
 #   full   normal, TSan and ASan builds; STRESS_SECONDS (2) per scenario
 #   quick  TSan and ASan, 1 s per scenario (what CI runs); the programs run
 #          side by side and their outputs are shown one after the other
-#   long   normal, TSan and ASan; 10 s per scenario, >= 10^8 operations in
-#          the normal build
+#   long   normal (10 s per scenario, >= 10^8 operations), TSan and ASan
+#          (5 s per scenario)
 #   fuzz   the libFuzzer target only
 # Every mode but fuzz also runs the negative control; every mode fuzzes
 # for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
@@ -137,14 +137,14 @@ collect() {
 	done
 }
 
-# stress VARIANT SECONDS [ARGS...]: build lfstress of VARIANT and queue its
-# run, and that of the array stress program (make stress-array, from
-# stress/array.mk) where the build has one.
+# stress VARIANT SECONDS [ARGS...]: build VARIANT's stress programs and
+# queue the runs of lfstress and, where the build has it, of the array
+# stress program (make stress-array, from stress/array.mk).
 stress() {
 	local v=$1 s=$2 dir
 	shift 2
 	dir=$(build_dir "$v")
-	if ! prepare "$v" stress/lfstress; then
+	if ! prepare "$v" stress-programs; then
 		echo "FAIL [$v] the build failed"
 		failed=$((failed + 1))
 		return
@@ -232,8 +232,8 @@ quick)
 	;;
 long)
 	stress normal "${STRESS_SECONDS:-10}" --min-ops 100000000
-	stress tsan "${STRESS_SECONDS:-10}"
-	stress asan "${STRESS_SECONDS:-10}"
+	stress tsan "${STRESS_SECONDS:-5}"
+	stress asan "${STRESS_SECONDS:-5}"
 	negative_control
 	;;
 fuzz) ;;
