@@ -68,6 +68,7 @@ unit_tests() {
 }
 
 cmd_test() {
+	SECONDS=0
 	install_missing
 	configure_build _build
 	unit_tests _build unit
@@ -76,11 +77,12 @@ cmd_test() {
 	if grep -q '^stress-quick:' _build/Makefile 2>/dev/null; then
 		local out rc=0
 		out=$(make -C _build -s stress-quick 2>&1) || rc=$?
-		echo "$out" | tail -60
+		echo "$out" | grep -Ev '^  (CC|CCLD|CPPAS|CXX|CXXLD) ' || true
 		read -r p f < <(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | awk '{p += $1; f += $2} END {print p + 0, f + 0}')
 		[ $rc -eq 0 ] || f=$((f + 1))
 		tally "$p" "$f"
 	fi
+	echo "run.sh test: ${SECONDS} s"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
