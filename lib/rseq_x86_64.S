@@ -91,6 +91,18 @@ pushb_cs:
 	addq (%rdi), %r9
 .endm
 
+/* Copy %rax pointers from \from[0 ..) to \to[0 ..), with %rcx and %r11. */
+.macro COPY from, to
+	xorl %ecx, %ecx
+1:	cmpq %rax, %rcx
+	jae 2f
+	movq (\from,%rcx,8), %r11
+	movq %r11, (\to,%rcx,8)
+	incq %rcx
+	jmp 1b
+2:
+.endm
+
 /* void *lfp_rseq_pop(const struct lfp_percpu_hot *h): NULL when empty. */
 	.globl lfp_rseq_pop
 	.hidden lfp_rseq_pop
@@ -166,15 +178,7 @@ popb_start:
 	cmova %r10, %rax		/* k */
 	subq %rax, %r10
 	leaq SLOT(%r9,%r10,8), %r10	/* the first slot to take */
-	xorl %ecx, %ecx
-popb_copy:
-	cmpq %rax, %rcx
-	jae popb_copied
-	movq (%r10,%rcx,8), %r11
-	movq %r11, (%rsi,%rcx,8)
-	incq %rcx
-	jmp popb_copy
-popb_copied:
+	COPY %r10, %rsi
 	addq %rax, %r8
 	movq %r8, POPS(%r9)		/* commit */
 popb_commit:
@@ -205,15 +209,7 @@ pushb_start:
 	cmpq %rdx, %rax
 	cmova %rdx, %rax		/* k */
 	leaq SLOT(%r9,%r10,8), %r10	/* the first free slot */
-	xorl %ecx, %ecx
-pushb_copy:
-	cmpq %rax, %rcx
-	jae pushb_copied
-	movq (%rsi,%rcx,8), %r11
-	movq %r11, (%r10,%rcx,8)
-	incq %rcx
-	jmp pushb_copy
-pushb_copied:
+	COPY %rsi, %r10
 	addq %rax, %r8
 	movq %r8, PUSHES(%r9)		/* commit */
 pushb_commit:

@@ -113,5 +113,6 @@ const struct flavour flavour_concurrent = {
 };
 
 const struct flavour *const all_flavours[] = {
-	&flavour_pool, &flavour_concurrent, &flavour_ts, &flavour_ts_cache, NULL,
+	&flavour_pool, &flavour_concurrent, &flavour_ts, &flavour_ts_cache, &flavour_percpu,
+	NULL,
 };

@@ -16,7 +16,8 @@
 
 STRESS_COMMON = \
 	stress/stress.h stress/ops.h \
-	stress/aba_replay.c stress/alloc.c stress/flavour_ts.c stress/flavours.c \
+	stress/aba_replay.c stress/alloc.c stress/flavour_percpu.c stress/flavour_ts.c \
+	stress/flavours.c \
 	stress/obj.c stress/ops.c stress/options.c stress/round.c stress/run.c \
 	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \
 	stress/sc_conservation.c stress/sc_faults.c stress/sc_ownership.c \
@@ -48,7 +49,7 @@ CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.
 FUZZ_FILES = fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
-	stress/flavour_ts.c
+	stress/flavour_ts.c stress/flavour_percpu.c
 EXTRA_DIST += stress/variants.sh $(FUZZ_FILES)
 
 STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \

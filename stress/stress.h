@@ -80,7 +80,7 @@ struct flavour {
 };
 
 extern const struct flavour flavour_pool, flavour_concurrent;
-extern const struct flavour flavour_ts, flavour_ts_cache;
+extern const struct flavour flavour_ts, flavour_ts_cache, flavour_percpu;
 /* Every flavour, NULL-terminated. */
 extern const struct flavour *const all_flavours[];
 
