@@ -13,6 +13,7 @@
 
 #include "atomic.h"
 #include "percpu.h"
+#include "slab.h"
 
 #ifdef LFP_PERCPU_RSEQ
 # include <sys/rseq.h>
@@ -58,26 +59,12 @@ bool lfp_rseq_available(void)
 #endif
 }
 
-static void *system_alloc(size_t size, size_t align, void *ctx)
-{
-	void *p;
-	(void)ctx;
-	return posix_memalign(&p, align, size) == 0 ? p : NULL;
-}
-
-static void system_free(void *p, size_t size, void *ctx)
-{
-	(void)size;
-	(void)ctx;
-	free(p);
-}
-
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a)
 {
 	memset(pc, 0, sizeof(*pc));
 	if (max == 0)
 		return EINVAL;
-	pc->alloc = a ? *a : (lfpool_allocator){ system_alloc, system_free, NULL };
+	pc->alloc = a ? *a : lfp_system_allocator;
 	pc->hot.ncpu = lfp_possible_cpus();
 	pc->hot.max = max;
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */

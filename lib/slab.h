@@ -75,6 +75,9 @@ enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };
 /* posix_memalign and free: the backing allocator when the config names none. */
 extern const lfpool_allocator lfp_system_allocator;
 
+/* posix_memalign and free: the backing allocator when none is given. */
+extern const lfpool_allocator lfp_system_allocator;
+
 /* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a);
