@@ -4,34 +4,16 @@
  * lfpool-pool is single-threaded: each thread gets a Pool of its own, as a
  * program would use it.  lfpool-concurrent and lfpool-threadstatic share one
  * pool among all threads (ThreadStatic through each thread's implicit
- * cache); lfpool-cache shares a ThreadStatic pool and gives each thread an
- * explicit cache handle, whose get and put are inline.
+ * cache); lfpool-percpu is a ThreadStatic pool with caches per CPU;
+ * lfpool-cache shares a ThreadStatic pool and gives each thread an explicit
+ * cache handle, whose get and put are inline.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench.h"
 #include "lfpool.h"
 #include "lfpool/threadstatic.h"
-
-/*
- * ThreadStatic may be missing from the library this links against (it is
- * being written): weak references let the benchmark link either way, and
- * ts_open reports the flavour as not available.
- */
-#pragma weak lfpool_ts_create
-#pragma weak lfpool_ts_destroy
-#pragma weak lfpool_ts_get
-#pragma weak lfpool_ts_put
-#pragma weak lfpool_ts_get_bulk
-#pragma weak lfpool_ts_put_bulk
-#pragma weak lfpool_ts_attach
-#pragma weak lfpool_ts_detach
-#pragma weak lfpool_cache_create
-#pragma weak lfpool_cache_destroy
-#pragma weak lfpool_cache_get_bulk
-#pragma weak lfpool_cache_put_bulk
-#pragma weak lfpool_cache_get_slow
-#pragma weak lfpool_cache_put_slow
 
 /* The configuration every flavour is measured with: no hooks, no bound. */
 static lfpool_config config(size_t obj_size, unsigned prewarm)
@@ -108,17 +90,20 @@ const struct impl impl_lfpool_concurrent = {
 };
 
 /* lfpool-threadstatic and lfpool-cache: one ThreadStatic pool. */
-static void *ts_open(size_t obj_size, unsigned prewarm, const char **why)
+static lfpool_ts *ts_create(size_t obj_size, unsigned prewarm, unsigned flags)
 {
-	if (!lfpool_ts_create) {
-		*why = "lfpool_ts_create is not in the liblfpool this was linked with";
-		return NULL;
-	}
 	lfpool_config cfg = config(obj_size, prewarm);
+	cfg.flags = flags;
 	lfpool_ts *ts = lfpool_ts_create(&cfg);
 	if (!ts)
 		bench_die("lfpool_ts_create failed");
 	return ts;
+}
+
+static void *ts_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	return ts_create(obj_size, prewarm, 0);
 }
 
 static void ts_close(void *ts)
@@ -152,6 +137,30 @@ static void ts_detach(void *ts, void *h)
 const struct impl impl_lfpool_threadstatic = {
 	.name = "lfpool-threadstatic", .lfpool = true,
 	.open = ts_open, .close = ts_close,
+	.attach = ts_attach, .detach = ts_detach,
+	.loops = &ts_loops,
+};
+
+/* lfpool-percpu: a ThreadStatic pool in per-CPU mode, through ts_get and
+ * ts_put as lfpool-threadstatic; the output names the path it runs
+ * (restartable sequences, or sched_getcpu and a lock). */
+static void *percpu_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	lfpool_ts *ts = ts_create(obj_size, prewarm, LFPOOL_F_PERCPU);
+	static bool told;
+	if (!told) {
+		lfpool_stats st;
+		lfpool_ts_stats(ts, &st);
+		printf("lfpool-percpu: per-CPU path %s\n", st.percpu_mode ? st.percpu_mode : "none");
+		told = true;
+	}
+	return ts;
+}
+
+const struct impl impl_lfpool_percpu = {
+	.name = "lfpool-percpu", .lfpool = true,
+	.open = percpu_open, .close = ts_close,
 	.attach = ts_attach, .detach = ts_detach,
 	.loops = &ts_loops,
 };
