@@ -73,25 +73,11 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		free(c);
 }
 
-/* Create objects: a chain of n, in debug state `state`; 0 or errno. */
-static int create_objects(lfpool_concurrent *c, size_t n, uint8_t state, uint32_t *chain)
-{
-	if (!lfp_reserve(&c->created, c->core.capacity, n, true))
-		return ENOBUFS;
-	int err = lfp_core_take_raw(&c->core, true, n, chain);
-	if (err) {
-		lfp_faa_u64_rlx(&c->created, (uint64_t)0 - n);
-		return err;
-	}
-	lfp_core_construct_chain(&c->core, *chain, state);
-	return 0;
-}
-
 __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 {
 	lfp_faa_u64_rlx(&c->misses, 1);
 	uint32_t idx;
-	int err = create_objects(c, 1, LFP_OBJ_OUT, &idx);
+	int err = lfp_core_create(&c->core, &c->created, true, 1, LFP_OBJ_OUT, &idx);
 	if (err == ENOBUFS) {
 		/* At capacity: an object may have come back since we looked. */
 		idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
@@ -185,7 +171,7 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 	if (n == 0)
 		return 0;
 	uint32_t chain;
-	int err = create_objects(c, n, LFP_OBJ_POOLED, &chain);
+	int err = lfp_core_create(&c->core, &c->created, true, n, LFP_OBJ_POOLED, &chain);
 	if (err) {
 		errno = err;
 		return -1;

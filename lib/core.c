@@ -103,6 +103,23 @@ int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
 	return 0;
 }
 
+int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
+		    uint32_t *chain)
+{
+	if (!lfp_reserve(created, c->capacity, n, mt))
+		return ENOBUFS;
+	int err = lfp_core_take_raw(c, mt, n, chain);
+	if (err) {
+		if (mt)
+			lfp_faa_u64_rlx(created, (uint64_t)0 - n);
+		else
+			*created -= n;
+		return err;
+	}
+	lfp_core_construct_chain(c, *chain, state);
+	return 0;
+}
+
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 {
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {

@@ -57,6 +57,13 @@ void lfp_core_fini(struct lfp_core *c);
  * nothing: on failure returns ENOMEM and the pool is as it was.
  */
 int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain);
+/*
+ * Create n objects as a private chain, in debug state `state`: reserve them
+ * in *created (at most capacity), take raw memory, run init.  0, or ENOBUFS
+ * (at capacity) / ENOMEM with *created and the pool as they were.
+ */
+int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
+		    uint32_t *chain);
 /* Run init on every object of a private chain (and mark them pooled). */
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state);
 /* Run fini on every object of a private chain, return them to raw and

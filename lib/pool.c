@@ -56,20 +56,14 @@ static int reserve_items(lfpool_pool *p, uint64_t need)
 	return 0;
 }
 
-/* Create n objects as a chain, in the given debug state; 0 or errno. */
+/* Create n objects as a chain, in the given debug state; 0 or errno.  The
+ * items array grows first, so that a put never has to. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	if (!lfp_reserve(&p->created, p->core.capacity, n, false))
+	if (p->core.capacity && p->created + n > p->core.capacity)
 		return ENOBUFS;
-	int err = reserve_items(p, p->created);
-	if (!err)
-		err = lfp_core_take_raw(&p->core, false, n, chain);
-	if (err) {
-		p->created -= n;
-		return err;
-	}
-	lfp_core_construct_chain(&p->core, *chain, state);
-	return 0;
+	int err = reserve_items(p, p->created + n);
+	return err ? err : lfp_core_create(&p->core, &p->created, false, n, state, chain);
 }
 
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)

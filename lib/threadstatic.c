@@ -31,15 +31,7 @@ bool lfp_ts_live(uint64_t gen)
 
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	if (!lfp_reserve(&p->created, p->core.capacity, n, true))
-		return ENOBUFS;
-	int err = lfp_core_take_raw(&p->core, true, n, chain);
-	if (err) {
-		lfp_faa_u64_rlx(&p->created, (uint64_t)0 - n);
-		return err;
-	}
-	lfp_core_construct_chain(&p->core, *chain, state);
-	return 0;
+	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
 }
 
 bool lfp_ts_accept(lfpool_ts *p, void *obj)
