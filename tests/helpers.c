@@ -84,6 +84,15 @@ void test_alloc_fini(struct test_alloc *t)
 	pthread_mutex_destroy(&t->lock);
 }
 
+void test_alloc_finish(struct test_alloc *t)
+{
+	cr_assert_eq(t->live, 0, "%ld blocks (%zu bytes) not given back", t->live, t->live_bytes);
+	cr_assert_eq(t->bad_frees, 0, "%ld frees of an unknown block or with a wrong size",
+		     t->bad_frees);
+	cr_assert_eq(t->misaligned, 0, "%ld blocks misaligned", t->misaligned);
+	test_alloc_fini(t);
+}
+
 void test_alloc_fail_after(struct test_alloc *t, long n)
 {
 	pthread_mutex_lock(&t->lock);
@@ -125,6 +134,14 @@ lfpool_config hooked_config(struct hooks *h, size_t obj_size, size_t align)
 		.obj_size = obj_size, .align = align,
 		.init = hook_init, .reset = hook_reset, .fini = hook_fini, .hook_ctx = h,
 	};
+}
+
+lfpool_config counted_config(struct test_alloc *t, struct hooks *h, size_t obj_size, size_t align)
+{
+	test_alloc_init(t);
+	lfpool_config c = hooked_config(h, obj_size, align);
+	c.allocator = &t->a;
+	return c;
 }
 
 long hook_count(const long *counter)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <lfpool.h>
 
 /*
@@ -35,6 +37,9 @@ struct test_alloc {
 void test_alloc_init(struct test_alloc *t);
 /* Free what t still tracks (blocks a pool leaked) and its own table. */
 void test_alloc_fini(struct test_alloc *t);
+/* Assert that every block came back, with its size, and was aligned as
+ * asked; then test_alloc_fini. */
+void test_alloc_finish(struct test_alloc *t);
 /* Let n more allocations succeed, then fail all (-1: never fail). */
 void test_alloc_fail_after(struct test_alloc *t, long n);
 /* Blocks out now (taken under the lock, for threaded tests). */
@@ -55,6 +60,8 @@ void hook_reset(void *obj, void *ctx);
 void hook_fini(void *obj, void *ctx);
 /* A config with obj_size and align set, the counting hooks on h. */
 lfpool_config hooked_config(struct hooks *h, size_t obj_size, size_t align);
+/* hooked_config, with t set up as the backing allocator. */
+lfpool_config counted_config(struct test_alloc *t, struct hooks *h, size_t obj_size, size_t align);
 /* Read a counter of h (atomically). */
 long hook_count(const long *counter);
 
@@ -82,6 +89,24 @@ struct flavour_ops {
 	void (*stats)(const void *pool, lfpool_stats *st);
 };
 extern const struct flavour_ops flavours[FL_COUNT];
+
+/*
+ * A Criterion test run once per flavour (each reported on its own), with
+ * `ops` pointing at that flavour's calls; Criterion's test options may follow:
+ *	FLAVOUR_TEST(suite, name) { void *pool = ops->create(&cfg); ... }
+ */
+#define FLAVOUR_TEST(suite, name, ...) \
+	ParameterizedTestParameters(suite, name) \
+	{ \
+		static enum flavour fl[] = { FL_POOL, FL_CONCURRENT }; \
+		return cr_make_param_array(enum flavour, fl, FL_COUNT); \
+	} \
+	static void suite##_##name##_body(const struct flavour_ops *ops); \
+	ParameterizedTest(enum flavour *fl, suite, name, ##__VA_ARGS__) \
+	{ \
+		suite##_##name##_body(&flavours[*fl]); \
+	} \
+	static void suite##_##name##_body(const struct flavour_ops *ops)
 
 /* Fill buf with a pattern that depends on seed; check it. */
 void fill_pattern(void *buf, size_t n, unsigned seed);

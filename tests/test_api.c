@@ -86,8 +86,7 @@ Test(concurrent, get_bulk_is_all_or_none)
 	cr_assert_eq(st.live, 0);
 	test_alloc_fail_after(&t, -1);
 	lfpool_concurrent_destroy(pool);
-	cr_assert_eq(t.live, 0);
-	test_alloc_fini(&t);
+	test_alloc_finish(&t);
 }
 
 Test(concurrent, put_bulk_skips_null_and_bad_entries)
@@ -116,36 +115,33 @@ Test(concurrent, put_bulk_skips_null_and_bad_entries)
 
 /* misses counts the gets that had to make an object; the object counts add
  * up; bytes_held grows with slabs. */
-Test(stats, counts_add_up)
+FLAVOUR_TEST(stats, counts_add_up)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		lfpool_config c = { .obj_size = 100, .prewarm = 5 };
-		void *pool = ops->create(&c);
-		lfpool_stats st;
-		ops->stats(pool, &st);
-		cr_assert_eq(st.misses, 0);
-		cr_assert_gt(st.bytes_held, 5 * 100);
-		uint64_t held = st.bytes_held;
-		enum { N = 2000 };	/* more than one slab holds */
-		static void *objs[N];
-		for (int i = 0; i < N; i++)
-			objs[i] = ops->get(pool);
-		ops->stats(pool, &st);
-		cr_assert_eq(st.misses, N - 5, "%s: misses %llu", ops->name, (unsigned long long)st.misses);
-		cr_assert_eq(st.created, N);
-		cr_assert_eq(st.live, N);
-		cr_assert_eq(st.retained, 0);
-		cr_assert_gt(st.bytes_held, held);
-		cr_assert_eq(st.created, st.retained + st.live);
-		for (int i = 0; i < 100; i++)
-			ops->put(pool, objs[i]);
-		ops->stats(pool, &st);
-		cr_assert_eq(st.retained, 100);
-		cr_assert_eq(st.live, N - 100);
-		cr_assert_eq(st.misses, N - 5);
-		for (int i = 100; i < N; i++)
-			ops->put(pool, objs[i]);
-		ops->destroy(pool);
-	}
+	lfpool_config c = { .obj_size = 100, .prewarm = 5 };
+	void *pool = ops->create(&c);
+	lfpool_stats st;
+	ops->stats(pool, &st);
+	cr_assert_eq(st.misses, 0);
+	cr_assert_gt(st.bytes_held, 5 * 100);
+	uint64_t held = st.bytes_held;
+	enum { N = 2000 };	/* more than one slab holds */
+	static void *objs[N];
+	for (int i = 0; i < N; i++)
+		objs[i] = ops->get(pool);
+	ops->stats(pool, &st);
+	cr_assert_eq(st.misses, N - 5, "%s: misses %llu", ops->name, (unsigned long long)st.misses);
+	cr_assert_eq(st.created, N);
+	cr_assert_eq(st.live, N);
+	cr_assert_eq(st.retained, 0);
+	cr_assert_gt(st.bytes_held, held);
+	cr_assert_eq(st.created, st.retained + st.live);
+	for (int i = 0; i < 100; i++)
+		ops->put(pool, objs[i]);
+	ops->stats(pool, &st);
+	cr_assert_eq(st.retained, 100);
+	cr_assert_eq(st.live, N - 100);
+	cr_assert_eq(st.misses, N - 5);
+	for (int i = 100; i < N; i++)
+		ops->put(pool, objs[i]);
+	ops->destroy(pool);
 }

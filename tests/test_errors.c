@@ -37,250 +37,216 @@ static void assert_trim_frees_all(const struct flavour_ops *ops, void *pool)
 		     (unsigned long long)(st.slab_allocs - st.slab_frees));
 }
 
-Test(enomem, create_fails_cleanly_at_every_allocation)
+FLAVOUR_TEST(enomem, create_fails_cleanly_at_every_allocation)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct test_alloc t;
-		struct hooks h;
-		test_alloc_init(&t);
-		lfpool_config c = hooked_config(&h, OBJ, 64);
-		c.prewarm = 40;
-		c.allocator = &t.a;
-		void *pool;
-		long k = 0;
-		for (;; k++) {
-			test_alloc_fail_after(&t, k);
-			errno = 0;
-			pool = ops->create(&c);
-			if (pool)
-				break;
-			cr_assert_eq(errno, ENOMEM, "%s, failure %ld: errno %d", ops->name, k, errno);
-			cr_assert_eq(t.live, 0, "%s, failure %ld: %ld blocks kept", ops->name, k, t.live);
-			cr_assert_eq(hook_count(&h.init), hook_count(&h.fini));
-		}
-		cr_assert_geq(k, 3, "%s: only %ld allocations to fail", ops->name, k);
-		test_alloc_fail_after(&t, -1);
-		lfpool_stats st;
-		ops->stats(pool, &st);
-		cr_assert_eq(st.created, 40);
-		cr_assert_eq(hook_count(&h.init), 40);
-		ops->destroy(pool);
-		cr_assert_eq(t.live, 0);
-		cr_assert_eq(t.bad_frees, 0);
-		test_alloc_fini(&t);
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 64);
+	c.prewarm = 40;
+	void *pool;
+	long k = 0;
+	for (;; k++) {
+		test_alloc_fail_after(&t, k);
+		errno = 0;
+		pool = ops->create(&c);
+		if (pool)
+			break;
+		cr_assert_eq(errno, ENOMEM, "%s, failure %ld: errno %d", ops->name, k, errno);
+		cr_assert_eq(t.live, 0, "%s, failure %ld: %ld blocks kept", ops->name, k, t.live);
+		cr_assert_eq(hook_count(&h.init), hook_count(&h.fini));
 	}
+	cr_assert_geq(k, 3, "%s: only %ld allocations to fail", ops->name, k);
+	test_alloc_fail_after(&t, -1);
+	lfpool_stats st;
+	ops->stats(pool, &st);
+	cr_assert_eq(st.created, 40);
+	cr_assert_eq(hook_count(&h.init), 40);
+	ops->destroy(pool);
+	test_alloc_finish(&t);
 }
 
-Test(enomem, prewarm_fails_cleanly_and_works_after_recovery)
+FLAVOUR_TEST(enomem, prewarm_fails_cleanly_and_works_after_recovery)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct test_alloc t;
-		struct hooks h;
-		test_alloc_init(&t);
-		lfpool_config c = hooked_config(&h, OBJ, 64);
-		c.allocator = &t.a;
-		void *pool = ops->create(&c);
-		void *out[3];
-		for (int i = 0; i < 3; i++) {
-			out[i] = ops->get(pool);
-			fill_pattern(out[i], OBJ, i);
-		}
-		lfpool_stats was, now;
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 64);
+	void *pool = ops->create(&c);
+	void *out[3];
+	for (int i = 0; i < 3; i++) {
+		out[i] = ops->get(pool);
+		fill_pattern(out[i], OBJ, i);
+	}
+	lfpool_stats was, now;
+	ops->stats(pool, &was);
+	long k = 0;
+	for (;; k++) {
+		test_alloc_fail_after(&t, k);
+		errno = 0;
+		int r = ops->prewarm(pool, 40);
+		test_alloc_fail_after(&t, -1);
+		if (r == 0)
+			break;
+		cr_assert_eq(r, -1);
+		cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
+		ops->stats(pool, &now);
+		assert_same_objects(&was, &now, ops->name);
+		cr_assert_eq(hook_count(&h.init), 3, "%s: init ran for a failed prewarm",
+			     ops->name);
+	}
+	cr_assert_geq(k, 2, "%s: only %ld allocations to fail", ops->name, k);
+	ops->stats(pool, &now);
+	cr_assert_eq(now.created, 43);
+	cr_assert_eq(now.retained, 40);
+	cr_assert_eq(hook_count(&h.init), 43);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(check_pattern(out[i], OBJ, i), "%s: object out was touched", ops->name);
+		ops->put(pool, out[i]);
+	}
+	assert_trim_frees_all(ops, pool);
+	ops->destroy(pool);
+	cr_assert_eq(hook_count(&h.fini), 43);
+	test_alloc_finish(&t);
+}
+
+FLAVOUR_TEST(enomem, get_fails_cleanly_at_every_allocation)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 64);
+	void *pool = ops->create(&c);
+	void *objs[64];
+	int n = 0, failures = 0;
+	lfpool_stats was, now;
+	/* Every get, made to fail at its 1st, 2nd, ... allocation until
+	 * it needs no more: only gets that grow the pool can fail. */
+	while (n < 64) {
 		ops->stats(pool, &was);
-		long k = 0;
-		for (;; k++) {
+		for (long k = 0;; k++) {
 			test_alloc_fail_after(&t, k);
 			errno = 0;
-			int r = ops->prewarm(pool, 40);
+			objs[n] = ops->get(pool);
 			test_alloc_fail_after(&t, -1);
-			if (r == 0)
+			if (objs[n])
 				break;
-			cr_assert_eq(r, -1);
+			failures++;
 			cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
 			ops->stats(pool, &now);
 			assert_same_objects(&was, &now, ops->name);
-			cr_assert_eq(hook_count(&h.init), 3, "%s: init ran for a failed prewarm",
-				     ops->name);
+			cr_assert_eq(hook_count(&h.init), n);
 		}
-		cr_assert_geq(k, 2, "%s: only %ld allocations to fail", ops->name, k);
-		ops->stats(pool, &now);
-		cr_assert_eq(now.created, 43);
-		cr_assert_eq(now.retained, 40);
-		cr_assert_eq(hook_count(&h.init), 43);
-		for (int i = 0; i < 3; i++) {
-			cr_assert(check_pattern(out[i], OBJ, i), "%s: object out was touched", ops->name);
-			ops->put(pool, out[i]);
-		}
-		assert_trim_frees_all(ops, pool);
-		ops->destroy(pool);
-		cr_assert_eq(hook_count(&h.fini), 43);
-		cr_assert_eq(t.live, 0);
-		cr_assert_eq(t.bad_frees, 0);
-		test_alloc_fini(&t);
+		fill_pattern(objs[n], OBJ, n);
+		n++;
 	}
+	cr_assert_geq(failures, 4, "%s: %d failures", ops->name, failures);
+	for (int i = 0; i < n; i++) {
+		cr_assert(check_pattern(objs[i], OBJ, i));
+		ops->put(pool, objs[i]);
+	}
+	ops->stats(pool, &now);
+	cr_assert_eq(now.created, 64);
+	cr_assert_eq(now.retained, 64);
+	assert_trim_frees_all(ops, pool);
+	ops->destroy(pool);
+	test_alloc_finish(&t);
 }
 
-Test(enomem, get_fails_cleanly_at_every_allocation)
+FLAVOUR_TEST(enobufs, get_at_capacity_is_enobufs_not_enomem)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct test_alloc t;
-		struct hooks h;
-		test_alloc_init(&t);
-		lfpool_config c = hooked_config(&h, OBJ, 64);
-		c.allocator = &t.a;
-		void *pool = ops->create(&c);
-		void *objs[64];
-		int n = 0, failures = 0;
-		lfpool_stats was, now;
-		/* Every get, made to fail at its 1st, 2nd, ... allocation until
-		 * it needs no more: only gets that grow the pool can fail. */
-		while (n < 64) {
-			ops->stats(pool, &was);
-			for (long k = 0;; k++) {
-				test_alloc_fail_after(&t, k);
-				errno = 0;
-				objs[n] = ops->get(pool);
-				test_alloc_fail_after(&t, -1);
-				if (objs[n])
-					break;
-				failures++;
-				cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
-				ops->stats(pool, &now);
-				assert_same_objects(&was, &now, ops->name);
-				cr_assert_eq(hook_count(&h.init), n);
-			}
-			fill_pattern(objs[n], OBJ, n);
-			n++;
-		}
-		cr_assert_geq(failures, 4, "%s: %d failures", ops->name, failures);
-		for (int i = 0; i < n; i++) {
-			cr_assert(check_pattern(objs[i], OBJ, i));
-			ops->put(pool, objs[i]);
-		}
-		ops->stats(pool, &now);
-		cr_assert_eq(now.created, 64);
-		cr_assert_eq(now.retained, 64);
-		assert_trim_frees_all(ops, pool);
-		ops->destroy(pool);
-		cr_assert_eq(t.live, 0);
-		cr_assert_eq(t.bad_frees, 0);
-		test_alloc_fini(&t);
-	}
+	struct test_alloc t;
+	test_alloc_init(&t);
+	lfpool_config c = { .obj_size = 24, .capacity = 5, .allocator = &t.a };
+	void *pool = ops->create(&c);
+	void *objs[5];
+	for (int i = 0; i < 5; i++)
+		cr_assert_not_null(objs[i] = ops->get(pool));
+	lfpool_stats was, now;
+	ops->stats(pool, &was);
+	errno = 0;
+	cr_assert_null(ops->get(pool));
+	cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
+	/* Capacity is the reason even when memory is short as well. */
+	test_alloc_fail_after(&t, 0);
+	errno = 0;
+	cr_assert_null(ops->get(pool));
+	cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
+	ops->stats(pool, &now);
+	assert_same_objects(&was, &now, ops->name);
+
+	/* A returned object is served again, without the allocator. */
+	ops->put(pool, objs[2]);
+	cr_assert_eq(ops->get(pool), objs[2]);
+	test_alloc_fail_after(&t, -1);
+	for (int i = 0; i < 5; i++)
+		ops->put(pool, objs[i]);
+	ops->destroy(pool);
+	test_alloc_finish(&t);
 }
 
-Test(enobufs, get_at_capacity_is_enobufs_not_enomem)
+FLAVOUR_TEST(enobufs, prewarm_beyond_capacity_creates_nothing)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct test_alloc t;
-		test_alloc_init(&t);
-		lfpool_config c = { .obj_size = 24, .capacity = 5, .allocator = &t.a };
-		void *pool = ops->create(&c);
-		void *objs[5];
-		for (int i = 0; i < 5; i++)
-			cr_assert_not_null(objs[i] = ops->get(pool));
-		lfpool_stats was, now;
-		ops->stats(pool, &was);
-		errno = 0;
-		cr_assert_null(ops->get(pool));
-		cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
-		/* Capacity is the reason even when memory is short as well. */
-		test_alloc_fail_after(&t, 0);
-		errno = 0;
-		cr_assert_null(ops->get(pool));
-		cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
-		ops->stats(pool, &now);
-		assert_same_objects(&was, &now, ops->name);
-
-		/* A returned object is served again, without the allocator. */
-		ops->put(pool, objs[2]);
-		cr_assert_eq(ops->get(pool), objs[2]);
-		test_alloc_fail_after(&t, -1);
-		for (int i = 0; i < 5; i++)
-			ops->put(pool, objs[i]);
-		ops->destroy(pool);
-		test_alloc_fini(&t);
-	}
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 24, 8);
+	c.capacity = 10;
+	c.prewarm = 4;
+	void *pool = ops->create(&c);
+	void *out = ops->get(pool);
+	errno = 0;
+	cr_assert_eq(ops->prewarm(pool, 7), -1);
+	cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
+	cr_assert_eq(hook_count(&h.init), 4);
+	cr_assert_eq(ops->prewarm(pool, 6), 0, "%s: up to capacity is allowed", ops->name);
+	cr_assert_eq(hook_count(&h.init), 10);
+	cr_assert_eq(ops->prewarm(pool, 0), 0, "%s: prewarm 0 at capacity", ops->name);
+	errno = 0;
+	cr_assert_eq(ops->prewarm(pool, 1), -1);
+	cr_assert_eq(errno, ENOBUFS);
+	lfpool_stats st;
+	ops->stats(pool, &st);
+	cr_assert_eq(st.created, 10);
+	cr_assert_eq(st.retained, 9);
+	ops->put(pool, out);
+	ops->destroy(pool);
 }
 
-Test(enobufs, prewarm_beyond_capacity_creates_nothing)
+FLAVOUR_TEST(enomem, get_below_capacity_is_enomem)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct hooks h;
-		lfpool_config c = hooked_config(&h, 24, 8);
-		c.capacity = 10;
-		c.prewarm = 4;
-		void *pool = ops->create(&c);
-		void *out = ops->get(pool);
-		errno = 0;
-		cr_assert_eq(ops->prewarm(pool, 7), -1);
-		cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
-		cr_assert_eq(hook_count(&h.init), 4);
-		cr_assert_eq(ops->prewarm(pool, 6), 0, "%s: up to capacity is allowed", ops->name);
-		cr_assert_eq(hook_count(&h.init), 10);
-		cr_assert_eq(ops->prewarm(pool, 0), 0, "%s: prewarm 0 at capacity", ops->name);
-		errno = 0;
-		cr_assert_eq(ops->prewarm(pool, 1), -1);
-		cr_assert_eq(errno, ENOBUFS);
-		lfpool_stats st;
-		ops->stats(pool, &st);
-		cr_assert_eq(st.created, 10);
-		cr_assert_eq(st.retained, 9);
-		ops->put(pool, out);
-		ops->destroy(pool);
-	}
+	struct test_alloc t;
+	test_alloc_init(&t);
+	lfpool_config c = { .obj_size = 24, .capacity = 100, .allocator = &t.a };
+	void *pool = ops->create(&c);
+	test_alloc_fail_after(&t, 0);
+	errno = 0;
+	cr_assert_null(ops->get(pool));
+	cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
+	test_alloc_fail_after(&t, -1);
+	void *obj = ops->get(pool);
+	cr_assert_not_null(obj, "%s: no recovery", ops->name);
+	ops->put(pool, obj);
+	ops->destroy(pool);
+	test_alloc_finish(&t);
 }
 
-Test(enomem, get_below_capacity_is_enomem)
+FLAVOUR_TEST(noop, destroy_null_and_put_null)
 {
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		struct test_alloc t;
-		test_alloc_init(&t);
-		lfpool_config c = { .obj_size = 24, .capacity = 100, .allocator = &t.a };
-		void *pool = ops->create(&c);
-		test_alloc_fail_after(&t, 0);
-		errno = 0;
-		cr_assert_null(ops->get(pool));
-		cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
-		test_alloc_fail_after(&t, -1);
-		void *obj = ops->get(pool);
-		cr_assert_not_null(obj, "%s: no recovery", ops->name);
-		ops->put(pool, obj);
-		ops->destroy(pool);
-		cr_assert_eq(t.live, 0);
-		test_alloc_fini(&t);
-	}
-}
-
-Test(noop, destroy_null_and_put_null)
-{
-	for (int f = 0; f < FL_COUNT; f++) {
-		const struct flavour_ops *ops = &flavours[f];
-		ops->destroy(NULL);
-		struct hooks h;
-		lfpool_config c = hooked_config(&h, 24, 8);
-		c.prewarm = 2;
-		void *pool = ops->create(&c);
-		void *obj = ops->get(pool);
-		lfpool_stats was, now;
-		ops->stats(pool, &was);
-		ops->put(pool, NULL);
-		ops->stats(pool, &now);
-		assert_same_objects(&was, &now, ops->name);
-		cr_assert_eq(hook_count(&h.reset), 0, "%s: reset ran for NULL", ops->name);
-		/* The pool still hands out only what it holds. */
-		void *a = ops->get(pool);
-		cr_assert_not_null(a);
-		cr_assert_neq(a, obj);
-		ops->stats(pool, &now);
-		cr_assert_eq(now.retained, 0);
-		ops->put(pool, a);
-		ops->put(pool, obj);
-		ops->destroy(pool);
-	}
+	ops->destroy(NULL);
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 24, 8);
+	c.prewarm = 2;
+	void *pool = ops->create(&c);
+	void *obj = ops->get(pool);
+	lfpool_stats was, now;
+	ops->stats(pool, &was);
+	ops->put(pool, NULL);
+	ops->stats(pool, &now);
+	assert_same_objects(&was, &now, ops->name);
+	cr_assert_eq(hook_count(&h.reset), 0, "%s: reset ran for NULL", ops->name);
+	/* The pool still hands out only what it holds. */
+	void *a = ops->get(pool);
+	cr_assert_not_null(a);
+	cr_assert_neq(a, obj);
+	ops->stats(pool, &now);
+	cr_assert_eq(now.retained, 0);
+	ops->put(pool, a);
+	ops->put(pool, obj);
+	ops->destroy(pool);
 }
