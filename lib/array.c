@@ -194,12 +194,8 @@ LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
 		fprintf(stderr, "lfpool: array pool '%s': destroyed with %llu oversize buffers still out\n",
 			ap->name, (unsigned long long)ap->oversize_out);
 	destroy_classes(ap);
-	ap->magic = LFP_MAGIC_DEAD;
 	memset(&ap->fast, 0, sizeof(ap->fast));
-	if (ap->debug)
-		lfp_debug_bury(ap);
-	else
-		free(ap);
+	lfp_layer_retire(ap, &ap->magic, ap->debug);
 }
 
 /* A buffer of n bytes above the largest class, from the backing allocator. */

@@ -62,12 +62,8 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 		errno = err;
 		return -1;
 	}
-	cp->magic = LFP_MAGIC_DEAD;
 	/* A debug pool stays readable, so its flavour reports a later release. */
-	if (cp->debug)
-		lfp_debug_bury(cp);
-	else
-		free(cp);
+	lfp_layer_retire(cp, &cp->magic, cp->debug);
 	return 0;
 }
 

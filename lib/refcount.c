@@ -120,11 +120,7 @@ LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
 		return;
 	}
 	lfp_any_destroy(&rc->pool);
-	rc->magic = LFP_MAGIC_DEAD;
-	if (rc->debug)
-		lfp_debug_bury(rc);
-	else
-		free(rc);
+	lfp_layer_retire(rc, &rc->magic, rc->debug);
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)

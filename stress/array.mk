@@ -11,7 +11,7 @@ if ASAN
 noinst_PROGRAMS += stress/rc_array_stress
 endif
 endif
-stress_rc_array_stress_SOURCES = stress/rc_array_stress.c
+stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h
 stress_rc_array_stress_LDADD = liblfpool.la $(PTHREAD_LIBS)
 CLEANFILES += stress/rc_array_stress$(EXEEXT)
 

@@ -38,45 +38,21 @@
 
 #include <lfpool.h>
 
+#include "stress.h"	/* the counting allocator of stress/alloc.c */
+
 #define SLOTS 64
 #define MAX_THREADS 64
 #define BODY 48
 #define ARRAY_MAX 1024		/* largest class; requests go up to twice that */
 
-struct options {
+struct rs_options {
 	double seconds;
 	unsigned threads;
 };
 
-/* ---- a counting backing allocator ---- */
-
-struct counting_alloc {
-	lfpool_allocator a;
-	int64_t allocs, frees, bytes;	/* atomic */
-};
-
-static void *count_alloc(size_t size, size_t align, void *ctx)
-{
-	struct counting_alloc *c = ctx;
-	void *p;
-	if (posix_memalign(&p, align, size) != 0)
-		return NULL;
-	__atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->bytes, (int64_t)size, __ATOMIC_RELAXED);
-	return p;
-}
-
-static void count_free(void *p, size_t size, void *ctx)
-{
-	struct counting_alloc *c = ctx;
-	__atomic_fetch_add(&c->frees, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&c->bytes, (int64_t)size, __ATOMIC_RELAXED);
-	free(p);
-}
-
 /* ---- one run: a scenario on a flavour ---- */
 
-struct run {
+struct rs_run {
 	lfpool_flavour flavour;
 	unsigned flags;
 	void *pool;			/* the scenario's pool */
@@ -88,8 +64,8 @@ struct run {
 	pthread_mutex_t lock;
 };
 
-struct worker {
-	struct run *r;
+struct rs_worker {
+	struct rs_run *r;
 	uint64_t rng;
 	void *cache;			/* closure scenario, ThreadStatic */
 };
@@ -101,7 +77,7 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t rng_next(uint64_t *s)
+static uint64_t rs_rng(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -110,7 +86,7 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 /* Record an error; what and the number n (an id, a size, errno) describe it. */
-static void fail(struct run *r, const char *what, uint64_t n)
+static void fail(struct rs_run *r, const char *what, uint64_t n)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->errors++ == 0)
@@ -120,12 +96,12 @@ static void fail(struct run *r, const char *what, uint64_t n)
 }
 
 /* Leave p in a random slot; returns what was there. */
-static void *swap_slot(struct worker *w, void *p)
+static void *swap_slot(struct rs_worker *w, void *p)
 {
-	return __atomic_exchange_n(&w->r->slot[rng_next(&w->rng) % SLOTS], p, __ATOMIC_ACQ_REL);
+	return __atomic_exchange_n(&w->r->slot[rs_rng(&w->rng) % SLOTS], p, __ATOMIC_ACQ_REL);
 }
 
-static uint64_t new_id(struct run *r)
+static uint64_t new_id(struct rs_run *r)
 {
 	return __atomic_add_fetch(&r->next_id, 1, __ATOMIC_RELAXED);
 }
@@ -143,7 +119,7 @@ struct counted {
 };
 
 /* Check a reference taken from a slot and drop it. */
-static void rc_drop(struct run *r, struct counted *o)
+static void rc_drop(struct rs_run *r, struct counted *o)
 {
 	for (size_t i = 0; i < BODY; i++) {
 		if (o->body[i] != pattern(o->id, i)) {
@@ -155,9 +131,9 @@ static void rc_drop(struct run *r, struct counted *o)
 		__atomic_fetch_add(&r->lasts, 1, __ATOMIC_RELAXED);
 }
 
-static void rc_step(struct worker *w)
+static void rc_step(struct rs_worker *w)
 {
-	struct run *r = w->r;
+	struct rs_run *r = w->r;
 	struct counted *o = lfpool_rc_get(r->pool);
 	if (!o) {
 		fail(r, "rc: get failed", (uint64_t)errno);
@@ -167,7 +143,7 @@ static void rc_step(struct worker *w)
 	o->id = new_id(r);
 	for (size_t i = 0; i < BODY; i++)
 		o->body[i] = pattern(o->id, i);
-	unsigned refs = 1 + (unsigned)(rng_next(&w->rng) % 3);
+	unsigned refs = 1 + (unsigned)(rs_rng(&w->rng) % 3);
 	for (unsigned i = 1; i < refs; i++)
 		lfpool_rc_retain(o);
 	for (unsigned i = 0; i < refs; i++) {
@@ -177,18 +153,18 @@ static void rc_step(struct worker *w)
 	}
 }
 
-static bool rc_open(struct run *r)
+static bool rc_open(struct rs_run *r)
 {
 	lfpool_config c = { .obj_size = sizeof(struct counted), .flags = r->flags, .name = "rc" };
 	return (r->pool = lfpool_rc_create(r->flavour, &c)) != NULL;
 }
 
-static void rc_drain(struct run *r, void *p)
+static void rc_drain(struct rs_run *r, void *p)
 {
 	rc_drop(r, p);
 }
 
-static bool rc_close(struct run *r, char *why, size_t len)
+static bool rc_close(struct rs_run *r, char *why, size_t len)
 {
 	lfpool_stats st;
 	lfpool_rc_stats(r->pool, &st);
@@ -209,12 +185,12 @@ static bool rc_close(struct run *r, char *why, size_t len)
 
 struct array_run {
 	lfpool_array *ap;
-	struct counting_alloc alloc;
+	struct stress_alloc alloc;
 };
 
 /* Check a buffer taken from a slot (its size first, then the pattern) and
  * put it, with or without its size. */
-static void array_drop(struct run *r, unsigned char *b, bool sized)
+static void array_drop(struct rs_run *r, unsigned char *b, bool sized)
 {
 	struct array_run *ar = r->pool;
 	size_t n;
@@ -236,11 +212,11 @@ static void array_drop(struct run *r, unsigned char *b, bool sized)
 		lfpool_array_put(ar->ap, b);
 }
 
-static void array_step(struct worker *w)
+static void array_step(struct rs_worker *w)
 {
-	struct run *r = w->r;
+	struct rs_run *r = w->r;
 	struct array_run *ar = r->pool;
-	uint64_t x = rng_next(&w->rng);
+	uint64_t x = rs_rng(&w->rng);
 	size_t n = sizeof(size_t) + 1 + (size_t)(x % (2 * ARRAY_MAX - sizeof(size_t))), real;
 	unsigned char *b = lfpool_array_get(ar->ap, n, &real);
 	if (!b || real < n) {
@@ -256,12 +232,12 @@ static void array_step(struct worker *w)
 		array_drop(r, old, x & 1024);
 }
 
-static bool array_open(struct run *r)
+static bool array_open(struct rs_run *r)
 {
 	struct array_run *ar = calloc(1, sizeof(*ar));
 	if (!ar)
 		return false;
-	ar->alloc.a = (lfpool_allocator){ count_alloc, count_free, &ar->alloc };
+	stress_alloc_init(&ar->alloc);
 	lfpool_array_config c = {
 		.flavour = r->flavour, .min_size = 16, .max_size = ARRAY_MAX,
 		.flags = r->flags | LFPOOL_ARRAY_F_CLEAR, .allocator = &ar->alloc.a, .name = "bufs",
@@ -275,12 +251,12 @@ static bool array_open(struct run *r)
 	return true;
 }
 
-static void array_drain(struct run *r, void *p)
+static void array_drain(struct rs_run *r, void *p)
 {
 	array_drop(r, p, false);
 }
 
-static bool array_close(struct run *r, char *why, size_t len)
+static bool array_close(struct rs_run *r, char *why, size_t len)
 {
 	struct array_run *ar = r->pool;
 	lfpool_stats st;
@@ -297,9 +273,9 @@ static bool array_close(struct run *r, char *why, size_t len)
 			 (unsigned long long)st.live, (unsigned long long)over_out);
 	else if (over_gets == 0)
 		snprintf(why, len, "no oversize buffer was asked for");
-	else if (ar->alloc.bytes != 0 || ar->alloc.allocs != ar->alloc.frees)
-		snprintf(why, len, "allocator: %lld allocations, %lld frees, %lld bytes left",
-			 (long long)ar->alloc.allocs, (long long)ar->alloc.frees,
+	else if (!stress_alloc_balanced(&ar->alloc))
+		snprintf(why, len, "allocator: %llu allocations, %llu frees, %lld bytes left",
+			 (unsigned long long)ar->alloc.allocs, (unsigned long long)ar->alloc.frees,
 			 (long long)ar->alloc.bytes);
 	else
 		ok = true;
@@ -312,7 +288,7 @@ static bool array_close(struct run *r, char *why, size_t len)
 struct job {
 	uint64_t id;
 	uint64_t check;		/* a function of id */
-	struct run *r;
+	struct rs_run *r;
 };
 
 static uint64_t job_check(uint64_t id)
@@ -331,7 +307,7 @@ static void job_fn(void *capture, void *arg)
 
 /* Run a closure taken from a slot and release it (into the worker's own
  * cache when it has one). */
-static void closure_drop(struct run *r, lfpool_closure *c, lfpool_cache *cache)
+static void closure_drop(struct rs_run *r, lfpool_closure *c, lfpool_cache *cache)
 {
 	lfpool_closure_invoke(c, NULL);
 	if (cache)
@@ -340,9 +316,9 @@ static void closure_drop(struct run *r, lfpool_closure *c, lfpool_cache *cache)
 		lfpool_closure_release(r->pool, c);
 }
 
-static void closure_step(struct worker *w)
+static void closure_step(struct rs_worker *w)
 {
-	struct run *r = w->r;
+	struct rs_run *r = w->r;
 	struct job j = { .id = new_id(r), .r = r };
 	j.check = job_check(j.id);
 	lfpool_closure *c = w->cache
@@ -358,18 +334,18 @@ static void closure_step(struct worker *w)
 		closure_drop(r, old, w->cache);
 }
 
-static bool closure_open(struct run *r)
+static bool closure_open(struct rs_run *r)
 {
 	lfpool_config c = { .obj_size = sizeof(struct job), .flags = r->flags, .name = "jobs" };
 	return (r->pool = lfpool_closure_pool_create(r->flavour, &c)) != NULL;
 }
 
-static void closure_drain(struct run *r, void *p)
+static void closure_drain(struct rs_run *r, void *p)
 {
 	closure_drop(r, p, NULL);
 }
 
-static bool closure_close(struct run *r, char *why, size_t len)
+static bool closure_close(struct rs_run *r, char *why, size_t len)
 {
 	lfpool_stats st;
 	lfpool_closure_pool_stats(r->pool, &st);
@@ -388,30 +364,30 @@ static bool closure_close(struct run *r, char *why, size_t len)
 
 /* ---- the driver ---- */
 
-struct scenario {
+struct rs_scenario {
 	const char *name;
-	bool (*open)(struct run *r);
-	void (*step)(struct worker *w);
-	void (*drain)(struct run *r, void *p);
-	bool (*close)(struct run *r, char *why, size_t len);
+	bool (*open)(struct rs_run *r);
+	void (*step)(struct rs_worker *w);
+	void (*drain)(struct rs_run *r, void *p);
+	bool (*close)(struct rs_run *r, char *why, size_t len);
 	bool explicit_caches;	/* ThreadStatic workers use their own cache */
 };
 
-static const struct scenario scenarios[] = {
+static const struct rs_scenario scenarios[] = {
 	{ "rc", rc_open, rc_step, rc_drain, rc_close, false },
 	{ "array", array_open, array_step, array_drain, array_close, false },
 	{ "closure", closure_open, closure_step, closure_drain, closure_close, true },
 };
 
 struct thread_arg {
-	const struct scenario *sc;
-	struct worker w;
+	const struct rs_scenario *sc;
+	struct rs_worker w;
 };
 
 static void *worker_main(void *arg)
 {
 	struct thread_arg *t = arg;
-	struct run *r = t->w.r;
+	struct rs_run *r = t->w.r;
 	if (t->sc->explicit_caches && r->flavour == LFPOOL_FLAVOUR_TS) {
 		t->w.cache = lfpool_cache_create(lfpool_closure_pool_ts(r->pool));
 		if (!t->w.cache) {
@@ -426,11 +402,11 @@ static void *worker_main(void *arg)
 }
 
 /* One scenario on one flavour; whether it passed. */
-static bool run_one(const struct options *opt, const struct scenario *sc, lfpool_flavour fl,
+static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, lfpool_flavour fl,
 		    unsigned flags)
 {
 	static const char *const fl_names[] = { "?", "pool", "concurrent", "ts" };
-	struct run r = { .flavour = fl, .flags = flags };
+	struct rs_run r = { .flavour = fl, .flags = flags };
 	pthread_mutex_init(&r.lock, NULL);
 	char why[200] = "";
 	bool ok = sc->open(&r);
@@ -467,9 +443,9 @@ static bool run_one(const struct options *opt, const struct scenario *sc, lfpool
 	return ok;
 }
 
-static void parse(int argc, char **argv, struct options *opt)
+static void parse(int argc, char **argv, struct rs_options *opt)
 {
-	*opt = (struct options){ 1.0, 4 };
+	*opt = (struct rs_options){ 1.0, 4 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			opt->seconds = atof(argv[++i]);
@@ -489,7 +465,7 @@ static void parse(int argc, char **argv, struct options *opt)
 
 int main(int argc, char **argv)
 {
-	struct options opt;
+	struct rs_options opt;
 	parse(argc, argv, &opt);
 	static const lfpool_flavour flavours[] = { LFPOOL_FLAVOUR_CONCURRENT, LFPOOL_FLAVOUR_TS };
 	static const unsigned modes[] = { 0, LFPOOL_F_DEBUG };
