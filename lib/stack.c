@@ -39,3 +39,36 @@ uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
 		*len = n;
 	return last;
 }
+
+/*
+ * Pop up to max entries of st with one CAS; returns how many, the first in
+ * *first (the rest follow through their links, and the link of the last one
+ * is not ours to follow).  The walk may read links that change under it,
+ * but a successful CAS on the tagged head proves that no push or pop took
+ * effect since the head was read: the nodes walked were on the stack the
+ * whole time, and a stacked node's link is never written.  A walk that read
+ * a changing link is bounded by max and ends in a failed CAS; every link
+ * word lives in side data, so each read is of valid memory.
+ */
+uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
+				  uint32_t *first)
+{
+	uint64_t old = lfp_load_u64_acq(&st->head);
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	for (;;) {
+		uint32_t top = (uint32_t)old, n = 0, next = top;
+		if (top == LFP_NIL)
+			return 0;
+		while (n < max && next != LFP_NIL) {
+			next = lfp_load_u32_rlx(lfp_slabs_link(s, next));
+			n++;
+		}
+		LFP_STRESS_WINDOW();
+		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, next))) {
+			*first = top;
+			return n;
+		}
+		LFP_STRESS_RETRY();
+		lfp_backoff_wait(&b);
+	}
+}

@@ -124,6 +124,11 @@ static inline uint32_t lfp_stack_pop_all_st(struct lfp_stack *st)
 	return idx;
 }
 
+/* Pop up to max indices with one CAS; returns how many, the first in
+ * *first, the rest linked after it (the last one's link is not ours). */
+uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
+				 uint32_t *first);
+
 /* Last index of a private chain, and its length. */
 uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len);
 
