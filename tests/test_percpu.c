@@ -294,10 +294,18 @@ static void *burst_worker(void *arg)
 	return NULL;
 }
 
+/* A new object has no owner. */
+static void owner_init(void *obj, void *ctx)
+{
+	(void)ctx;
+	*(long *)obj = 0;
+}
+
 Test(percpu, threads_conserve_objects)
 {
 	struct hooks h = { .obj_size = 64 };
 	lfpool_config c = percpu_config(64, 8, 4);
+	c.init = owner_init;
 	c.fini = hook_fini;
 	c.hook_ctx = &h;
 	lfpool_ts *p = lfpool_ts_create(&c);
@@ -627,6 +635,7 @@ Test(fallback, the_percpu_suite_passes_on_the_sched_getcpu_path, .timeout = 120)
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed:\n%s", log);
+	cr_assert_null(strstr(log, "LeakSanitizer"), "the child leaked:\n%s", log);
 	const char *syn = strstr(log, "Synthesis: Tested: ");
 	cr_assert_not_null(syn, "no summary:\n%s", log);
 	int tested, passing, failing, crashing;
