@@ -47,6 +47,14 @@ void obj_init_hook(void *obj, void *ctx)
 	__atomic_fetch_add(&rd->objs.inits, 1, __ATOMIC_RELAXED);
 }
 
+/* fini calls on this thread: trim's count is checked against them. */
+static __thread uint64_t finis_here;
+
+uint64_t obj_finis_here(void)
+{
+	return finis_here;
+}
+
 void obj_fini_hook(void *obj, void *ctx)
 {
 	struct round *rd = ctx;
@@ -56,6 +64,7 @@ void obj_fini_hook(void *obj, void *ctx)
 		run_fail(rd->run, "fini ran on object %llu while %s", (unsigned long long)o->id,
 			 was == OBJ_DEAD ? "already finalized" : "out with a user");
 	__atomic_fetch_add(&rd->objs.finis, 1, __ATOMIC_RELAXED);
+	finis_here++;
 }
 
 /* Swap the owner word from `expect` to `to`; false (counted) otherwise. */

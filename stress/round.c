@@ -131,12 +131,19 @@ void round_leave_main(struct round *rd, struct worker *w)
 	run_add(rd->run, &w->t);
 }
 
+/* Objects alive per the hooks.  Debug pools remake an object (fini, then
+ * init) at every get, which leaves this count, not the ids, as it was. */
+static uint64_t hooks_alive(const struct round *rd)
+{
+	return __atomic_load_n(&rd->objs.inits, __ATOMIC_RELAXED) -
+	       __atomic_load_n(&rd->objs.finis, __ATOMIC_RELAXED);
+}
+
 bool round_check_counts(struct round *rd, uint64_t outstanding)
 {
 	lfpool_stats st;
 	rd->run->fl->stats(rd->pool, &st);
-	uint64_t alive = __atomic_load_n(&rd->objs.inits, __ATOMIC_RELAXED) -
-			 __atomic_load_n(&rd->objs.finis, __ATOMIC_RELAXED);
+	uint64_t alive = hooks_alive(rd);
 	if (st.created != alive)
 		run_fail(rd->run, "stats say %llu objects created (alive), the hooks %llu",
 			 (unsigned long long)st.created, (unsigned long long)alive);
@@ -149,29 +156,34 @@ bool round_check_counts(struct round *rd, uint64_t outstanding)
 	return false;
 }
 
-/* Check one object the census took: pooled (owner 0), its body intact,
- * seen for the first time. */
-static void census_check(struct round *rd, struct tally *t, const struct sobj *o,
-			 unsigned char *seen, uint64_t ids)
+/* qsort order: by address. */
+static int by_address(const void *a, const void *b)
 {
-	uint64_t owner = __atomic_load_n(&o->owner, __ATOMIC_RELAXED);
-	if (owner != 0 || o->id >= ids || seen[o->id]++) {
-		t->duplicated++;
-		run_fail(rd->run, "census: object %llu handed out twice (owner %llu)",
-			 (unsigned long long)o->id, (unsigned long long)owner);
-	}
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return (x > y) - (x < y);
 }
 
-/* Get `alive` objects back (into objs), checking each: all must be objects
- * that existed, none twice.  The number got. */
+/* Objects in objs[0..n) more than once (sorts objs). */
+static uint64_t count_repeats(void **objs, uint64_t n)
+{
+	uint64_t repeats = 0;
+	qsort(objs, n, sizeof(*objs), by_address);
+	for (uint64_t i = 1; i < n; i++)
+		repeats += objs[i] == objs[i - 1];
+	return repeats;
+}
+
+/*
+ * Get `alive` objects back (into objs): each must be pooled (owner 0), and
+ * every one must be an object that existed, none twice: a new object made
+ * meanwhile stands for one the pool lost.  The number got.
+ */
 static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t alive,
 			     struct tally *t)
 {
 	const struct flavour *fl = rd->run->fl;
-	uint64_t ids = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED);
-	unsigned char *seen = calloc(ids ? ids : 1, 1);
-	uint64_t n = 0;
-	for (; n < alive && __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED) == ids; n++) {
+	uint64_t before = hooks_alive(rd), n = 0;
+	for (; n < alive && hooks_alive(rd) == before; n++) {
 		objs[n] = fl->get(h);
 		if (!objs[n]) {
 			t->lost += alive - n;
@@ -180,17 +192,26 @@ static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t al
 				 strerror(errno));
 			break;
 		}
-		census_check(rd, t, objs[n], seen, ids);
+		const struct sobj *o = objs[n];
+		uint64_t owner = __atomic_load_n(&o->owner, __ATOMIC_RELAXED);
+		if (owner != 0) {
+			t->duplicated++;
+			run_fail(rd->run, "census: object %llu handed out while %s (owner %llu)",
+				 (unsigned long long)o->id, owner == OBJ_DEAD ? "finalized" : "held",
+				 (unsigned long long)owner);
+		}
 	}
-	uint64_t made = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED) - ids;
-	if (made) {
-		/* Every object existed: one the pool made instead is one it lost. */
-		t->lost += made;
+	if (hooks_alive(rd) != before) {
+		t->lost += hooks_alive(rd) - before;
 		run_fail(rd->run, "census: the pool made a new object after %llu of its %llu; "
 			 "at least %llu lost", (unsigned long long)n, (unsigned long long)alive,
-			 (unsigned long long)made);
+			 (unsigned long long)(hooks_alive(rd) - before));
 	}
-	free(seen);
+	uint64_t repeats = count_repeats(objs, n);
+	if (repeats) {
+		t->duplicated += repeats;
+		run_fail(rd->run, "census: %llu objects handed out twice", (unsigned long long)repeats);
+	}
 	return n;
 }
 
@@ -199,7 +220,7 @@ static uint64_t census_drain(struct round *rd, void *h, void **objs, uint64_t al
 static void census_probe(struct round *rd, void *h, uint64_t alive)
 {
 	const struct flavour *fl = rd->run->fl;
-	uint64_t ids = __atomic_load_n(&rd->objs.next_id, __ATOMIC_RELAXED);
+	uint64_t before = hooks_alive(rd);
 	struct sobj *o = fl->get(h);
 	if (rd->cfg.capacity && alive == rd->cfg.capacity) {
 		if (o)
@@ -209,8 +230,8 @@ static void census_probe(struct round *rd, void *h, uint64_t alive)
 			run_fail(rd->run, "census: get at capacity: %s, not ENOBUFS", strerror(errno));
 	} else if (!o) {
 		run_fail(rd->run, "census: get of a new object failed: %s", strerror(errno));
-	} else if (o->id < ids) {
-		run_fail(rd->run, "census: an empty pool gave old object %llu",
+	} else if (hooks_alive(rd) == before) {
+		run_fail(rd->run, "census: a drained pool gave object %llu without making one",
 			 (unsigned long long)o->id);
 	}
 	if (o)

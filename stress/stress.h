@@ -208,6 +208,8 @@ struct sobj {
 
 void obj_init_hook(void *obj, void *ctx);
 void obj_fini_hook(void *obj, void *ctx);
+/* How many times fini ran on the calling thread. */
+uint64_t obj_finis_here(void);
 /* After a successful get: take ownership, check the body, stamp ours. */
 bool obj_claim(struct worker *w, void *obj);
 /* Before a put: check our stamp, give ownership up (counts remote puts). */
