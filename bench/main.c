@@ -6,6 +6,8 @@
  *       times every implementation in every pattern it supports; tables
  *       and targets on stdout, JSON lines in FILE.  BENCH_QUICK=1 in the
  *       environment is --quick: shorter repetitions, 64 B objects only.
+ *       Then the memory 64 threads leave in per-thread and per-CPU
+ *       ThreadStatic pools (pattern mem64, with lfpool-percpu).
  *   lfpool-bench --list
  *       the implementations available here and their single-thread patterns.
  *   lfpool-bench --instr OPS --impl A --pattern P
@@ -252,6 +254,8 @@ int main(int argc, char **argv)
 	report_targets(res, n);
 	if (o.out && report_jsonl(o.out, res, n) != 0)
 		bench_die("cannot write %s", o.out);
+	if (selected(o.impl_filter, "lfpool-percpu") && selected(o.pattern_filter, "mem64"))
+		report_mem64(o.out);
 	free(res);
 	return 0;
 }
