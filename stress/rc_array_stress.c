@@ -2,10 +2,13 @@
  * rc_array_stress.c - reference-counted objects, array pools and closures
  * handed between threads, for ThreadSanitizer and AddressSanitizer builds.
  *
- *   rc_array_stress [--seconds S] [--threads N]
+ *   rc_array_stress [--seconds S] [--threads N] [--seed X] [--progress]
  *
  * Every scenario runs for S seconds (default 1) with N threads (default 4)
- * on the Concurrent and ThreadStatic flavours, in release and debug pools.
+ * on the Concurrent and ThreadStatic flavours, in release and debug pools;
+ * X (default 1) seeds the threads' random choices.  --progress is accepted
+ * for the stress drivers' calling convention (stress/variants.sh) and does
+ * nothing: this program prints one line per run.
  * Threads leave what they hold in shared slots (one atomic exchange) and
  * deal with what they find there, so most objects end on another thread
  * than the one that got them:
@@ -48,6 +51,7 @@
 struct rs_options {
 	double seconds;
 	unsigned threads;
+	uint64_t seed;
 };
 
 /* ---- one run: a scenario on a flavour ---- */
@@ -417,7 +421,8 @@ static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, 
 		pthread_t th[MAX_THREADS];
 		r.deadline = now() + opt->seconds;
 		for (unsigned i = 0; i < opt->threads; i++) {
-			args[i] = (struct thread_arg){ sc, { &r, 0x9e3779b97f4a7c15ull * (i + 1), NULL } };
+			uint64_t seed = (opt->seed + i + 1) * 0x9e3779b97f4a7c15ull;
+			args[i] = (struct thread_arg){ sc, { &r, seed ? seed : 1, NULL } };
 			if (pthread_create(&th[i], NULL, worker_main, &args[i]) != 0) {
 				fprintf(stderr, "pthread_create failed\n");
 				exit(2);
@@ -445,15 +450,17 @@ static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, 
 
 static void parse(int argc, char **argv, struct rs_options *opt)
 {
-	*opt = (struct rs_options){ 1.0, 4 };
+	*opt = (struct rs_options){ 1.0, 4, 1 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			opt->seconds = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			opt->threads = (unsigned)atoi(argv[++i]);
-		} else {
-			fprintf(stderr, "usage: %s [--seconds S] [--threads N (1..%d)]\n", argv[0],
-				MAX_THREADS);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			opt->seed = strtoull(argv[++i], NULL, 0);
+		} else if (strcmp(argv[i], "--progress") != 0) {
+			fprintf(stderr, "usage: %s [--seconds S] [--threads N (1..%d)] [--seed X]"
+				" [--progress]\n", argv[0], MAX_THREADS);
 			exit(2);
 		}
 	}
