@@ -59,7 +59,8 @@ bool lfp_rseq_available(void)
 #endif
 }
 
-int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a)
+int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full)
 {
 	memset(pc, 0, sizeof(*pc));
 	if (max == 0)
@@ -67,6 +68,8 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	pc->alloc = a ? *a : lfp_system_allocator;
 	pc->hot.ncpu = lfp_possible_cpus();
 	pc->hot.max = max;
+	pc->hot.on_empty = on_empty;
+	pc->hot.on_full = on_full;
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
 	pc->hot.stride = (sizeof(struct lfp_percpu_area) + (uint64_t)max * sizeof(void *) + 127) & ~(uint64_t)127;
 	pc->bytes = pc->hot.stride * pc->hot.ncpu;
@@ -75,6 +78,9 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 		return ENOMEM;
 	memset(pc->hot.areas, 0, pc->bytes);
 	pc->rseq = lfp_rseq_available();
+#ifdef LFP_PERCPU_RSEQ
+	pc->hot.rseq_offset = __rseq_offset;
+#endif
 	return 0;
 }
 
@@ -131,6 +137,18 @@ size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n
 	lfp_store_u64_rlx(&ar->pushes, pushes + k);
 	unlock_area(ar);
 	return k;
+}
+
+void *lfp_percpu_get_locked(struct lfp_percpu *pc)
+{
+	void *obj;
+	return lfp_percpu_pop_locked(pc, &obj, 1) ? obj : pc->hot.on_empty(&pc->hot);
+}
+
+void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
+{
+	if (!lfp_percpu_push_locked(pc, &obj, 1))
+		pc->hot.on_full(&pc->hot, obj);
 }
 
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)

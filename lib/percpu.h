@@ -33,12 +33,21 @@
 # define LFP_PERCPU_RSEQ 1
 #endif
 
+struct lfp_percpu_hot;
+/* What get returns when the caller's area is empty, and what put does with
+ * obj when it is full: the owner's slow paths, tail-called. */
+typedef void *(*lfp_percpu_empty_fn)(struct lfp_percpu_hot *h);
+typedef void (*lfp_percpu_full_fn)(struct lfp_percpu_hot *h, void *obj);
+
 /* Read by the assembly: keep the layout in step with rseq_x86_64.S. */
 struct lfp_percpu_hot {
 	char *areas;
 	uint64_t stride;	/* bytes per area */
 	uint32_t ncpu;		/* possible CPUs */
 	uint32_t max;		/* slots per area */
+	int64_t rseq_offset;	/* glibc's __rseq_offset, read once */
+	lfp_percpu_empty_fn on_empty;
+	lfp_percpu_full_fn on_full;
 };
 
 /* Holds pushes - pops objects, in slot[0 .. pushes - pops). */
@@ -62,8 +71,10 @@ uint32_t lfp_possible_cpus(void);
 /* Whether this process can use the rseq fast path. */
 bool lfp_rseq_available(void);
 
-/* Set up a table of max slots per CPU; 0, EINVAL or ENOMEM. */
-int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a);
+/* Set up a table of max slots per CPU, with the slow paths of get and put;
+ * 0, EINVAL or ENOMEM. */
+int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
@@ -75,35 +86,39 @@ void lfp_percpu_ops(const struct lfp_percpu *pc, uint64_t *pushes, uint64_t *pop
 const char *lfp_percpu_mode(const struct lfp_percpu *pc);
 
 /* The fallback path of the calls below. */
+void *lfp_percpu_get_locked(struct lfp_percpu *pc);
+void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj);
 size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n);
 size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n);
 
 #ifdef LFP_PERCPU_RSEQ
-void *lfp_rseq_pop(const struct lfp_percpu_hot *h);
-int lfp_rseq_push(const struct lfp_percpu_hot *h, void *obj);
+void *lfp_rseq_get(struct lfp_percpu_hot *h);
+void lfp_rseq_put(struct lfp_percpu_hot *h, void *obj);
 size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs, size_t n);
 size_t lfp_rseq_push_bulk(const struct lfp_percpu_hot *h, void *const *objs, size_t n);
 #endif
 
-/* Pop from the caller's CPU area: an object, or NULL when it is empty. */
-static inline void *lfp_percpu_pop(struct lfp_percpu *pc)
+/* Pop from the caller's CPU area; when it is empty, return on_empty's
+ * result instead. */
+static inline void *lfp_percpu_get(struct lfp_percpu *pc)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq))
-		return lfp_rseq_pop(&pc->hot);
+		return lfp_rseq_get(&pc->hot);
 #endif
-	void *obj;
-	return lfp_percpu_pop_locked(pc, &obj, 1) ? obj : NULL;
+	return lfp_percpu_get_locked(pc);
 }
 
-/* Push onto the caller's CPU area: false when it is full. */
-static inline bool lfp_percpu_push(struct lfp_percpu *pc, void *obj)
+/* Push obj onto the caller's CPU area; when it is full, on_full takes it. */
+static inline void lfp_percpu_put(struct lfp_percpu *pc, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
-	if (LFPOOL_LIKELY(pc->rseq))
-		return lfp_rseq_push(&pc->hot, obj);
+	if (LFPOOL_LIKELY(pc->rseq)) {
+		lfp_rseq_put(&pc->hot, obj);
+		return;
+	}
 #endif
-	return lfp_percpu_push_locked(pc, &obj, 1) != 0;
+	lfp_percpu_put_locked(pc, obj);
 }
 
 /* Pop up to n objects from the caller's CPU area into objs[0 ..), the most

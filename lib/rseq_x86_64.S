@@ -6,7 +6,9 @@
  * functions read the CPU number from glibc's own rseq registration (the
  * struct rseq at %fs:__rseq_offset; glibc >= 2.35 registers it, and we
  * never register a second one, cf. tcmalloc#144) and change that CPU's area
- * with no atomic instruction and no lock.
+ * with no atomic instruction and no lock.  get and put, the fast paths of
+ * a pool, tail-call the table's on_empty or on_full when the area cannot
+ * serve, so that a hit runs in this file alone.
  *
  * Why this is correct:
  *  - Each function stores the address of its rseq_cs descriptor in
@@ -15,8 +17,7 @@
  *    pointer is in that range, the kernel moves it to the abort label (whose
  *    preceding 4 bytes are RSEQ_SIG, as the kernel checks), which starts
  *    over and re-reads the CPU number.  The registers a restart needs (the
- *    arguments, and %rax/%r8 where they are set before the retry label) are
- *    never written inside the section.
+ *    arguments) are never written inside the section.
  *  - The only store that others can observe is the last instruction of the
  *    section, the store of pushes or pops (the commit).  A push writes its
  *    slots before it, at and beyond pushes - pops, which no one reads until
@@ -39,11 +40,12 @@
  *    as any thread may run (the library uses initial-exec TLS and is never
  *    unloaded).
  *  - A CPU number >= the table's CPU count (or a failed registration,
- *    cpu_id < 0 read as unsigned) is treated as empty and full: the caller
- *    falls back to its depot.
+ *    cpu_id < 0 read as unsigned) is treated as empty and full: the owner's
+ *    slow paths serve instead.
  *
  * Argument layout (struct lfp_percpu_hot in percpu.h):
  *   0: areas (char *)   8: stride (uint64)   16: ncpu (uint32)   20: max (uint32)
+ *   24: rseq_offset (int64)   32: on_empty (fn)   40: on_full (fn)
  */
 #define RSEQ_SIG 0x53053053
 #define RSEQ_CPU_ID 4	/* offsetof(struct rseq, cpu_id) */
@@ -51,16 +53,19 @@
 #define PUSHES 0	/* offsets in an area */
 #define POPS 8
 #define SLOT 24
+#define HOT_OFFSET 24	/* offsets in struct lfp_percpu_hot */
+#define HOT_EMPTY 32
+#define HOT_FULL 40
 
 	.section .data.rel.ro, "aw"
 	.balign 32
-pop_cs:
+get_cs:
 	.long 0, 0
-	.quad pop_start, pop_commit - pop_start, pop_abort
+	.quad get_start, get_commit - get_start, get_abort
 	.balign 32
-push_cs:
+put_cs:
 	.long 0, 0
-	.quad push_start, push_commit - push_start, push_abort
+	.quad put_start, put_commit - put_start, put_abort
 	.balign 32
 popb_cs:
 	.long 0, 0
@@ -72,10 +77,10 @@ pushb_cs:
 
 	.text
 
-/* Arm the descriptor cs: %rax = __rseq_offset, rseq->rseq_cs = &cs. */
+/* Arm the descriptor cs: %rax = __rseq_offset (kept in the table: one
+ * load instead of two through the GOT), rseq->rseq_cs = &cs. */
 .macro ARM cs
-	movq __rseq_offset@GOTPCREL(%rip), %rax
-	movq (%rax), %rax
+	movq HOT_OFFSET(%rdi), %rax
 	leaq \cs(%rip), %r8
 	movq %r8, %fs:RSEQ_CS(%rax)
 .endm
@@ -103,60 +108,63 @@ pushb_cs:
 2:
 .endm
 
-/* void *lfp_rseq_pop(const struct lfp_percpu_hot *h): NULL when empty. */
-	.globl lfp_rseq_pop
-	.hidden lfp_rseq_pop
-	.type lfp_rseq_pop, @function
-lfp_rseq_pop:
+/* void *lfp_rseq_get(struct lfp_percpu_hot *h): the top object, or
+ * h->on_empty(h) when the area is empty. */
+	.globl lfp_rseq_get
+	.hidden lfp_rseq_get
+	.type lfp_rseq_get, @function
+lfp_rseq_get:
 	.cfi_startproc
-pop_retry:
-	ARM pop_cs
-pop_start:
-	AREA pop_out
+get_retry:
+	ARM get_cs
+get_start:
+	AREA get_empty
 	movq POPS(%r9), %r10
 	movq PUSHES(%r9), %rcx
 	subq %r10, %rcx			/* objects held */
-	jz pop_out
+	jz get_empty
 	movq SLOT-8(%r9,%rcx,8), %rax	/* the top one */
 	incq %r10
 	movq %r10, POPS(%r9)		/* commit */
-pop_commit:
-pop_out:
+get_commit:
 	ret
+get_empty:
+	jmp *HOT_EMPTY(%rdi)
 	.long RSEQ_SIG
-pop_abort:
-	jmp pop_retry
+get_abort:
+	jmp get_retry
 	.cfi_endproc
-	.size lfp_rseq_pop, . - lfp_rseq_pop
+	.size lfp_rseq_get, . - lfp_rseq_get
 
-/* int lfp_rseq_push(const struct lfp_percpu_hot *h, void *obj): 0 when full. */
-	.globl lfp_rseq_push
-	.hidden lfp_rseq_push
-	.type lfp_rseq_push, @function
-lfp_rseq_push:
+/* void lfp_rseq_put(struct lfp_percpu_hot *h, void *obj): push obj, or
+ * h->on_full(h, obj) when the area is full. */
+	.globl lfp_rseq_put
+	.hidden lfp_rseq_put
+	.type lfp_rseq_put, @function
+lfp_rseq_put:
 	.cfi_startproc
-push_retry:
-	ARM push_cs
-push_start:
-	AREA push_out
+put_retry:
+	ARM put_cs
+put_start:
+	AREA put_full
 	movq PUSHES(%r9), %r10
 	movq %r10, %rcx
 	subq POPS(%r9), %rcx		/* objects held */
 	movl 20(%rdi), %edx
 	cmpq %rdx, %rcx
-	jae push_out
+	jae put_full
 	movq %rsi, SLOT(%r9,%rcx,8)
 	incq %r10
-	movl $1, %eax
 	movq %r10, PUSHES(%r9)		/* commit */
-push_commit:
-push_out:
+put_commit:
 	ret
+put_full:
+	jmp *HOT_FULL(%rdi)
 	.long RSEQ_SIG
-push_abort:
-	jmp push_retry
+put_abort:
+	jmp put_retry
 	.cfi_endproc
-	.size lfp_rseq_push, . - lfp_rseq_push
+	.size lfp_rseq_put, . - lfp_rseq_put
 
 /* size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs,
  * size_t n): pops k = min(n, held) objects into objs[0 .. k), the top one

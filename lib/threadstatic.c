@@ -255,8 +255,6 @@ static void put_uncached(lfpool_ts *p, void *obj)
 /* get and put when the thread's last used cache is not p's. */
 __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 {
-	if (p->percpu)
-		return lfp_pcpu_get(p);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_cache *c = lfp_tls_cache(p);
@@ -265,10 +263,6 @@ __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 
 __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 {
-	if (p->percpu) {
-		lfp_pcpu_put(p, obj);
-		return;
-	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
 	lfpool_cache *c = lfp_tls_cache(p);
@@ -279,11 +273,15 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 }
 
 /* The fast paths compare the pool's generation with the thread's last used
- * cache and, when it matches, run the inline cache get or put. */
+ * cache and, when it matches, run the inline cache get or put.  A per-CPU
+ * pool never matches (it gives no thread a cache) and goes to its own fast
+ * path, a tail call. */
 LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		return lfpool_cache_get(lfp_tls_mru.cache);
+	if (p->percpu)
+		return lfp_pcpu_get(p);
 	return get_other(p);
 }
 
@@ -291,6 +289,8 @@ LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		lfpool_cache_put(lfp_tls_mru.cache, obj);
+	else if (p->percpu)
+		lfp_pcpu_put(p, obj);
 	else
 		put_other(p, obj);
 }

@@ -5,6 +5,7 @@
  * a CPU area, or in a magazine or buffer of a thread between two steps).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +15,12 @@
 /* Objects moved at once through a buffer on the stack (loose objects). */
 #define LFP_PCPU_BLOCK 64u
 
+/* The fast paths read the flags, pc.hot and pc.rseq: one cache line. */
 struct lfp_ts_percpu {
-	struct lfp_percpu pc;
 	bool check_gets;	/* debug pool: every get marks its object out */
 	bool check_puts;	/* debug pool or reset hook: every put is accepted */
+	struct lfp_percpu pc;
+	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
 	/* Added to by the slow paths (atomically), read by the statistics. */
 	struct {
 		uint64_t moved_in;	/* area pushes that were no user's put */
@@ -26,6 +29,9 @@ struct lfp_ts_percpu {
 		uint64_t misses, full_pops, full_pushes;
 	} n __attribute__((aligned(64)));
 };
+
+static void *on_empty(struct lfp_percpu_hot *h);
+static void on_full(struct lfp_percpu_hot *h, void *obj);
 
 int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 {
@@ -36,11 +42,12 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 		return ENOMEM;
 	memset(t, 0, sizeof(*t));
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
-	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator);
+	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full);
 	if (err) {
 		free(t);
 		return err;
 	}
+	t->pool = p;
 	t->check_gets = p->core.debug;
 	t->check_puts = p->core.debug || p->core.reset;
 	p->percpu = t;
@@ -183,19 +190,33 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 	return 0;
 }
 
-/* A get whose area was empty (obj NULL), or of a debug pool. */
-__attribute__((noinline)) static void *get_slow(lfpool_ts *p, void *obj)
+/* The pool of a table's hot part (the handlers get that). */
+static lfpool_ts *owner(struct lfp_percpu_hot *h)
 {
-	return take(p, &obj, 1, obj != NULL) == 0 ? obj : NULL;
+	return ((struct lfp_ts_percpu *)((char *)h - offsetof(struct lfp_ts_percpu, pc.hot)))->pool;
+}
+
+/* The area was empty: what the get returns. */
+static void *on_empty(struct lfp_percpu_hot *h)
+{
+	void *obj;
+	return take(owner(h), &obj, 1, 0) == 0 ? obj : NULL;
+}
+
+/* A get of a debug pool: the area's object (if any) is checked too. */
+__attribute__((noinline)) static void *get_checked(lfpool_ts *p)
+{
+	void *obj;
+	size_t got = lfp_percpu_pop_bulk(&p->percpu->pc, &obj, 1);
+	return take(p, &obj, 1, got) == 0 ? obj : NULL;
 }
 
 void *lfp_pcpu_get(lfpool_ts *p)
 {
 	struct lfp_ts_percpu *t = p->percpu;
-	void *obj = lfp_percpu_pop(&t->pc);
-	if (LFPOOL_LIKELY(obj != NULL && !t->check_gets))
-		return obj;
-	return get_slow(p, obj);
+	if (LFPOOL_LIKELY(!t->check_gets))
+		return lfp_percpu_get(&t->pc);
+	return get_checked(p);
 }
 
 int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
@@ -240,23 +261,26 @@ static void overflow(lfpool_ts *p, void *obj)
 		lfp_depot_push(d, &d->empty, mag);
 }
 
-/* A put of NULL, into a full area, or of a pool that checks puts. */
-__attribute__((noinline)) static void put_slow(lfpool_ts *p, void *obj)
+/* The area was full: obj leaves, with a magazine's worth. */
+static void on_full(struct lfp_percpu_hot *h, void *obj)
 {
-	struct lfp_ts_percpu *t = p->percpu;
-	if (!obj)
-		return;
-	if (t->check_puts && (!lfp_ts_accept(p, obj) || lfp_percpu_push(&t->pc, obj)))
-		return;
-	overflow(p, obj);
+	overflow(owner(h), obj);
+}
+
+/* A put of NULL, or of a pool that checks puts. */
+__attribute__((noinline)) static void put_checked(lfpool_ts *p, void *obj)
+{
+	if (obj && lfp_ts_accept(p, obj))
+		lfp_percpu_put(&p->percpu->pc, obj);
 }
 
 void lfp_pcpu_put(lfpool_ts *p, void *obj)
 {
 	struct lfp_ts_percpu *t = p->percpu;
-	if (LFPOOL_LIKELY(!t->check_puts && obj != NULL) && lfp_percpu_push(&t->pc, obj))
-		return;
-	put_slow(p, obj);
+	if (LFPOOL_LIKELY(!t->check_puts && obj != NULL))
+		lfp_percpu_put(&t->pc, obj);
+	else
+		put_checked(p, obj);
 }
 
 /* Put n accepted objects: into the area, overflowing as often as needed. */
