@@ -30,11 +30,8 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind
 	c->fini = cfg->fini;
 	c->hook_ctx = cfg->hook_ctx;
 	c->capacity = cfg->capacity;
-	c->flags = cfg->flags;
-#ifdef LFPOOL_DEBUG
-	c->flags |= LFPOOL_F_DEBUG;
-#endif
-	c->debug = c->flags & LFPOOL_F_DEBUG;
+	c->debug = lfp_debug_wanted(cfg->flags);
+	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
 	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind);
 	pthread_mutex_init(&c->grow_lock, NULL);
 	return 0;

@@ -50,7 +50,9 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *pool, size_t n);
 LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *pool, size_t keep);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void *ptr);
-/* Fill *st (retained walks the free stack: exact only when quiet). */
+/* Fill *st (retained walks the free stack: exact only when quiet).  gets,
+ * puts, hits and cas_retries stay 0: a Concurrent pool has no per-thread
+ * state, and a shared counter would be an atomic on every get and put. */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
 
 #ifdef __cplusplus
