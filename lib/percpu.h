@@ -2,8 +2,10 @@
  * percpu.h - per-CPU arrays of object pointers: the caches of ThreadStatic's
  * per-CPU mode.
  *
- * Each possible CPU owns one area of `max` slots.  push and pop act on the
- * area of the CPU the caller runs on:
+ * Each possible CPU owns one area of `max` slots.  get and put (one
+ * object, handing over to the owner's slow path when the area is empty or
+ * full) and the bulk pop and push act on the area of the CPU the caller
+ * runs on:
  *  - rseq mode (Linux x86-64, glibc registered rseq): restartable sequences
  *    in rseq_x86_64.S, no atomic read-modify-write, no lock;
  *  - fallback mode (no rseq registration, GLIBC_TUNABLES=
@@ -17,8 +19,8 @@
  * objects it holds (pushes - pops): each operation still commits with one
  * store, and the two counters are what the statistics need, for free.
  *
- * push and pop may run on any thread at any time; drain only when no other
- * thread uses the table.
+ * get, put, pop and push may run on any thread at any time; drain only
+ * when no other thread uses the table.
  */
 #ifndef LFP_PERCPU_H
 #define LFP_PERCPU_H
