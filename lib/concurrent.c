@@ -185,9 +185,8 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 {
 	const struct lfp_slabs *s = &c->core.slabs;
 	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
-	if (chain == LFP_NIL)
-		return 0;
-	/* Keep the top `keep` (the hottest), destroy the rest. */
+	/* Keep the top `keep` (the hottest), destroy the rest, and give back
+	 * every wholly raw slab, even when nothing was pooled. */
 	uint32_t kept_last = LFP_NIL, drop = chain;
 	for (size_t k = 0; k < keep && drop != LFP_NIL; k++) {
 		kept_last = drop;
@@ -197,8 +196,8 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 		lfp_stack_push_chain_mpmc(&c->free, s, chain, kept_last);
 	size_t n = 0;
 	lfp_chain_last(s, drop, &n);
+	lfp_core_destroy_chain(&c->core, true, drop);
 	if (n) {
-		lfp_core_destroy_chain(&c->core, true, drop);
 		lfp_faa_u64_rlx(&c->created, (uint64_t)0 - n);
 		lfp_faa_u64_rlx(&c->core.trims, 1);
 	}

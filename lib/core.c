@@ -56,6 +56,8 @@ static void push_raw(struct lfp_core *c, bool mt, uint32_t first, uint32_t last)
 		lfp_stack_push_chain_st(&c->raw, &c->slabs, first, last);
 }
 
+static void release_raw(struct lfp_core *c, bool mt, uint32_t chain);
+
 /* One raw object, growing by a slab when none is left. */
 static int take_one_raw(struct lfp_core *c, bool mt, uint32_t *idx)
 {
@@ -82,18 +84,16 @@ static int take_one_raw(struct lfp_core *c, bool mt, uint32_t *idx)
 
 int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
 {
-	uint32_t head = LFP_NIL, tail = LFP_NIL;
+	uint32_t head = LFP_NIL;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t idx;
 		int err = take_one_raw(c, mt, &idx);
 		if (err) {
-			if (head != LFP_NIL)
-				push_raw(c, mt, head, tail);
+			/* Nothing half-done: slabs grown for this call go back too. */
+			release_raw(c, mt, head);
 			return err;
 		}
 		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, idx), head);
-		if (head == LFP_NIL)
-			tail = idx;
 		head = idx;
 	}
 	*chain = head;
@@ -161,26 +161,31 @@ void lfp_core_fini_obj(struct lfp_core *c, void *obj)
 		c->fini(obj, c->hook_ctx);
 }
 
-void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
+/* Give back every slab that is wholly raw, counting the private raw chain
+ * `chain` (LFP_NIL: none) in with the raw stack. */
+static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
 {
-	if (chain == LFP_NIL)
-		return;
-	uint32_t last = chain;
-	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
-		lfp_core_fini_obj(c, lfp_slabs_ptr(&c->slabs, i));
-		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
-		last = i;
-	}
 	if (mt)
 		pthread_mutex_lock(&c->grow_lock);
-	/* Join every raw object, so that whole slabs can be seen and freed. */
 	uint32_t raw = mt ? lfp_stack_pop_all_mpmc(&c->raw) : lfp_stack_pop_all_st(&c->raw);
-	lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, last), raw);
+	if (chain == LFP_NIL)
+		chain = raw;
+	else
+		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, lfp_chain_last(&c->slabs, chain, NULL)), raw);
 	uint32_t rest = lfp_slabs_release(&c->slabs, chain);
 	if (rest != LFP_NIL)
 		push_raw(c, mt, rest, lfp_chain_last(&c->slabs, rest, NULL));
 	if (mt)
 		pthread_mutex_unlock(&c->grow_lock);
+}
+
+void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
+{
+	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
+		lfp_core_fini_obj(c, lfp_slabs_ptr(&c->slabs, i));
+		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
+	}
+	release_raw(c, mt, chain);
 }
 
 int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)

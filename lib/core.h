@@ -66,8 +66,8 @@ int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, ui
 		    uint32_t *chain);
 /* Run init on every object of a private chain (and mark them pooled). */
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state);
-/* Run fini on every object of a private chain, return them to raw and
- * give back every slab that is now wholly raw. */
+/* Run fini on every object of a private chain (LFP_NIL: none), return them
+ * to raw and give back every slab that is now wholly raw. */
 void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain);
 
 /* Debug checks for a put of obj: 0 with *idx set, or -1 once reported. */

@@ -177,8 +177,10 @@ LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 {
 	uint32_t *n = pooled(p);
-	if (*n <= keep)
+	if (*n <= keep) {
+		lfp_core_destroy_chain(&p->core, false, LFP_NIL);	/* wholly raw slabs */
 		return 0;
+	}
 	/* The bottom of the stack is the coldest: destroy from there. */
 	uint32_t drop = *n - (uint32_t)keep, chain = LFP_NIL;
 	for (uint32_t i = 0; i < drop; i++) {

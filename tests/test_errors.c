@@ -65,6 +65,15 @@ FLAVOUR_TEST(enomem, create_fails_cleanly_at_every_allocation)
 	test_alloc_finish(&t);
 }
 
+/* A failed call gives back the slabs it grew: as many held as before. */
+static void assert_same_slabs(const lfpool_stats *was, const lfpool_stats *now, const char *name)
+{
+	cr_assert_eq(now->slab_allocs - now->slab_frees, was->slab_allocs - was->slab_frees,
+		     "%s: a failed call kept %lld slabs", name,
+		     (long long)((now->slab_allocs - now->slab_frees) -
+				 (was->slab_allocs - was->slab_frees)));
+}
+
 FLAVOUR_TEST(enomem, prewarm_fails_cleanly_and_works_after_recovery)
 {
 	struct test_alloc t;
@@ -90,6 +99,7 @@ FLAVOUR_TEST(enomem, prewarm_fails_cleanly_and_works_after_recovery)
 		cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
 		ops->stats(pool, &now);
 		assert_same_objects(&was, &now, ops->name);
+		assert_same_slabs(&was, &now, ops->name);
 		cr_assert_eq(hook_count(&h.init), 3, "%s: init ran for a failed prewarm",
 			     ops->name);
 	}
@@ -132,6 +142,7 @@ FLAVOUR_TEST(enomem, get_fails_cleanly_at_every_allocation)
 			cr_assert_eq(errno, ENOMEM, "%s: errno %d", ops->name, errno);
 			ops->stats(pool, &now);
 			assert_same_objects(&was, &now, ops->name);
+			assert_same_slabs(&was, &now, ops->name);
 			cr_assert_eq(hook_count(&h.init), n);
 		}
 		fill_pattern(objs[n], OBJ, n);
