@@ -79,14 +79,17 @@ bool run_end(struct run *r)
 		fprintf(stderr, "\r\033[K");
 	printf("%s %-12s %-6s %-12s threads=%u seconds=%.2f rounds=%llu seed=%llu gets=%llu "
 	       "puts=%llu remote_puts=%llu mag_exchanges=%llu cas_retries=%llu created=%llu "
-	       "lost=%llu duplicated=%llu cookie_errors=%llu\n",
+	       "lost=%llu duplicated=%llu cookie_errors=%llu failed_gets=%llu trimmed=%llu "
+	       "injected=%llu\n",
 	       ok ? "PASS" : "FAIL", r->scenario, variant_name(), r->fl ? r->fl->name : "-",
 	       r->threads, now_seconds() - r->start, (unsigned long long)t->rounds,
 	       (unsigned long long)r->opt->seed, (unsigned long long)t->gets,
 	       (unsigned long long)t->puts, (unsigned long long)t->remote_puts,
 	       (unsigned long long)t->mag_exchanges, (unsigned long long)t->cas_retries,
 	       (unsigned long long)t->created, (unsigned long long)t->lost,
-	       (unsigned long long)t->duplicated, (unsigned long long)t->cookie_errors);
+	       (unsigned long long)t->duplicated, (unsigned long long)t->cookie_errors,
+	       (unsigned long long)t->failed_gets, (unsigned long long)t->trimmed,
+	       (unsigned long long)t->injected);
 	if (!ok)
 		printf("    %d failure(s); the first: %s\n", r->failures, r->first_error);
 	fflush(stdout);
@@ -128,6 +131,7 @@ void run_add(struct run *r, const struct tally *t)
 	s->duplicated += t->duplicated;
 	s->cookie_errors += t->cookie_errors;
 	s->trimmed += t->trimmed;
+	s->injected += t->injected;
 	s->rounds += t->rounds;
 	pthread_mutex_unlock(&r->lock);
 }

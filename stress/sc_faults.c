@@ -14,6 +14,7 @@
 
 #define BIG_OBJ 2048	/* a few dozen objects per slab: the script crosses slabs */
 #define HELD_MAX 64
+#define MT_HOLD_MAX 48	/* per thread in faults-mt: the pool keeps growing slabs */
 
 struct sweep {
 	struct round rd;
@@ -152,6 +153,10 @@ static uint64_t sweep_run(struct run *r, int64_t fail_from)
 		for (unsigned k = 0; k < script[i].times && !r->failures; k++)
 			run_step(&f, &script[i], fail_from);
 	uint64_t calls = f.rd.alloc.calls;
+	if (fail_from >= 0 && f.rd.alloc.failures == 0)
+		run_fail(r, "no allocator call failed from call %lld on: the script made %llu",
+			 (long long)fail_from, (unsigned long long)calls);
+	f.m.t.injected = f.rd.alloc.failures;
 	r->fl->leave(f.rd.pool, f.m.h);
 	run_add(r, &f.m.t);
 	f.rd.alloc.fail_from = -1;
@@ -189,6 +194,7 @@ static void always_failing(struct run *r)
 	}
 	if (pool && fl->destroy(pool) != 0)
 		run_fail(r, "destroy: %s", strerror(errno));
+	r->t.injected += rd.alloc.failures;
 	if (rd.objs.inits != 0 || !stress_alloc_balanced(&rd.alloc))
 		run_fail(r, "no memory, yet %llu objects made, %llu allocations, %llu frees",
 			 (unsigned long long)rd.objs.inits, (unsigned long long)rd.alloc.allocs,
@@ -204,11 +210,14 @@ static void faults(struct run *r)
 	always_failing(r);
 }
 
-/* Trim under load with one allocator call in three failing. */
+/* Trim under load, threads holding many objects (so that every round
+ * grows slabs), with one allocator call in three failing. */
 static void faults_mt(struct run *r)
 {
-	while (trim_round(r, BIG_OBJ, 3) && !run_over(r))
+	while (trim_round(r, BIG_OBJ, MT_HOLD_MAX, 3) && !run_over(r))
 		;
+	if (r->t.injected == 0)
+		run_fail(r, "the allocator never failed: the injection went untested");
 }
 
 const struct scenario sc_faults = { "faults", false, true, 1, faults };

@@ -10,6 +10,7 @@
 #include "stress.h"
 
 #define HOLD_MAX 8
+#define HOLD_LIMIT 64	/* the most any caller of trim_round may ask */
 #define TRIM_KEEP_MAX 8
 
 /* Trim, and check that the count trim returns is the number of objects
@@ -25,11 +26,12 @@ static size_t checked_trim(struct run *r, void *pool, size_t keep)
 	return n;
 }
 
-/* Worker 0 trims; the others get and put up to HOLD_MAX objects. */
+/* Worker 0 trims; the others get and put up to *hold_max objects. */
 static void work_or_trim(struct worker *w)
 {
+	const unsigned *hold_max = w->arg;
 	bool enomem_ok = w->rd->alloc.fail_one_in != 0;
-	void *held[HOLD_MAX];
+	void *held[HOLD_LIMIT];
 	for (uint64_t it = 0; !worker_over(w, it); it++) {
 		if (w->index == 0) {
 			w->t.trimmed += checked_trim(w->rd->run, w->rd->pool,
@@ -37,7 +39,7 @@ static void work_or_trim(struct worker *w)
 			sched_yield();
 			continue;
 		}
-		unsigned n = 0, m = 1 + rng_below(&w->rng, HOLD_MAX);
+		unsigned n = 0, m = 1 + rng_below(&w->rng, *hold_max);
 		while (n < m && (held[n] = worker_get(w, false, enomem_ok)) != NULL)
 			n++;
 		while (n > 0)
@@ -59,7 +61,7 @@ static void trim_all(struct round *rd)
 			 (unsigned long long)st.slab_allocs);
 }
 
-bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in)
+bool trim_round(struct run *r, size_t obj_size, unsigned hold_max, unsigned fail_one_in)
 {
 	unsigned n = r->threads;
 	struct round rd;
@@ -68,8 +70,11 @@ bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in)
 	if (!round_open(&rd, r, &cfg))
 		return false;
 	rd.alloc.fail_one_in = fail_one_in;
-	round_workers(&rd, n, work_or_trim, NULL);
+	if (hold_max > HOLD_LIMIT)
+		hold_max = HOLD_LIMIT;
+	round_workers(&rd, n, work_or_trim, &hold_max);
 	rd.alloc.fail_one_in = 0;
+	r->t.injected += rd.alloc.failures;
 	if (r->fl->trim_keeps)
 		trim_all(&rd);
 	round_close(&rd);
@@ -79,7 +84,7 @@ bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in)
 /* Rounds of trim under load. */
 static void trim_under_load(struct run *r)
 {
-	while (trim_round(r, sizeof(struct sobj), 0) && !run_over(r))
+	while (trim_round(r, sizeof(struct sobj), HOLD_MAX, 0) && !run_over(r))
 		;
 }
 

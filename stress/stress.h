@@ -43,6 +43,7 @@ struct tally {
 	uint64_t created;		/* init hook calls */
 	uint64_t lost, duplicated, cookie_errors;
 	uint64_t trimmed;		/* objects trim reported destroyed */
+	uint64_t injected;		/* allocator calls made to fail */
 	uint64_t rounds;
 };
 
@@ -255,9 +256,10 @@ extern const struct scenario sc_conservation, sc_ownership, sc_transfer,
 	sc_prodcons, sc_churn, sc_aba, sc_trim, sc_faults, sc_faults_mt,
 	sc_badinput, sc_random, sc_aba_replay;
 
-/* One round of trim under load with objects of obj_size; fail_one_in makes
- * the backing allocator fail meanwhile (gets may then fail with ENOMEM). */
-bool trim_round(struct run *r, size_t obj_size, unsigned fail_one_in);
+/* One round of trim under load: workers hold up to hold_max (at most 64)
+ * objects of obj_size; fail_one_in makes the backing allocator fail
+ * meanwhile (gets may then fail with ENOMEM). */
+bool trim_round(struct run *r, size_t obj_size, unsigned hold_max, unsigned fail_one_in);
 /* The ABA provocation loop, shared with the negative control. */
 void aba_provoke(struct run *r);
 /* The deterministic ABA replay on the bare stack: 0 when it behaved, else
