@@ -55,3 +55,8 @@ tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
+
+# The README's example is examples/basic.c.
+TESTS += tests/readme-example.sh
+EXTRA_DIST += tests/readme-example.sh
+CLEANFILES += readme-example.c
