@@ -86,10 +86,9 @@ pushb_cs:
 .endm
 
 /* %r9 = the area of the CPU this runs on (%rdi: the hot table), or jump to
- * miss with %eax = 0 when the CPU is not in the table. */
+ * miss when the CPU is not in the table. */
 .macro AREA miss
 	movl %fs:RSEQ_CPU_ID(%rax), %r9d
-	xorl %eax, %eax
 	cmpl 16(%rdi), %r9d
 	jae \miss
 	imulq 8(%rdi), %r9
@@ -177,7 +176,7 @@ lfp_rseq_pop_bulk:
 popb_retry:
 	ARM popb_cs
 popb_start:
-	AREA popb_out
+	AREA popb_none
 	movq POPS(%r9), %r8
 	movq PUSHES(%r9), %r10
 	subq %r8, %r10			/* objects held */
@@ -190,7 +189,9 @@ popb_start:
 	addq %rax, %r8
 	movq %r8, POPS(%r9)		/* commit */
 popb_commit:
-popb_out:
+	ret
+popb_none:
+	xorl %eax, %eax
 	ret
 	.long RSEQ_SIG
 popb_abort:
@@ -208,7 +209,7 @@ lfp_rseq_push_bulk:
 pushb_retry:
 	ARM pushb_cs
 pushb_start:
-	AREA pushb_out
+	AREA pushb_none
 	movq PUSHES(%r9), %r8
 	movq %r8, %r10
 	subq POPS(%r9), %r10		/* objects held */
@@ -221,7 +222,9 @@ pushb_start:
 	addq %rax, %r8
 	movq %r8, PUSHES(%r9)		/* commit */
 pushb_commit:
-pushb_out:
+	ret
+pushb_none:
+	xorl %eax, %eax
 	ret
 	.long RSEQ_SIG
 pushb_abort:

@@ -281,7 +281,7 @@ LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		return lfpool_cache_get(lfp_tls_mru.cache);
 	if (p->percpu)
-		return lfp_pcpu_get(p);
+		return lfp_pcpu_get(p->percpu);
 	return get_other(p);
 }
 
@@ -290,7 +290,7 @@ LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		lfpool_cache_put(lfp_tls_mru.cache, obj);
 	else if (p->percpu)
-		lfp_pcpu_put(p, obj);
+		lfp_pcpu_put(p->percpu, obj);
 	else
 		put_other(p, obj);
 }

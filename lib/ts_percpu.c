@@ -15,8 +15,10 @@
 /* Objects moved at once through a buffer on the stack (loose objects). */
 #define LFP_PCPU_BLOCK 64u
 
-/* The fast paths read the flags, pc.hot and pc.rseq: one cache line. */
+/* The fast paths read a flag and pc.hot: one cache line. */
 struct lfp_ts_percpu {
+	bool fast_gets;		/* rseq, and gets need no check */
+	bool fast_puts;		/* rseq, and puts need no check */
 	bool check_gets;	/* debug pool: every get marks its object out */
 	bool check_puts;	/* debug pool or reset hook: every put is accepted */
 	struct lfp_percpu pc;
@@ -50,6 +52,8 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	t->pool = p;
 	t->check_gets = p->core.debug;
 	t->check_puts = p->core.debug || p->core.reset;
+	t->fast_gets = t->pc.rseq && !t->check_gets;
+	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
 	return 0;
 }
@@ -203,20 +207,24 @@ static void *on_empty(struct lfp_percpu_hot *h)
 	return take(owner(h), &obj, 1, 0) == 0 ? obj : NULL;
 }
 
-/* A get of a debug pool: the area's object (if any) is checked too. */
-__attribute__((noinline)) static void *get_checked(lfpool_ts *p)
+/* A get off the fast path: the fallback path, or a debug pool (whose
+ * area's object, if any, is checked too). */
+__attribute__((noinline)) static void *get_slow(struct lfp_ts_percpu *t)
 {
+	if (!t->check_gets)
+		return lfp_percpu_get(&t->pc);
 	void *obj;
-	size_t got = lfp_percpu_pop_bulk(&p->percpu->pc, &obj, 1);
-	return take(p, &obj, 1, got) == 0 ? obj : NULL;
+	size_t got = lfp_percpu_pop_bulk(&t->pc, &obj, 1);
+	return take(t->pool, &obj, 1, got) == 0 ? obj : NULL;
 }
 
-void *lfp_pcpu_get(lfpool_ts *p)
+void *lfp_pcpu_get(struct lfp_ts_percpu *t)
 {
-	struct lfp_ts_percpu *t = p->percpu;
-	if (LFPOOL_LIKELY(!t->check_gets))
-		return lfp_percpu_get(&t->pc);
-	return get_checked(p);
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(t->fast_gets))
+		return lfp_rseq_get(&t->pc.hot);
+#endif
+	return get_slow(t);
 }
 
 int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
@@ -267,20 +275,23 @@ static void on_full(struct lfp_percpu_hot *h, void *obj)
 	overflow(owner(h), obj);
 }
 
-/* A put of NULL, or of a pool that checks puts. */
-__attribute__((noinline)) static void put_checked(lfpool_ts *p, void *obj)
+/* A put off the fast path: the fallback path, NULL, or a pool that checks
+ * puts. */
+__attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *obj)
 {
-	if (obj && lfp_ts_accept(p, obj))
-		lfp_percpu_put(&p->percpu->pc, obj);
+	if (obj && (!t->check_puts || lfp_ts_accept(t->pool, obj)))
+		lfp_percpu_put(&t->pc, obj);
 }
 
-void lfp_pcpu_put(lfpool_ts *p, void *obj)
+void lfp_pcpu_put(struct lfp_ts_percpu *t, void *obj)
 {
-	struct lfp_ts_percpu *t = p->percpu;
-	if (LFPOOL_LIKELY(!t->check_puts && obj != NULL))
-		lfp_percpu_put(&t->pc, obj);
-	else
-		put_checked(p, obj);
+#ifdef LFP_PERCPU_RSEQ
+	if (LFPOOL_LIKELY(t->fast_puts && obj != NULL)) {
+		lfp_rseq_put(&t->pc.hot, obj);
+		return;
+	}
+#endif
+	put_slow(t, obj);
 }
 
 /* Put n accepted objects: into the area, overflowing as often as needed. */
