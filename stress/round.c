@@ -13,6 +13,7 @@
 /* Short rounds: a new pool and new threads often give TSan and the census
  * more interleavings to look at than one long round would. */
 #define ROUND_SECONDS 0.25
+#define ENTER_TRIES 100		/* with one allocator call in k failing */
 
 double now_seconds(void)
 {
@@ -77,10 +78,14 @@ static void *thread_main(void *arg)
 	struct worker *w = arg;
 	struct round *rd = w->rd;
 	const struct flavour *fl = rd->run->fl;
-	w->h = fl->enter(rd->pool);
-	if (!w->h) {
-		run_fail(rd->run, "thread %u: no handle: %s", w->tid, strerror(errno));
-		return NULL;
+	/* A handle may need memory: with failures injected, ENOMEM is an
+	 * answer, and trying again must succeed soon. */
+	for (unsigned tries = 0; !(w->h = fl->enter(rd->pool)); tries++) {
+		if (errno != ENOMEM || !rd->alloc.fail_one_in || tries == ENTER_TRIES) {
+			run_fail(rd->run, "thread %u: no handle: %s", w->tid, strerror(errno));
+			return NULL;
+		}
+		w->t.failed_gets++;
 	}
 	w->fn(w);
 	if (!w->skip_leave)
