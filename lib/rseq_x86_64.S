@@ -1,5 +1,6 @@
 /*
- * rseq_x86_64.S - per-CPU push and pop as restartable sequences.
+ * rseq_x86_64.S - per-CPU get, put and bulk pop and push as restartable
+ * sequences.
  *
  * Each CPU owns one area: { uint64 pushes; uint64 pops; uint64 lock;
  * void *slot[max] }, holding pushes - pops objects in slot[0 ..).  The
