@@ -58,26 +58,6 @@
 #define HOT_EMPTY 32
 #define HOT_FULL 40
 
-	.section .data.rel.ro, "aw"
-	.balign 32
-get_cs:
-	.long 0, 0
-	.quad get_start, get_commit - get_start, get_abort
-	.balign 32
-put_cs:
-	.long 0, 0
-	.quad put_start, put_commit - put_start, put_abort
-	.balign 32
-popb_cs:
-	.long 0, 0
-	.quad popb_start, popb_commit - popb_start, popb_abort
-	.balign 32
-pushb_cs:
-	.long 0, 0
-	.quad pushb_start, pushb_commit - pushb_start, pushb_abort
-
-	.text
-
 /* Arm the descriptor cs: %rax = __rseq_offset (kept in the table: one
  * load instead of two through the GOT), rseq->rseq_cs = &cs. */
 .macro ARM cs
@@ -96,6 +76,37 @@ pushb_cs:
 	addq (%rdi), %r9
 .endm
 
+/* Begin the function name: its descriptor (name_start .. name_commit,
+ * abort at name_abort), the entry, which arms it, and the section up to
+ * the area of this CPU; miss is where a CPU not in the table goes. */
+.macro BEGIN name, miss
+	.pushsection .data.rel.ro, "aw"
+	.balign 32
+\name\()_cs:
+	.long 0, 0
+	.quad \name\()_start, \name\()_commit - \name\()_start, \name\()_abort
+	.popsection
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
+	.cfi_startproc
+\name\()_retry:
+	ARM \name\()_cs
+\name\()_start:
+	AREA \miss
+.endm
+
+/* End the function name: the abort handler, after the signature the
+ * kernel checks, starts over. */
+.macro END name
+	.long RSEQ_SIG
+\name\()_abort:
+	jmp \name\()_retry
+	.cfi_endproc
+	.size \name, . - \name
+.endm
+
 /* Copy %rax pointers from \from[0 ..) to \to[0 ..), with %rcx and %r11. */
 .macro COPY from, to
 	xorl %ecx, %ecx
@@ -108,76 +119,46 @@ pushb_cs:
 2:
 .endm
 
+	.text
+
 /* void *lfp_rseq_get(struct lfp_percpu_hot *h): the top object, or
  * h->on_empty(h) when the area is empty. */
-	.globl lfp_rseq_get
-	.hidden lfp_rseq_get
-	.type lfp_rseq_get, @function
-lfp_rseq_get:
-	.cfi_startproc
-get_retry:
-	ARM get_cs
-get_start:
-	AREA get_empty
+BEGIN lfp_rseq_get, lfp_rseq_get_empty
 	movq POPS(%r9), %r10
 	movq PUSHES(%r9), %rcx
 	subq %r10, %rcx			/* objects held */
-	jz get_empty
+	jz lfp_rseq_get_empty
 	movq SLOT-8(%r9,%rcx,8), %rax	/* the top one */
 	incq %r10
 	movq %r10, POPS(%r9)		/* commit */
-get_commit:
+lfp_rseq_get_commit:
 	ret
-get_empty:
+lfp_rseq_get_empty:
 	jmp *HOT_EMPTY(%rdi)
-	.long RSEQ_SIG
-get_abort:
-	jmp get_retry
-	.cfi_endproc
-	.size lfp_rseq_get, . - lfp_rseq_get
+END lfp_rseq_get
 
 /* void lfp_rseq_put(struct lfp_percpu_hot *h, void *obj): push obj, or
  * h->on_full(h, obj) when the area is full. */
-	.globl lfp_rseq_put
-	.hidden lfp_rseq_put
-	.type lfp_rseq_put, @function
-lfp_rseq_put:
-	.cfi_startproc
-put_retry:
-	ARM put_cs
-put_start:
-	AREA put_full
+BEGIN lfp_rseq_put, lfp_rseq_put_full
 	movq PUSHES(%r9), %r10
 	movq %r10, %rcx
 	subq POPS(%r9), %rcx		/* objects held */
 	movl 20(%rdi), %edx
 	cmpq %rdx, %rcx
-	jae put_full
+	jae lfp_rseq_put_full
 	movq %rsi, SLOT(%r9,%rcx,8)
 	incq %r10
 	movq %r10, PUSHES(%r9)		/* commit */
-put_commit:
+lfp_rseq_put_commit:
 	ret
-put_full:
+lfp_rseq_put_full:
 	jmp *HOT_FULL(%rdi)
-	.long RSEQ_SIG
-put_abort:
-	jmp put_retry
-	.cfi_endproc
-	.size lfp_rseq_put, . - lfp_rseq_put
+END lfp_rseq_put
 
 /* size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs,
  * size_t n): pops k = min(n, held) objects into objs[0 .. k), the top one
  * last; returns k. */
-	.globl lfp_rseq_pop_bulk
-	.hidden lfp_rseq_pop_bulk
-	.type lfp_rseq_pop_bulk, @function
-lfp_rseq_pop_bulk:
-	.cfi_startproc
-popb_retry:
-	ARM popb_cs
-popb_start:
-	AREA popb_none
+BEGIN lfp_rseq_pop_bulk, lfp_rseq_pop_bulk_none
 	movq POPS(%r9), %r8
 	movq PUSHES(%r9), %r10
 	subq %r8, %r10			/* objects held */
@@ -189,28 +170,16 @@ popb_start:
 	COPY %r10, %rsi
 	addq %rax, %r8
 	movq %r8, POPS(%r9)		/* commit */
-popb_commit:
+lfp_rseq_pop_bulk_commit:
 	ret
-popb_none:
+lfp_rseq_pop_bulk_none:
 	xorl %eax, %eax
 	ret
-	.long RSEQ_SIG
-popb_abort:
-	jmp popb_retry
-	.cfi_endproc
-	.size lfp_rseq_pop_bulk, . - lfp_rseq_pop_bulk
+END lfp_rseq_pop_bulk
 
 /* size_t lfp_rseq_push_bulk(const struct lfp_percpu_hot *h, void *const *objs,
  * size_t n): pushes objs[0 .. k), k = min(n, room); returns k. */
-	.globl lfp_rseq_push_bulk
-	.hidden lfp_rseq_push_bulk
-	.type lfp_rseq_push_bulk, @function
-lfp_rseq_push_bulk:
-	.cfi_startproc
-pushb_retry:
-	ARM pushb_cs
-pushb_start:
-	AREA pushb_none
+BEGIN lfp_rseq_push_bulk, lfp_rseq_push_bulk_none
 	movq PUSHES(%r9), %r8
 	movq %r8, %r10
 	subq POPS(%r9), %r10		/* objects held */
@@ -222,15 +191,11 @@ pushb_start:
 	COPY %rsi, %r10
 	addq %rax, %r8
 	movq %r8, PUSHES(%r9)		/* commit */
-pushb_commit:
+lfp_rseq_push_bulk_commit:
 	ret
-pushb_none:
+lfp_rseq_push_bulk_none:
 	xorl %eax, %eax
 	ret
-	.long RSEQ_SIG
-pushb_abort:
-	jmp pushb_retry
-	.cfi_endproc
-	.size lfp_rseq_push_bulk, . - lfp_rseq_push_bulk
+END lfp_rseq_push_bulk
 
 	.section .note.GNU-stack, "", @progbits
