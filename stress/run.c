@@ -4,6 +4,7 @@
  * so that stdout can be piped and still show it) and the result line.
  */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -15,7 +15,6 @@
 #define STRESS_H
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +31,7 @@ struct options {
 	unsigned threads;
 	uint64_t seed;
 	uint64_t min_ops;	/* fail unless gets + puts reach this in total */
-	bool progress;		/* one-line progress display (stdout is a tty) */
+	bool progress;		/* one-line progress display, on stderr */
 };
 
 /* What a scenario counts, per thread, summed at the end. */
