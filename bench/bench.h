@@ -72,6 +72,10 @@ extern const struct impl impl_lfpool_pool, impl_lfpool_concurrent,
 	impl_glibc, impl_mimalloc, impl_jemalloc, impl_tcmalloc,
 	impl_mutex_pool, impl_ck_stack, impl_urcu_lfs;
 
+/* The path per-CPU ThreadStatic pools take here: "rseq" or "sched_getcpu"
+ * (a static string of the library). */
+const char *percpu_path(void);
+
 /* attach and detach of an implementation whose threads all use the shared
  * instance itself. */
 void *attach_shared(void *shared);

@@ -8,7 +8,6 @@
  * lfpool-cache shares a ThreadStatic pool and gives each thread an explicit
  * cache handle, whose get and put are inline.
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench.h"
@@ -142,20 +141,21 @@ const struct impl impl_lfpool_threadstatic = {
 };
 
 /* lfpool-percpu: a ThreadStatic pool in per-CPU mode, through ts_get and
- * ts_put as lfpool-threadstatic; the output names the path it runs
- * (restartable sequences, or sched_getcpu and a lock). */
+ * ts_put as lfpool-threadstatic. */
 static void *percpu_open(size_t obj_size, unsigned prewarm, const char **why)
 {
 	(void)why;
-	lfpool_ts *ts = ts_create(obj_size, prewarm, LFPOOL_F_PERCPU);
-	static bool told;
-	if (!told) {
-		lfpool_stats st;
-		lfpool_ts_stats(ts, &st);
-		printf("lfpool-percpu: per-CPU path %s\n", st.percpu_mode ? st.percpu_mode : "none");
-		told = true;
-	}
-	return ts;
+	return ts_create(obj_size, prewarm, LFPOOL_F_PERCPU);
+}
+
+const char *percpu_path(void)
+{
+	lfpool_ts *ts = ts_create(64, 0, LFPOOL_F_PERCPU);
+	lfpool_stats st;
+	lfpool_ts_stats(ts, &st);
+	const char *path = st.percpu_mode ? st.percpu_mode : "none";
+	ts_close(ts);
+	return path;
 }
 
 const struct impl impl_lfpool_percpu = {

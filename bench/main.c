@@ -136,6 +136,8 @@ static int instr_run(const struct options *o)
 		bench_die("%s: not available (%s)", im->name, why);
 	if (!impl_runs(im, p))
 		bench_die("%s does not run %s", im->name, pattern_names[p]);
+	if (im == &impl_lfpool_percpu)
+		fprintf(stderr, "lfpool-bench: lfpool-percpu runs the %s path\n", percpu_path());
 	void *h = im->attach(shared);
 	run_pattern(im, h, p, o->instr_ops);
 	im->detach(shared, h);
@@ -177,8 +179,9 @@ static void print_machine(const struct plan *plan, bool quick)
 	uname(&u);
 	printf("lfpool-bench: liblfpool %s; %s, %u CPUs; Linux %s; glibc %s\n",
 	       lfpool_version(), model, cpus_available(), u.release, gnu_get_libc_version());
-	printf("%u repetitions of about %.0f ms each, after a calibration and a warm-up%s\n",
-	       plan->reps, plan->rep_ns / 1e6, quick ? " (BENCH_QUICK)" : "");
+	printf("%u repetitions of about %.0f ms each, after a calibration and a warm-up%s;"
+	       " lfpool-percpu runs the %s path\n", plan->reps, plan->rep_ns / 1e6,
+	       quick ? " (BENCH_QUICK)" : "", percpu_path());
 }
 
 static struct result *grow(struct result *res, size_t n, size_t *cap)

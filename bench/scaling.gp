@@ -10,9 +10,9 @@ set logscale y
 set xtics 1
 set key outside right top
 set grid ytics
-# Twelve distinguishable colours, one per implementation.
-array colours[12] = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#000000", "#66a61e", \
-	"#e6ab02", "#a6761d", "#1f78b4", "#b2182b", "#666666", "#01665e"]
-do for [i = 1:12] { set linetype i linecolor rgb colours[i] pointtype i }
+# Distinguishable colours, one per implementation.
+array colours[14] = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#000000", "#66a61e", \
+	"#e6ab02", "#a6761d", "#1f78b4", "#b2182b", "#666666", "#01665e", "#8c510a", "#c51b7d"]
+do for [i = 1:14] { set linetype i linecolor rgb colours[i] pointtype i }
 plot for [i = 0:nimpl - 1] datadir . "/scaling.dat" index i \
 	using 1:2 with linespoints linewidth 2 title columnheader(1)
