@@ -3,8 +3,9 @@
 # (called by the make targets in stress/local.mk, from the build directory).
 #
 #   full   normal, TSan and ASan builds; STRESS_SECONDS (2) per scenario
-#   quick  TSan and ASan, 1 s per scenario (what CI runs); the programs run
-#          side by side and their outputs are shown one after the other
+#   quick  TSan and ASan, 1 s per scenario (what CI runs); once all is
+#          built the programs run side by side, and their outputs are shown
+#          one after the other
 #   long   normal (10 s per scenario, >= 10^8 operations), TSan and ASan
 #          (5 s per scenario)
 #   fuzz   the libFuzzer target only
@@ -67,9 +68,10 @@ configure_variant() {
 	echo "${plain[*]}" >"$cache.args"
 	mkdir -p "$dir"
 	[ -f "$dir/Makefile" ] && [ "$(cat "$dir/.stress-args" 2>/dev/null)" = "$args" ] && return 0
-	echo "stress: configuring the $1 build in $dir"
+	local t0=$SECONDS
 	(cd "$dir" && "$top/configure" -q --cache-file="$cache" "${plain[@]}" "${flag[@]}") || return 1
 	echo "$args" >"$dir/.stress-args"
+	echo "stress: configured the $1 build in $dir ($((SECONDS - t0)) s)"
 }
 
 # prepare VARIANT PROGRAM...: configure if needed and build the programs.
@@ -80,8 +82,9 @@ prepare() {
 	if [ "$dir" != "$build" ]; then
 		configure_variant "$v" "$dir" || return 1
 	fi
-	echo "stress: building $* ($v)"
-	$MAKE -C "$dir" -s -j"$jobs" "$@" >/dev/null
+	local t0=$SECONDS
+	$MAKE -C "$dir" -s -j"$jobs" "$@" >/dev/null || return 1
+	echo "stress: built $* ($v, $((SECONDS - t0)) s)"
 }
 
 # tally LABEL RC LOG: add a program's counts; one that died without its
@@ -103,24 +106,19 @@ tally() {
 	fi
 }
 
-# Jobs: a program's stdout goes to $logs/LABEL.log, its exit status to
-# $logs/LABEL.rc.  One at a time, stdout and stderr (sanitizer reports, the
-# progress line) are shown as they come; side by side (quick mode), both
-# are kept and shown in order when all are done.
-labels=()
+# Jobs run once everything is built, so that no build shares the CPUs
+# with a time-bound run.  A program's stdout goes to $logs/LABEL.log, its
+# exit status to $logs/LABEL.rc.  One at a time, stdout and stderr
+# (sanitizer reports, the progress line) are shown as they come; side by
+# side (quick mode), both are kept and shown in order when all are done.
+queue=()
 
-# job LABEL PROGRAM ARGS...
+# job LABEL PROGRAM ARGS...: queue a run.
 job() {
-	local label=$1
-	shift
-	labels+=("$label")
-	if [ "$mode" = quick ]; then
-		run_job "$label" "$@" >/dev/null 2>"$logs/$label.err" &
-	else
-		run_job "$label" "$@"
-	fi
+	queue+=("$(printf '%q ' "$@")")
 }
 
+# run_job LABEL PROGRAM ARGS...
 run_job() {
 	local label=$1 progress=()
 	shift
@@ -129,7 +127,18 @@ run_job() {
 		sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)$/[$label] \1/" | tee "$logs/$label.log"
 }
 
-collect() {
+# Run the queue, then tally every job in order.
+run_queue() {
+	local entry labels=() label
+	for entry in "${queue[@]}"; do
+		eval "set -- $entry"
+		labels+=("$1")
+		if [ "$mode" = quick ]; then
+			run_job "$@" >/dev/null 2>"$logs/$1.err" &
+		else
+			run_job "$@"
+		fi
+	done
 	wait
 	for label in "${labels[@]}"; do
 		[ "$mode" = quick ] && cat "$logs/$label.log" "$logs/$label.err"
@@ -177,7 +186,7 @@ build_fuzz() {
 		"$top/fuzz" -newer "$dir/lfpool-fuzz" -print -quit)" ]; then
 		return 0
 	fi
-	echo "stress: building the fuzz target"
+	local t0=$SECONDS
 	mkdir -p "$dir/obj"
 	rm -f "$dir"/obj/*.o
 	export FUZZ_CC=${FUZZ_CC:-clang} FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined
@@ -185,7 +194,8 @@ build_fuzz() {
 	# shellcheck disable=SC2016,SC2086 # expanded by the inner shell; word lists
 	printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -I{} sh -c \
 		'$FUZZ_CC $FUZZ_FLAGS -c "$1" -o "$2/obj/$(echo "$1" | tr / _).o"' sh {} "$dir" &&
-		$FUZZ_CC $FUZZ_FLAGS "$dir"/obj/*.o ${FUZZ_LIBS:-} -o "$dir/lfpool-fuzz"
+		$FUZZ_CC $FUZZ_FLAGS "$dir"/obj/*.o ${FUZZ_LIBS:-} -o "$dir/lfpool-fuzz" &&
+		echo "stress: built the fuzz target ($((SECONDS - t0)) s)"
 }
 
 # run_fuzz DIR: fuzz for FUZZ_SECONDS; prints a result line like the others.
@@ -243,7 +253,7 @@ fuzz) ;;
 	;;
 esac
 fuzz
-collect
+run_queue
 echo "stress $mode: $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
