@@ -27,6 +27,10 @@ start=$SECONDS
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
 	ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
+# The stress drivers' progress line (on stderr) when run one at a time on
+# a terminal.
+progress=()
+[ -t 1 ] && [ -t 2 ] && [ "$mode" != quick ] && progress=(--progress)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
@@ -120,10 +124,9 @@ job() {
 
 # run_job LABEL PROGRAM ARGS...
 run_job() {
-	local label=$1 progress=()
+	local label=$1
 	shift
-	[ -t 1 ] && [ -t 2 ] && progress=(--progress)
-	{ "$@" "${progress[@]}"; echo $? >"$logs/$label.rc"; } |
+	{ "$@"; echo $? >"$logs/$label.rc"; } |
 		sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)$/[$label] \1/" | tee "$logs/$label.log"
 }
 
@@ -158,7 +161,8 @@ stress() {
 		failed=$((failed + 1))
 		return
 	fi
-	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" "$@"
+	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" \
+		"${progress[@]}" "$@"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
@@ -172,7 +176,7 @@ negative_control() {
 		return
 	fi
 	job noaba "$(build_dir normal)/stress/lfstress-noaba" --seconds 20 --threads "$threads" \
-		--seed "$seed"
+		--seed "$seed" "${progress[@]}"
 }
 
 # The libFuzzer target: clang, ASan + UBSan, the sources compiled in
