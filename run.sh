@@ -82,6 +82,20 @@ cmd_test() {
 		[ $rc -eq 0 ] || f=$((f + 1))
 		tally "$p" "$f"
 	fi
+	# The job-system example under ThreadSanitizer (ASan ran it in make check).
+	local tsan=_build/_build-stress-tsan
+	if [ -f "$tsan/Makefile" ]; then
+		local rc=0
+		make -C "$tsan" -s examples/jobs/jobs >/dev/null 2>&1 &&
+			(cd "$tsan" && TSAN_OPTIONS=halt_on_error=1 ./examples/jobs/jobs --items 100000 --depth 12) || rc=$?
+		if [ $rc -eq 0 ]; then
+			echo "[jobs-tsan] 1 passed, 0 failed"
+			tally 1 0
+		else
+			echo "[jobs-tsan] 0 passed, 1 failed"
+			tally 0 1
+		fi
+	fi
 	echo "run.sh test: ${SECONDS} s"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
@@ -91,6 +105,11 @@ cmd_bench() {
 	install_missing
 	configure_build _build
 	make -C _build bench
+	# The job system, lfpool closures against malloc: pattern "jobs".
+	local out=bench/results
+	[ "${BENCH_QUICK:-0}" = 0 ] || out=_build/bench/results-quick
+	make -C _build -s examples/jobs/jobs >/dev/null
+	./_build/examples/jobs/jobs --jsonl "$out/latest.jsonl"
 }
 
 case "${1:-}" in
