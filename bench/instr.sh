@@ -103,7 +103,7 @@ END {
 	verdict("lfpool-pool/floor instructions <= 1.1", "lfpool-pool", "floor", 1.1)
 	verdict("lfpool-threadstatic/floor instructions <= 1.3", "lfpool-threadstatic", "floor", 1.3)
 	verdict("lfpool-cache/floor instructions <= 1.3", "lfpool-cache", "floor", 1.3)
-	verdict("lfpool-percpu/threadstatic instr. <= 1.5 (valgrind: no rseq)", "lfpool-percpu", "lfpool-threadstatic", 1.5)
+	verdict("lfpool-percpu/threadstatic <= 1.5 (valgrind: no rseq)", "lfpool-percpu", "lfpool-threadstatic", 1.5)
 	if ("lfpool-concurrent" in cas)
 		printf "  %-58s %6.2f  %s\n", "lfpool-concurrent CAS per uncontended get+put == 2", \
 			2 * cas["lfpool-concurrent"], 2 * cas["lfpool-concurrent"] == 2 ? "met" : "MISSED"

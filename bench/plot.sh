@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 #   scaling.dat  a block per implementation: threads, total Mops/s
 #   ratio-PANEL.dat  a row per peer, a column per lfpool flavour measured
 #                in that panel: lfpool's time over the peer's, for pair
-#                (1 thread), xthread and scaling at the most threads
+#                (1 thread), xthread and scaling at the most threads;
+#                ratio-PANEL.lt the flavours' numbers, for their colours
 #   counts       the most threads, the implementations in scaling.dat
 awk -v tmp="$tmp" '
 function field(name,   re, s) {
@@ -47,16 +48,20 @@ field("obj_size") == 64 {
 	}
 	ns[pat, thr, impl] = field("ns_per_op")
 }
-# A panel has a column for each flavour measured in it, a row for each peer.
-function panel(name, pat, thr,   f, i, j, v, n, cols) {
+# A panel has a column for each flavour measured in it, a row for each peer;
+# ratio-NAME.lt lists the flavour number of each column, so that a flavour has
+# the same colour in every panel.
+function panel(name, pat, thr,   f, i, j, v, n, cols, lt) {
 	f = tmp "/ratio-" name ".dat"
 	printf "peer" > f
 	for (j = 1; j <= nours; j++)
 		if ((pat, thr, ours[j]) in ns) {
 			cols[++n] = ours[j]
 			printf " %s", ours[j] > f
+			lt = lt (n > 1 ? " " : "") j
 		}
 	printf "\n" > f
+	print lt > (tmp "/ratio-" name ".lt")
 	for (i = 1; i <= npeers; i++) {
 		if (!((pat, thr, peers[i]) in ns))
 			continue
@@ -87,6 +92,7 @@ read maxthr nscaled < "$tmp/counts"
 machine=$(sed -n '1s/^lfpool-bench: //p' "$dir/latest.txt" 2>/dev/null || true)
 gnuplot -e "datadir='$tmp'; out='$dir/scaling.png'; machine='$machine'; nimpl=$nscaled" \
 	"$here/scaling.gp"
-gnuplot -e "datadir='$tmp'; out='$dir/ratios.png'; machine='$machine'; maxthr=$maxthr" \
-	"$here/ratios.gp"
+gnuplot -e "datadir='$tmp'; out='$dir/ratios.png'; machine='$machine'; maxthr=$maxthr; \
+	lt_pair='$(cat "$tmp/ratio-pair.lt")'; lt_xthread='$(cat "$tmp/ratio-xthread.lt")'; \
+	lt_scaling='$(cat "$tmp/ratio-scaling.lt")'" "$here/ratios.gp"
 echo "plot.sh: wrote $dir/scaling.png and $dir/ratios.png"
