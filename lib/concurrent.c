@@ -20,6 +20,7 @@ struct lfpool_concurrent {
 	uint64_t created __attribute__((aligned(64)));
 	uint64_t misses;
 	uint32_t magic;
+	bool plain_put;			/* no reset hook, no debug checks */
 	struct lfp_core core;
 };
 
@@ -39,6 +40,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	}
 	lfp_stack_init(&c->free);
 	c->magic = LFP_MAGIC_LIVE;
+	c->plain_put = !c->core.debug && !c->core.reset;
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_concurrent_destroy(c);
@@ -128,7 +130,8 @@ LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
 {
 	if (!obj)
 		return;
-	uint32_t idx = prepare_put(c, obj);
+	uint32_t idx = LFPOOL_LIKELY(c->plain_put) ? lfp_slabs_index(&c->core.slabs, obj)
+						    : prepare_put(c, obj);
 	if (idx != LFP_NIL)
 		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
 }
