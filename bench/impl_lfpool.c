@@ -1,5 +1,5 @@
 /*
- * impl_lfpool.c - the four lfpool flavours under test.
+ * impl_lfpool.c - the lfpool flavours under test, and an array pool.
  *
  * lfpool-pool is single-threaded: each thread gets a Pool of its own, as a
  * program would use it.  lfpool-concurrent and lfpool-threadstatic share one
@@ -193,4 +193,49 @@ const struct impl impl_lfpool_cache = {
 	.open = ts_open, .close = ts_close,
 	.attach = cache_attach, .detach = cache_detach,
 	.loops = &cache_loops,
+};
+
+/* lfpool-array: an array pool of ThreadStatic classes shared by all
+ * threads; gets ask for the object size, puts give it back sized. */
+struct array_bench {
+	lfpool_array *ap;
+	size_t size;
+};
+
+static void *array_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	(void)prewarm;	/* array pools warm up on first use */
+	struct array_bench *a = malloc(sizeof(*a));
+	if (!a)
+		bench_die("out of memory");
+	lfpool_array_config cfg = { .flavour = LFPOOL_FLAVOUR_TS, .min_size = 64,
+				    .max_size = 65536, .name = "bench" };
+	a->ap = lfpool_array_create(&cfg);
+	if (!a->ap)
+		bench_die("lfpool_array_create failed");
+	a->size = obj_size;
+	return a;
+}
+
+static void array_close(void *p)
+{
+	struct array_bench *a = p;
+	lfpool_array_destroy(a->ap);
+	free(a);
+}
+
+#define array_get(h) lfpool_array_get(((struct array_bench *)(h))->ap, \
+				      ((struct array_bench *)(h))->size, NULL)
+#define array_put(h, obj) lfpool_array_put_sized(((struct array_bench *)(h))->ap, (obj), \
+						 ((struct array_bench *)(h))->size)
+
+#define IMPL array
+#include "loops.h"
+
+const struct impl impl_lfpool_array = {
+	.name = "lfpool-array", .lfpool = true,
+	.open = array_open, .close = array_close,
+	.attach = attach_shared, .detach = detach_nothing,
+	.loops = &array_loops,
 };
