@@ -200,17 +200,13 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	size_t n = 0;
 	lfp_chain_last(s, drop, &n);
 	lfp_core_destroy_chain(&c->core, true, drop);
-	if (n) {
-		lfp_faa_u64_rlx(&c->created, (uint64_t)0 - n);
-		lfp_faa_u64_rlx(&c->core.trims, 1);
-	}
+	lfp_core_count_trim(&c->core, &c->created, n);
 	return n;
 }
 
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)
 {
-	uint32_t idx;
-	return ptr && lfp_slabs_lookup(&c->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+	return lfp_core_owns(&c->core, ptr);
 }
 
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats *st)

@@ -233,6 +233,20 @@ void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 #endif
 }
 
+int lfp_core_owns(const struct lfp_core *c, const void *ptr)
+{
+	uint32_t idx;
+	return ptr && lfp_slabs_lookup(&c->slabs, ptr, &idx) == LFP_LOOKUP_OK;
+}
+
+void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n)
+{
+	if (n) {
+		lfp_faa_u64_rlx(created, (uint64_t)0 - n);
+		lfp_faa_u64_rlx(&c->trims, 1);
+	}
+}
+
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st)
 {
 	st->slab_allocs = lfp_load_u64_rlx(&c->slabs.slab_allocs);

@@ -83,6 +83,11 @@ void lfp_core_poison(struct lfp_core *c, void *obj);
 /* Run fini on a pooled object (unpoisoning it first in debug pools). */
 void lfp_core_fini_obj(struct lfp_core *c, void *obj);
 
+/* Whether ptr is the start of one of c's objects. */
+int lfp_core_owns(const struct lfp_core *c, const void *ptr);
+/* Count a trim that destroyed n objects (n may be 0) out of *created. */
+void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
+
 /* Report a misuse through the error hook. */
 void lfp_report(const char *pool, const void *ptr, const char *problem);
 

@@ -198,8 +198,7 @@ LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 
 LFPOOL_API int lfpool_pool_owns(const lfpool_pool *p, const void *ptr)
 {
-	uint32_t idx;
-	return ptr && lfp_slabs_lookup(&p->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+	return lfp_core_owns(&p->core, ptr);
 }
 
 LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)

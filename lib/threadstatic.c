@@ -179,17 +179,13 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 				  at_most(empty, p->depot.max_full));
-	if (n) {
-		lfp_faa_u64_rlx(&p->created, (uint64_t)0 - n);
-		lfp_faa_u64_rlx(&p->core.trims, 1);
-	}
+	lfp_core_count_trim(&p->core, &p->created, n);
 	return n;
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
 {
-	uint32_t idx;
-	return ptr && lfp_slabs_lookup(&p->core.slabs, ptr, &idx) == LFP_LOOKUP_OK;
+	return lfp_core_owns(&p->core, ptr);
 }
 
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
