@@ -144,10 +144,16 @@ static void give(struct model *m, struct entry *e)
  * finds it only at the object too many, so one that allocated on the way
  * may fail with ENOMEM first.  With room: only an injected ENOMEM.
  */
-static void check_failure(struct model *m, const char *call, bool room, bool bulk)
+static void check_failure(struct model *m, const char *call, bool room, bool bulk, size_t k)
 {
 	int err = errno;
 	bool injected = m->faults && err == ENOMEM;
+	/* Per-CPU mode: objects this thread put on a CPU it has since left sit
+	 * in that CPU's area, out of its reach (the documented price), so a get
+	 * that needs more objects made than the capacity allows may say
+	 * ENOBUFS even below capacity. */
+	if (room && m->fl == &flavour_percpu && m->cap && m->n + k > m->cap && err == ENOBUFS)
+		return;
 	if (room ? !injected : !(err == ENOBUFS || (bulk && injected)))
 		fail(m, "%s failed with %s; %zu out, %zu made, capacity %zu", call, strerror(err),
 		     m->out, m->n, m->cap);
@@ -166,7 +172,7 @@ static void op_get(struct model *m, unsigned arg)
 		take(m, p);
 		return;
 	}
-	check_failure(m, "get", room, false);
+	check_failure(m, "get", room, false, 1);
 	if (m->n != made)
 		fail(m, "a failed get changed the objects made: %zu -> %zu", made, m->n);
 }
@@ -178,7 +184,7 @@ static void op_get_bulk(struct model *m, unsigned arg)
 	bool room = !m->cap || m->out + k <= m->cap;
 	void *objs[BULK_MAX];
 	if (m->fl->get_bulk(m->h, objs, k) != 0) {
-		check_failure(m, "bulk get", room, true);
+		check_failure(m, "bulk get", room, true, k);
 		return;
 	}
 	if (!room)
@@ -223,7 +229,7 @@ static void op_prewarm(struct model *m, unsigned arg)
 	size_t k = arg % (BULK_MAX + 1), made = m->n;
 	bool room = !m->cap || m->n + k <= m->cap;
 	if (m->fl->prewarm(m->pool, k) != 0) {
-		check_failure(m, "prewarm", room, false);
+		check_failure(m, "prewarm", room, false, 0);
 		if (m->n != made)
 			fail(m, "a failed prewarm(%zu) made %zu objects", k, m->n - made);
 		return;
