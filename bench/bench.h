@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.h - what the parts of the benchmark share: an implementation under
  * test, the patterns, the xthread handoff ring and one measured result.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * impl.c - what the harness asks of any implementation: which patterns it
  * runs and the single-threaded run of one of them.

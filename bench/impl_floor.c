@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * impl_floor.c - the floor: a bare thread-local array of pointers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * impl_lfpool.c - the lfpool flavours under test, and an array pool.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * impl_malloc.c - the general-purpose allocators: glibc, mimalloc, jemalloc
  * and tcmalloc, each through its own API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * impl_shared.c - the shared-structure peers: lfpool's Pool behind a mutex,
  * Concurrency Kit's ck_stack, and liburcu's cds_lfs with a mutex on pop.

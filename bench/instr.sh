@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # instr.sh BENCH DIR - instructions and atomic instructions per operation of
 # every implementation's single-thread patterns, counted by callgrind;
 # writes DIR/instr.jsonl and prints a table and the instruction targets.

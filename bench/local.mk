@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench: lfpool against the floor, four allocators and three shared pools,
 # in one process (issue 5).
 #

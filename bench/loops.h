@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loops.h - the pattern loops, compiled once per implementation.
  *

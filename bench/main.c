@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - lfpool-bench: lfpool's flavours against the floor, the
  * allocators and the shared-structure pools, all in one process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * measure.c - one measurement: pinned threads run a calibration phase, a
  * warm-up and the repetitions, each phase started together at a barrier and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mem64.c - memory a ThreadStatic pool holds with many threads on few CPUs
  * (issue 8), per-thread against per-CPU mode: MEM_THREADS threads each get

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # plot.sh DIR - draw DIR/scaling.png and DIR/ratios.png from DIR/latest.jsonl
 # (the output of lfpool-bench --out) with gnuplot.
 set -eu

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ratios.gp - each lfpool flavour's time over each peer's, three panels.
 # Set by plot.sh: datadir (ratio-pair.dat, ratio-xthread.dat,
 # ratio-scaling.dat: a row per peer, a column per flavour measured in the

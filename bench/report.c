@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - the results of a run: tables on stdout, JSON lines in a file.
  */

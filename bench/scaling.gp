@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scaling.gp - total throughput of the pair pattern against thread count.
 # Set by plot.sh: datadir (scaling.dat: one block per implementation, its
 # name on the first line), nimpl (the number of blocks), out, machine.

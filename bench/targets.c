@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * targets.c - the time targets of issues 5 and 8, checked against a run's
  * results.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * examples/array.c - byte buffers of any size from an array pool: the
  * README's example, run by make check.

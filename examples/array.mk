@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The README's examples of array pools and the everyday helpers, compiled
 # and run by make check.
 LFPOOL_ARRAY_EXAMPLES = examples/array examples/helpers

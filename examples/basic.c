@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* basic.c - a pool of packet buffers: init sets each one up once, get and
  * put recycle them, and the statistics show that nothing more was made. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * examples/helpers.c - the everyday helpers: a typed pool, a scoped get, a
  * reference-counted object and pooled closures.  The README's examples, run

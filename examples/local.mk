@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The README's example, compiled and run by make check.
 check_PROGRAMS += examples/basic
 TESTS += examples/basic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_ops.c - the libFuzzer target (scenario 10): every input is an
  * operation sequence for ops_run (stress/ops.h), which checks each result

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool.h - lock-free object pools.  The one header to include.
  *

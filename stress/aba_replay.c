@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * aba_replay.c - the deterministic ABA replay (ck's
  * regressions/ck_stack/validate/serial.c idea) on the bare index stack of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * alloc.c - the backing allocator the stress pools get: it counts every
  * allocation and free (and their bytes, and the most held at once), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The stress program for reference counts, array pools and closures handed
 # between threads (see stress/rc_array_stress.c).  Built on demand only, as
 # the rest of stress/ (the TSAN-and-ASAN condition is never true: the

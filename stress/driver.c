@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver.c - lfstress: every scenario on every flavour it applies to, one
  * result line each, then the total and the plain last line

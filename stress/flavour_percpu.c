@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flavour_percpu.c - the adapter for ThreadStatic's per-CPU mode
  * (LFPOOL_F_PERCPU): the handle is the pool, and the caches are the CPU

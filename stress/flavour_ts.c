@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flavour_ts.c - adapters for ThreadStatic: through the implicit
  * per-thread caches (lfpool_ts_*), and through explicit cache handles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flavours.c - adapters for Pool and Concurrent, and the table of flavours.
  * Their handle is the pool itself: they have no per-thread caches.

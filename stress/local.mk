@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # stress: the pthread stress suite (stress/, fuzz/); see stress/stress.h.
 #
 # The programs compile the library's own sources with -DLFPOOL_STRESS (the

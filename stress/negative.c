@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * negative.c - lfstress-noaba, the negative control.  It is built from the
  * same sources with LFPOOL_STRESS_NO_ABA_TAG, which takes the ABA tag out

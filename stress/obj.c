@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * obj.c - stress objects: an owner word and a patterned body that tell
  * whether an object is ever held by two threads at once, handed out after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ops.c - the reference model behind ops.h.  The model tracks every object
  * the pool made (through the init and fini hooks) and whether it is out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ops.h - random operation sequences checked against a reference model
  * (scenario 10): the libFuzzer target and the stress driver run the same

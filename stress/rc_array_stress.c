@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rc_array_stress.c - reference-counted objects, array pools and closures
  * handed between threads, for ThreadSanitizer and AddressSanitizer builds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * round.c - one pool instance of a scenario: create it, run worker
  * threads, then take a census of every object and destroy it.

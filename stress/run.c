@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c - one scenario on one flavour: failures, deadline, tallies, the
  * watchdog that turns a hang into a failure, the progress line (on stderr,

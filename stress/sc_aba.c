@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_aba.c - scenario 6: ABA provocation.  Three objects (plus what the
  * caches may keep idle), many threads, magazines of one object so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_badinput.c - scenario 9: misuse caught by the debug checks.  Each
  * case runs in a forked child on an LFPOOL_F_DEBUG pool; the parent reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_churn.c - scenario 5 (mimalloc test-stress's thread turnover):
  * generations of short-lived threads.  Each thread puts back what its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_conservation.c - scenario 1 (libatomic_ops test_stack): thread i
  * holds i objects at a time, over and over.  The pool's capacity is exactly

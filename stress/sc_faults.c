@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_faults.c - scenario 8: fault injection.  The backing allocator fails
  * from its N-th call on, for every N a fixed script of calls reaches; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_ownership.c - scenario 2: threads hold one to four objects at a time,
  * through single and bulk calls, from a pool that is often at its capacity.

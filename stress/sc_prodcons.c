@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_prodcons.c - scenario 4: producers only get (and hand each object
  * over through a slot), consumers only take objects from the slots and

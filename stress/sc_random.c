@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_random.c - scenario 10 in the stress driver: seeded random operation
  * sequences through the reference model of ops.c, the same code the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_transfer.c - scenario 3 (mimalloc test-stress): a shared array of
  * slots, swapped with atomic exchange, so that most objects are put by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sc_trim.c - scenario 7: one thread trims while the others get and put.
  * Every object trim reports destroyed must be one fini saw (and fini must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slots.c - what the hand-over scenarios (transfer, producer/consumer)
  * share: draining the slots at the end, and the bound on how many objects

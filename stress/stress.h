@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stress.h - the stress harness: plain pthread programs (Criterion cannot
  * run under ThreadSanitizer), built with the library's sources compiled

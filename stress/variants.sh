@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # variants.sh MODE - build the stress programs in each variant and run them
 # (called by the make targets in stress/local.mk, from the build directory).
 #

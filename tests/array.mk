@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Array pools, typed and scoped pools, reference counts and closures
 # (Criterion), and a check that a constant size picks its class at compile
 # time.  Uses the shared helpers of tests/local.mk.

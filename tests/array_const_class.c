@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * array_const_class.c - compiled to assembly (-O2 -S) by tests/array.mk;
  * array_const_class.sh reads the result.  With a constant size, the class

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A constant size picks its array class at compile time: the -O2 assembly of
 # const_get and const_put (tests/array_const_class.c) has no bit scan, while
 # var_get, whose size is known only at run time, has one.

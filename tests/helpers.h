@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * helpers.h - shared by the unit tests: a counting, fault-injecting backing
  * allocator, hook counters, a recording error hook, and one table that

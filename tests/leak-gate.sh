@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # leak-gate.sh - ASan builds: fail if any test log holds a LeakSanitizer
 # report.  Criterion counts a test as passed before its process exits, so a
 # leak reported at that exit does not fail the test itself.  Makefile rules

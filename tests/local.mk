@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Unit tests of Pool, Concurrent and the common parts (Criterion), a C++
 # check of the public header, and in ASan builds a gate on leak reports.
 
@@ -59,4 +60,8 @@ tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
 # The README's example is examples/basic.c.
 TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
-CLEANFILES += readme-example.c
+CLEANFILES += readme-example.c basic-body.c
+
+# Every file carries its licence line.
+TESTS += tests/spdx.sh
+EXTRA_DIST += tests/spdx.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ThreadStatic's per-CPU mode (Criterion).  The test re-runs itself with
 # rseq turned off, so that both per-CPU paths are tested.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_api.c - the calls one flavour has and the other has not: Pool's
  * exported slow paths, Concurrent's bulk calls; and the statistics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_array.c - array pools, for every flavour: classes and real sizes,
  * unsized and sized puts, the oversize path, clear-on-return, statistics,

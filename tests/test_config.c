@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_config.c - the version, configuration checks, defaults and the
  * injected backing allocator, for every flavour.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // test_cxx.cc - the public header from C++: it must compile warning-free
 // (extern "C", no C-only constructs) and Pool's inline get/put must work.
 #include <lfpool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_debug.c - the debug checks (LFPOOL_F_DEBUG): each misuse reaches the
  * error hook with a message that names it, and the call that misused the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_errors.c - failures of the backing allocator (ENOMEM) at create,
  * prewarm and get, exhausted capacity (ENOBUFS), and the NULL no-ops.  A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_helpers.c - the everyday API: typed pools, scoped gets, reference-
  * counted objects and pooled closures, with their debug reports.

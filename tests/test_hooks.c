@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hooks.c - object life cycle on every flavour: prewarm creates exactly
  * what it is asked for, init runs once and its state (and the user's bytes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_layout.c - where objects lie, for every size x alignment x flavour:
  * each object aligned, no two overlapping (by address and by a pattern

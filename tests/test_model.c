@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_model.c - a property test: random sequences of get, put, prewarm,
  * trim and allocator failures (fixed seeds) on each flavour, checked after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_percpu.c - ThreadStatic's per-CPU mode (LFPOOL_F_PERCPU): the mode
  * reported, exact statistics, objects staying with the CPU they were put

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c - Concurrent under real threads.  Every object carries an
  * owner stamp: a thread that gets an object swaps its id in with an atomic

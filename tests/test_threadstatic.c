@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic.c - ThreadStatic on one thread (and a second one where
  * a test needs another cache): the hit path, magazine exchanges with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic_destroy.c - destroy ordering of ThreadStatic: implicit
  * caches of live threads are reclaimed (and those threads later exit or

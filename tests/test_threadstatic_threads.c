@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic_threads.c - ThreadStatic across threads: cross-thread
  * returns, thread exit with cached objects, explicit caches that move

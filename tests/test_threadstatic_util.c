@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic_util.c - see test_threadstatic_util.h.
  */

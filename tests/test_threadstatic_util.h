@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic_util.h - what the ThreadStatic tests share: a config
  * maker, a thread runner, and a backing allocator that records its peak.

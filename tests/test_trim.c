@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_trim.c - trim(keep) destroys exactly pooled - keep objects, gives
  * wholly free slabs back to the backing allocator, leaves objects that are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ThreadStatic unit tests (Criterion), linked against the shared test
 # helpers of tests/local.mk.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deque.h - a bounded Chase-Lev work-stealing deque of pointers
  * (Chase & Lev 2005; the C11 version of Lê, Pop, Cohen & Zappa Nardelli,

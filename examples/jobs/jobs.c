@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobs.c - a small work-stealing job system whose jobs are pooled closures.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The job-system example: built and run briefly by make check (its full
 # size, 10^7 jobs, runs with `examples/jobs/jobs`).
 check_PROGRAMS += examples/jobs/jobs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/array.h - Array pools: byte buffers in power-of-two size classes.
  *

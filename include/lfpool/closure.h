@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/closure.h - pooled closures: a function and its captured bytes in
  * one pooled object, taken, invoked and released without any allocation.

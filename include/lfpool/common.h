@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/common.h - configuration, hooks, errors and statistics shared by
  * every lfpool flavour.  Include <lfpool.h> rather than this file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/concurrent.h - Concurrent: one lock-free stack shared by all threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/flavour.h - names the flavour under a layer that is built on pools
  * (array pools, reference-counted objects, closures), and calls the get and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/pool.h - Pool: the single-threaded flavour.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/refcount.h - reference-counted pooled objects.
  *

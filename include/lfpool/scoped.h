@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/scoped.h - scoped gets: an object that goes back to its pool when
  * the variable goes out of scope (C's form of C#'s `using`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/threadstatic.h - ThreadStatic: per-thread magazines over a
  * lock-free depot (Bonwick & Adams 2001), and explicit cache handles.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lfpool/typed.h - typed pools: one macro declares a pool of a type with
  * typed calls, so callers never cast.
