@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The project's two commands:
 #   ./run.sh test    install what is missing, build, unit tests (normal and
 #                    ASan, leak-checked), stress suite under TSan and ASan
@@ -11,7 +12,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 packages=(build-essential autoconf automake libtool pkg-config
 	libck-dev liburcu-dev libcriterion-dev
 	clang libclang-rt-14-dev llvm valgrind
-	gnuplot-nox libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev)
+	gnuplot-nox libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev
+	spin libtbb-dev)
 
 install_missing() {
 	local missing=()

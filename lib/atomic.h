@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * atomic.h - the one atomics layer under lfpool's lock-free code.
  *

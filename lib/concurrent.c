@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * concurrent.c - Concurrent: every object on one lock-free index stack.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core.c - configuration, construction, destruction and the debug checks
  * that all flavours share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core.h - what every flavour shares: the validated configuration, slabs,
  * object construction and destruction, and the debug checks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * debug.c - the error hook and the graveyard of destroyed debug pools.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pool.c - Pool, the single-threaded flavour: the rare paths behind the
  * inline get and put of lfpool/pool.h.

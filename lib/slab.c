@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slab.c - slabs, the backing allocator, and the index <-> pointer maps.
  * See slab.h for why side data outlives the slabs it describes.

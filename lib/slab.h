@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slab.h - the object index space every flavour stands on.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stack.c - chain helpers and the stress-build hooks of the index stack.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stack.h - the ABA-safe Treiber stack of object indices.
  *

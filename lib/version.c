@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "lfpool/common.h"
 
 LFPOOL_API const char *lfpool_version(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ts_percpu.c - ThreadStatic's per-CPU mode: gets and puts through the
  * caller's CPU area, and the slow paths that swap magazines with the depot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ts.h - ThreadStatic internals shared by threadstatic.c (the pool),
  * cache.c (a cache's two magazines), tls.c (implicit per-thread caches) and

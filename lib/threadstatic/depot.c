@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * depot.c - the depot of ThreadStatic: magazine stacks, loose objects, the
  * magazine census and trim.  See depot.h for the layout and why freeing

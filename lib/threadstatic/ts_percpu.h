@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ts_percpu.h - ThreadStatic's per-CPU mode (LFPOOL_F_PERCPU): the calls
  * that go through the calling thread's implicit cache in a per-thread pool

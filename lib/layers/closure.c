@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * closure.c - closure pools: closures are plain objects of a flavour pool,
  * so every get and release is that flavour's (debug checks included).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tls.c - implicit per-thread caches: which cache the calling thread uses
  * for a pool, and handing it back when the thread exits.

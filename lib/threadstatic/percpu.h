@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * percpu.h - per-CPU arrays of object pointers: the caches of ThreadStatic's
  * per-CPU mode.

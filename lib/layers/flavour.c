@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flavour.c - the rare calls of the flavour handle (see flavour.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * worker.c - worker-index mode: caches kept in slots numbered by worker,
  * for schedulers that hand out worker indices and reuse them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * percpu.c - per-CPU tables: sizing, mode choice and the fallback path.
  * The rseq fast path is in rseq_x86_64.S, with its correctness argument.

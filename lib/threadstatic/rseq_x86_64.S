@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rseq_x86_64.S - per-CPU get, put and bulk pop and push as restartable
  * sequences.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flavour.h - one handle over the three flavours, for the layers built on
  * them.  Every get and put is the flavour's own public call, so a layer's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threadstatic.c - the ThreadStatic pool: create, destroy, prewarm, trim,
  * statistics, and the calls that go through the calling thread's implicit

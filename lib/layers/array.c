@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * array.c - array pools: one pool of the chosen flavour per size class, a
  * prefix in front of every buffer, and the oversize path.

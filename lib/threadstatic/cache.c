@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cache.c - a cache's two magazines (Bonwick & Adams 2001, section 3): the
  * slow paths behind the inline get and put of lfpool/threadstatic.h, bulk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * depot.h - the shared layer under ThreadStatic's caches: full and empty
  * magazines, and loose objects below them.

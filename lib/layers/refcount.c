@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * refcount.c - reference-counted objects over any flavour.
  *
