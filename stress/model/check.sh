@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# check.sh - run every Spin model of stress/model/ and its negative control.
+#
+#   check.sh SRCDIR OUTDIR [NAME...]
+#
+# Each row of CHECKS below is one verification: a model, the -D flags given
+# to spin's preprocessor, what pan checks (safety: assertions and invalid end
+# states; ltl:NAME: the never claim NAME with acceptance cycles under weak
+# fairness), and what must come out (pass: no error; reject: an error and a
+# counterexample trail).  One line per check, then "N passed, N failed";
+# exit status 1 if any check did not come out as expected.  Trails of
+# rejected runs are kept in OUTDIR (replay: cd OUTDIR/NAME && spin -t -p
+# MODEL.pml).  Installs nothing: spin and a C compiler must be there.
+set -u
+
+src=${1:?usage: check.sh SRCDIR OUTDIR [NAME...]}
+out=${2:?usage: check.sh SRCDIR OUTDIR [NAME...]}
+shift 2
+CC=${CC:-cc}
+SPIN=${SPIN:-spin}
+
+# name             model        defines (comma-separated)  mode         expect
+CHECKS='
+depot              depot.pml    -DNOTRIM                safety          pass
+depot-trim         depot.pml    -DOPS=2                 safety          pass
+depot-neg          depot.pml    -DNOTRIM,-DNEGATIVE     safety          reject
+census             census.pml   -                       safety          pass
+census-neg         census.pml   -DNEGATIVE              safety          reject
+exit               exit.pml     -                       safety          pass
+exit-neg           exit.pml     -DNEGATIVE              safety          reject
+flush              flush.pml    -                       safety          pass
+flush-neg          flush.pml    -DNEGATIVE              safety          reject
+flush-neg-held     flush.pml    -DNEGATIVE,-DNOMONITOR  safety          reject
+aba                aba.pml      -                       safety          pass
+aba-neg            aba.pml      -DNEGATIVE              safety          reject
+aba-done           aba.pml      -                       ltl:done        pass
+steal              steal.pml    -                       safety          pass
+steal-neg          steal.pml    -DNEGATIVE              safety          reject
+steal-owner        steal.pml    -                       ltl:owner       pass
+'
+
+if ! command -v "$SPIN" >/dev/null 2>&1; then
+	echo "model: spin not found (Debian package spin; ./run.sh installs it)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+mkdir -p "$out" || exit 1
+passed=0
+failed=0
+
+# One check: prints its result line and counts it.
+run_check() {
+	local name=$1 model=$2 defs=$3 mode=$4 expect=$5
+	local dir="$out/$name" claim="" t0 t1 rc=0
+	[ "$defs" = - ] && defs=""
+	defs=${defs//,/ }
+	rm -rf "$dir" && mkdir -p "$dir" && cp "$src/$model" "$dir/" || return 1
+	t0=$(date +%s.%N)
+	local cflags="-O1 -w -DVECTORSZ=4096" panflags="-m200000 -n"
+	case $mode in
+	# a rejected model's shortest trail: breadth-first
+	safety) cflags="$cflags -DSAFETY -DNOCLAIM"
+		[ "$expect" = reject ] && cflags="$cflags -DBFS" ;;
+	ltl:*) claim=${mode#ltl:}; cflags="$cflags -DNFAIR=3"; panflags="$panflags -a -f -N $claim" ;;
+	esac
+	# shellcheck disable=SC2086
+	(cd "$dir" && "$SPIN" -a $defs "$model" >spin.out 2>&1 &&
+		$CC $cflags -o pan pan.c >cc.out 2>&1 &&
+		./pan $panflags >pan.out 2>&1) || rc=$?
+	t1=$(date +%s.%N)
+	local secs states errors outcome why=""
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$dir/pan.out" 2>/dev/null | head -1)
+	errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$dir/pan.out" 2>/dev/null | head -1)
+	if [ -z "$errors" ]; then
+		outcome="broken"
+		why=$(cat "$dir/spin.out" "$dir/cc.out" "$dir/pan.out" 2>/dev/null | grep -v '^ *$' | head -3 | tr '\n' ' ')
+	elif [ "$errors" -eq 0 ]; then
+		outcome="pass"
+		grep -q 'Search not completed' "$dir/pan.out" && outcome="incomplete"
+	else
+		outcome="reject"
+		[ -f "$dir/$model.trail" ] || outcome="reject-without-trail"
+		why=$(grep -m1 -E '^pan:[0-9]+: |^pan: ' "$dir/pan.out" | sed 's/ (at depth [0-9]*)//')
+		# the counterexample, step by step (the same -D flags as the check)
+		# shellcheck disable=SC2086
+		(cd "$dir" && "$SPIN" -t -p $defs "$model" >trail.txt 2>&1)
+	fi
+	local verdict=FAIL
+	if [ "$outcome" = "$expect" ]; then
+		verdict=ok
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	printf '%-4s %-16s expect %-6s got %-6s states %9s  %5s s  %s\n' \
+		"$verdict" "$name" "$expect" "$outcome" "${states:-?}" "$secs" "$why"
+}
+
+while read -r name model defs mode expect; do
+	[ -n "$name" ] || continue
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $name "*) ;; *) continue ;; esac
+	fi
+	run_check "$name" "$model" "$defs" "$mode" "$expect"
+done <<<"$CHECKS"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
