@@ -30,15 +30,18 @@ census             census.pml   -                       safety          pass
 census-neg         census.pml   -DNEGATIVE              safety          reject
 exit               exit.pml     -                       safety          pass
 exit-neg           exit.pml     -DNEGATIVE              safety          reject
+exit-neg-addr      exit.pml     -DNEGATIVE_ADDR         safety          reject
 flush              flush.pml    -                       safety          pass
 flush-neg          flush.pml    -DNEGATIVE              safety          reject
 flush-neg-held     flush.pml    -DNEGATIVE,-DNOMONITOR  safety          reject
 aba                aba.pml      -                       safety          pass
 aba-neg            aba.pml      -DNEGATIVE              safety          reject
+aba-wrap           aba.pml      -DTAGMOD=4,-DOPS=4,-DNN=3 safety        reject
 aba-done           aba.pml      -                       ltl:done        pass
 steal              steal.pml    -                       safety          pass
 steal-neg          steal.pml    -DNEGATIVE              safety          reject
-steal-owner        steal.pml    -                       ltl:owner       pass
+steal-depot-first  steal.pml    -DDEPOT_FIRST           safety          reject
+steal-progress     steal.pml    -                       ltl:progress    pass
 '
 
 if ! command -v "$SPIN" >/dev/null 2>&1; then
