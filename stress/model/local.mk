@@ -6,7 +6,7 @@
 # trails of rejected controls are left in model-runs/ of the build.
 MODEL_FILES = stress/model/check.sh stress/model/aba.pml stress/model/census.pml \
 	stress/model/depot.pml stress/model/exit.pml stress/model/flush.pml \
-	stress/model/steal.pml
+	stress/model/steal.pml stress/model/steal_cpu.pml
 EXTRA_DIST += $(MODEL_FILES)
 
 model:
