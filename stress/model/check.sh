@@ -44,6 +44,7 @@ steal              steal.pml    -                       safety          pass
 steal-neg          steal.pml    -DNEGATIVE              safety          reject
 steal-depot-first  steal.pml    -DDEPOT_FIRST           safety          reject
 steal-progress     steal.pml    -                       ltl:progress    pass
+steal-progress-neg steal.pml    -DNO_UNLOCK             ltl:progress    reject
 steal-cpu          steal_cpu.pml -                      safety          pass
 steal-cpu-neg      steal_cpu.pml -DNEGATIVE             safety          reject
 steal-cpu-progress steal_cpu.pml -                      ltl:progress    pass

@@ -61,6 +61,10 @@
  * between it and the depot), the depot and the caches are read as of one
  * instant, the fence: a get that finds nothing there found every object out.
  *
+ * The progress property has a control too (-DNO_UNLOCK): a thief that
+ * leaves the cache locked starves the owner's slow path, and Spin shows
+ * the cycle in which the owner never finishes.
+ *
  * Negative control (-DNEGATIVE): no heavy fence (C4 dropped): the owner's
  * count store sits in its store buffer while its load of low reads the old
  * one, the thief's load of count reads the old count, and both take the
@@ -69,7 +73,9 @@
 
 #define MAG	2		/* slots of the loaded magazine */
 #define NOBJ	2		/* capacity: 1 in the cache, 1 in the owner's hand */
-#define OPS	3		/* owner's calls */
+#ifndef OPS
+#define OPS	5		/* owner's calls */
+#endif
 #define STOPPED	100		/* LFP_CACHE_STOPPED */
 #define SBN	2		/* store buffer entries */
 
@@ -318,7 +324,11 @@ proctype thief()
 			o = 0; top = 0
 		};
 		atomic { sbn[T] < SBN -> st(T, A_LOW, tlo) };		/* C6 */
+#ifndef NO_UNLOCK
 		atomic { lock == 1 && sbn[T] == 0 -> lock = 0 }
+#else
+		skip	/* the progress property's control: the cache stays locked */
+#endif
 	:: else
 	fi;
 	atomic {

@@ -53,7 +53,9 @@
 
 #define MAX	2		/* slots of the area */
 #define NOBJ	2		/* capacity: 1 in the area, 1 in the owner's hand */
-#define OPS	3		/* owner's calls */
+#ifndef OPS
+#define OPS	5		/* owner's calls */
+#endif
 #define SBN	2		/* store buffer entries */
 
 #define O	0		/* owner, on the area's CPU */
