@@ -14,9 +14,11 @@
  *
  * Correspondence (step: lib/ code it abstracts; lines at the commit that
  * added this model):
- *   W0  take the slot's lock        the fix of issue 11: worker_release holds a
- *                                   lock around the flush (today it holds none:
- *                                   lib/threadstatic/worker.c lfpool_ts_worker_release() 64-69)
+ *   W0  take the slot's lock        the fix of issue 11: the flush runs under a
+ *                                   lock (today it holds none: lib/threadstatic/
+ *                                   worker.c lfpool_ts_worker_release() 64-69; the
+ *                                   capacity branch's lfpool_cache_flush takes
+ *                                   the cache's lock, lfp_cache_lock, which is one)
  *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 214-215
  *   F2  link the objects            depot.c lfp_depot_put_objs() 102-107 (link_objs 92-100)
  *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 58-65
