@@ -8,14 +8,16 @@
  * (five per cache and more), so this model drops the objects and keeps
  * the magazines' counts: each step of a cache below is possible in the
  * real code whenever the cache holds enough objects (a spare needs its
- * two magazines full and one more put), so this model has every census
- * behaviour of the real one and only such.
+ * two magazines full and one more put), and each shared access is a step
+ * of its own, so this model has every census behaviour of the real one
+ * (trim keeps nothing here: keeping some only moves fewer magazines).
  *
  * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
  * depot.c and cache.c at the commit that added this model):
  *   J1  join: census += cache + 2   depot.c lfp_depot_join() 55
  *   J2  join: two magazines         depot.c lfp_depot_join() 56-62 (lfp_core_take_raw)
- *   X1  pop full / pop empty        cache.c refill() 62, make_room() 80
+ *   X1  pop full / pop empty (or find none)
+ *                                   cache.c refill() 62, make_room() 80
  *   X2  push the other kind back    cache.c refill() 64, make_room() 84
  *   S1  spare: the census CAS       depot.c lfp_depot_spare() 77-82
  *   S2  spare: magazine memory      depot.c lfp_depot_spare() 84-88
@@ -75,7 +77,8 @@ proctype cache(byte c)
 			   atomic { nemptym++; held[c]-- }		/* X2 */
 			:: atomic { nemptym > 0 -> nemptym--; held[c]++ };	/* X1 put */
 			   atomic { nfullm++; held[c]-- }			/* X2 */
-			:: atomic { nemptym == 0 ->			/* S1 put */
+			:: nemptym == 0;				/* put: no empty one */
+			   atomic {					/* S1 */
 				if
 				:: cen_mags + 1 <= 2 * cen_caches + MAXF -> cen_mags++; ok = 1
 				:: else -> ok = 0
