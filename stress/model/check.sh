@@ -43,6 +43,7 @@ aba-done           aba.pml      -                       ltl:done        pass
 steal              steal.pml    -                       safety          pass
 steal-neg          steal.pml    -DNEGATIVE              safety          reject
 steal-depot-first  steal.pml    -DDEPOT_FIRST           safety          reject
+steal-2caches      steal.pml    -DNC=2,-DOPS=2          safety          pass
 steal-progress     steal.pml    -                       ltl:progress    pass
 steal-progress-neg steal.pml    -DNO_UNLOCK             ltl:progress    reject
 steal-cpu          steal_cpu.pml -                      safety          pass
