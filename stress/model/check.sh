@@ -48,6 +48,7 @@ steal-progress     steal.pml    -                       ltl:progress    pass
 steal-progress-neg steal.pml    -DNO_UNLOCK             ltl:progress    reject
 steal-cpu          steal_cpu.pml -                      safety          pass
 steal-cpu-neg      steal_cpu.pml -DNEGATIVE             safety          reject
+steal-cpu-depot-first steal_cpu.pml -DDEPOT_FIRST       safety          reject
 steal-cpu-progress steal_cpu.pml -                      ltl:progress    pass
 '
 
@@ -103,7 +104,7 @@ run_check() {
 	fi
 	local verdict=FAIL
 	[ "$outcome" = "$expect" ] && verdict=ok
-	printf '%-4s %-17s expect %-6s got %-8s states %8s  %5s s (cpu %4s s)  %s\n' \
+	printf '%-4s %-21s expect %-6s got %-8s states %8s  %5s s (cpu %4s s)  %s\n' \
 		"$verdict" "$name" "$expect" "$outcome" "${states:-?}" "$wall" "$cpu" "$why" >"$dir/result"
 }
 
@@ -127,7 +128,7 @@ for name in "${names[@]}"; do
 	if [ -f "$out/$name/result" ]; then
 		cat "$out/$name/result"
 	else
-		printf '%-4s %-17s did not run\n' FAIL "$name"
+		printf '%-4s %-21s did not run\n' FAIL "$name"
 	fi
 	if grep -q '^ok ' "$out/$name/result" 2>/dev/null; then
 		passed=$((passed + 1))
