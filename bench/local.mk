@@ -13,7 +13,7 @@
 # tcmalloc are opened with dlopen at run time, so a missing one is reported
 # as "not available" and breaks no build.
 
-EXTRA_PROGRAMS = bench/lfpool-bench
+EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
 	bench/bench.h bench/loops.h \
 	bench/impl.c \

@@ -152,7 +152,7 @@ run_queue() {
 
 # stress VARIANT SECONDS [ARGS...]: build VARIANT's stress programs and
 # queue the runs of lfstress and, where the build has it, of the array
-# stress program (make stress-array, from stress/array.mk).
+# stress program (make stress-array).
 stress() {
 	local v=$1 s=$2 dir
 	shift 2
@@ -188,7 +188,7 @@ build_fuzz() {
 		case $f in *.c | *.S) srcs+=("$top/$f") ;; esac
 	done
 	if [ -x "$dir/lfpool-fuzz" ] && [ -z "$(find "$top/include" "$top/lib" "$top/stress" \
-		"$top/fuzz" -newer "$dir/lfpool-fuzz" -print -quit)" ]; then
+		-newer "$dir/lfpool-fuzz" -print -quit)" ]; then
 		return 0
 	fi
 	local t0=$SECONDS

@@ -9,7 +9,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define OBJ 64
 

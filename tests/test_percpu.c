@@ -24,12 +24,12 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 /* Set in the environment of the child of the fallback suite. */
 #define FALLBACK_ENV "LFPOOL_TEST_FALLBACK"
 
-/* ---- helpers ---- */
+/* ---- this file's own support ---- */
 
 /* The CPUs this process may run on, in order; how many. */
 static unsigned allowed_cpus(int *cpus, unsigned max)
