@@ -2,7 +2,8 @@
 # tests: the Criterion unit tests (one file per module, all linked with
 # tests/support.[ch]), a C++ check of the public header, a check that a
 # constant size picks its array class at compile time, the README example,
-# the licence lines, and in ASan builds a gate on leak reports.
+# the layering of lib/, the licence lines, and in ASan builds a gate on leak
+# reports.
 
 # What every unit test shares (tests/support.h).
 check_LTLIBRARIES = tests/libtestsupport.la
@@ -95,6 +96,11 @@ tests/array_const_class.s: $(srcdir)/tests/array_const_class.c $(lfpoolinclude_H
 TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
 CLEANFILES += readme-example.c basic-body.c
+
+# The layering rule of lib/ (HACKING.md), on the built objects' symbols:
+# no circle of calls among files, no call from a lower floor to a higher.
+TESTS += tests/layers.sh
+EXTRA_DIST += tests/layers.sh
 
 # Every file carries its licence line.
 TESTS += tests/spdx.sh

@@ -3,7 +3,7 @@
 # Every source, header and script carries an SPDX licence line (LICENSE);
 # a new file without one fails make check.
 srcdir=${srcdir:-.}
-missing=$(cd "$srcdir" && find include lib tests stress bench examples fuzz \
+missing=$(cd "$srcdir" && find include lib tests stress bench examples \
 	\( -name '*.[chS]' -o -name '*.cc' -o -name '*.sh' -o -name '*.mk' \
 	   -o -name '*.gp' -o -name '*.pml' \) -print 2>/dev/null |
 	while read -r f; do
