@@ -33,7 +33,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	int err = lfp_core_init(&c->core, cfg, "concurrent");
+	int err = lfp_core_init(&c->core, cfg, LFP_KIND_CONCURRENT);
 	if (err) {
 		free(c);
 		errno = err;
@@ -65,15 +65,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		n++;
 	}
-	if (c->core.debug && c->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			c->core.name, (unsigned long long)(c->created - n));
-	lfp_core_fini(&c->core);
-	c->magic = LFP_MAGIC_DEAD;
-	if (c->core.debug)
-		lfp_debug_bury(c);
-	else
-		free(c);
+	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
 }
 
 __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
@@ -110,21 +102,11 @@ LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 /* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
 static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 {
-	uint32_t idx;
 	if (LFPOOL_UNLIKELY(c->magic != LFP_MAGIC_LIVE)) {
-		lfp_report("(destroyed)", obj, "put after destroy");
+		lfp_report(c->core.name, obj, "put after destroy");
 		return LFP_NIL;
 	}
-	if (LFPOOL_UNLIKELY(c->core.debug)) {
-		if (lfp_core_check_put(&c->core, obj, &idx) != 0)
-			return LFP_NIL;
-	} else {
-		idx = lfp_slabs_index(&c->core.slabs, obj);
-	}
-	if (c->core.reset)
-		c->core.reset(obj, c->core.hook_ctx);
-	lfp_core_poison(&c->core, obj);
-	return idx;
+	return lfp_core_accept_put(&c->core, obj);
 }
 
 LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
