@@ -36,4 +36,3 @@ bench-sched: $(sched_bench_omp) $(sched_bench_tbb)
 	$(sched_bench_omp_cmd) && $(sched_bench_tbb_cmd); rc=$$?; rm -f $$log; exit $$rc
 
 PHONY += bench-sched
-EXTRA_DIST += bench/sched.mk

@@ -6,6 +6,7 @@ TESTS += examples/openmp/check.sh
 EXTRA_DIST += examples/openmp/check.sh
 if HAVE_OPENMP
 check_PROGRAMS += examples/openmp/omp
+examples_openmp_omp_SOURCES = examples/openmp/omp.c
 examples_openmp_omp_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 examples_openmp_omp_LDADD = liblfpool.la
 # A real executable, not a libtool wrapper: the bench runs it too.
