@@ -31,7 +31,7 @@ STRESS_COMMON = \
 # variable with `=`, and it is included after this file.)
 if TSAN
 if ASAN
-noinst_PROGRAMS += stress/lfstress stress/lfstress-noaba
+noinst_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/lfmatrix
 endif
 endif
 stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
@@ -45,7 +45,12 @@ stress_lfstress_noaba_SOURCES = stress/negative.c $(STRESS_COMMON) $(liblfpool_l
 stress_lfstress_noaba_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_ABA_TAG
 stress_lfstress_noaba_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfstress_noaba_LDADD = $(liblfpool_la_LIBADD)
-CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
+# The synchronization-table matrix (stress/matrix.c).
+stress_lfmatrix_SOURCES = stress/matrix.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
+stress_lfmatrix_CFLAGS = $(stress_lfstress_CFLAGS)
+stress_lfmatrix_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfmatrix_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfmatrix$(EXEEXT)
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.
@@ -61,7 +66,7 @@ STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 
 # What every variant builds (stress/array.mk adds its program); the
 # negative control, stress/lfstress-noaba, is built in the normal one only.
-stress-programs: stress/lfstress$(EXEEXT)
+stress-programs: stress/lfstress$(EXEEXT) stress/lfmatrix$(EXEEXT)
 stress:
 	@$(STRESS_VARIANTS) full
 stress-quick:
