@@ -45,6 +45,7 @@ struct lfpool_cache {
 	bool prev_full;			/* the previous magazine is full, else empty */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
+	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	lfpool_ts *pool;
