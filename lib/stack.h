@@ -51,6 +51,7 @@ static inline uint64_t lfp_stack_next_head(uint64_t old, uint32_t idx)
 static inline void lfp_stack_init(struct lfp_stack *st) { st->head = LFP_STACK_EMPTY; }
 
 /* Push the chain first..last (linked through their link words); any thread. */
+/* Model: stress/model/aba.pml, steps U1-U3. */
 static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct lfp_slabs *s,
 					     uint32_t first, uint32_t last)
 {
@@ -74,6 +75,7 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
 }
 
 /* Pop one index, LFP_NIL when empty; any thread. */
+/* Model: stress/model/aba.pml, steps O1-O3 (its control drops the tag). */
 static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
 {
 	/* acquire: the link of the head's node, written before its push */

@@ -48,6 +48,7 @@ static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n)
 	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - n);
 }
 
+/* Model: stress/model/census.pml, steps J1-J2. */
 int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 {
 	uint32_t chain;
@@ -61,6 +62,7 @@ int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 	return 0;
 }
 
+/* Model: stress/model/census.pml, L1-L3: the census bound needs L2 and L3 as one FAA. */
 void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
 {
 	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[0]), mags[1]);
@@ -69,6 +71,7 @@ void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
 	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - LFP_CENSUS_CACHE);
 }
 
+/* Model: stress/model/depot.pml, steps M2-M3; census.pml, S1-S2. */
 uint32_t lfp_depot_spare(struct lfp_depot *d)
 {
 	uint64_t cur = lfp_load_u64_rlx(&d->census);
@@ -146,6 +149,7 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
+/* Model: stress/model/depot.pml, steps T1-T7. */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
 		      uint32_t keep_empty)
 {
