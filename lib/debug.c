@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.c - the error hook and the graveyard of destroyed debug pools.
+ * debug.c - the error hook, the graveyard of destroyed debug pools, and
+ * the failure of an internal assertion (debug.h).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core.h"
+#include "debug.h"
 
 static lfpool_error_fn error_hook;
 static void *error_ctx;
@@ -31,6 +33,12 @@ void lfp_report(const char *pool, const void *ptr, const char *problem)
 		return;
 	}
 	fprintf(stderr, "lfpool: pool '%s': %s (pointer %p)\n", pool, problem, ptr);
+	abort();
+}
+
+void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "lfpool: internal error: %s:%d: %s: %s\n", file, line, func, cond);
 	abort();
 }
 

@@ -59,7 +59,9 @@ static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct 
 	for (;;) {
 		lfp_store_u32_rlx(lfp_slabs_link(s, last), (uint32_t)old);
 		LFP_STRESS_WINDOW();
-		/* release: the link and the pusher's writes to the object */
+		/* release: the link and the pusher's writes to the objects, for
+		 * the acquire of the pop that takes them (lfp_stack_pop_mpmc,
+		 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
 		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, first)))
 			return;
 		LFP_STRESS_RETRY();
@@ -76,7 +78,8 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
 /* Pop one index, LFP_NIL when empty; any thread. */
 static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
 {
-	/* acquire: the link of the head's node, written before its push */
+	/* acquire, paired with the release CAS of lfp_stack_push_chain_mpmc:
+	 * the head node's link and the pusher's writes to the object */
 	uint64_t old = lfp_load_u64_acq(&st->head);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
@@ -85,6 +88,8 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 			return LFP_NIL;
 		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, idx));
 		LFP_STRESS_WINDOW();
+		/* acquire as the load above (a failed CAS reloads old); release
+		 * for the next pop, which must see our link read done */
 		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, next)))
 			return idx;
 		LFP_STRESS_RETRY();
@@ -95,6 +100,8 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 /* Take the whole stack as a private chain (LFP_NIL when empty); any thread. */
 static inline uint32_t lfp_stack_pop_all_mpmc(struct lfp_stack *st)
 {
+	/* acquire (load and CAS), paired with the release CAS of
+	 * lfp_stack_push_chain_mpmc: every link of the chain taken */
 	uint64_t old = lfp_load_u64_acq(&st->head);
 	while ((uint32_t)old != LFP_NIL &&
 	       !lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, LFP_NIL)))
