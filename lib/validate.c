@@ -57,7 +57,8 @@ void lfp_census_chain(struct lfp_census *cs, uint32_t chain, const char *place)
 {
 	const struct lfp_slabs *s = &cs->core->slabs;
 	size_t steps = 0;
-	for (uint32_t i = chain; i != LFP_NIL && !cs->bad; i = lfp_load_u32_rlx(lfp_slabs_link(s, i))) {
+	for (uint32_t i = chain; i != LFP_NIL && !cs->bad;
+	     i = lfp_load_u32_rlx(lfp_slabs_link(s, i))) {
 		if (++steps > cs->nidx) {
 			lfp_census_fail(cs, "%s is a chain with a cycle", place);
 			return;

@@ -14,9 +14,9 @@
 static uint64_t count_mags(struct lfp_census *cs, const struct lfp_depot *d, uint64_t head,
 			   const char *place)
 {
-	uint64_t n = 0, bound = (uint64_t)lfp_load_u32_rlx(&d->mags.slabs.high_water)
-				<< d->mags.slabs.off_bits;
-	for (uint32_t m = (uint32_t)head; m != LFP_NIL; m = lfp_load_u32_rlx(lfp_slabs_link(&d->mags.slabs, m)))
+	const struct lfp_slabs *ms = &d->mags.slabs;
+	uint64_t n = 0, bound = (uint64_t)lfp_load_u32_rlx(&ms->high_water) << ms->off_bits;
+	for (uint32_t m = (uint32_t)head; m != LFP_NIL; m = lfp_load_u32_rlx(lfp_slabs_link(ms, m)))
 		if (++n > bound) {
 			lfp_census_fail(cs, "the depot's %s is a chain with a cycle", place);
 			break;
@@ -62,8 +62,9 @@ static void check_census(struct lfp_census *cs, const lfpool_ts *p, uint64_t cac
 	uint64_t full = count_mags(cs, d, lfp_load_u64_rlx(&d->full.head), "full stack");
 	uint64_t empty = count_mags(cs, d, lfp_load_u64_rlx(&d->empty.head), "empty stack");
 	if (!cs->bad && (word >> 32 != caches || (uint32_t)word != 2 * caches + full + empty))
-		lfp_census_fail(cs, "the depot's census says %llu caches and %u magazines; there are "
-				"%llu caches and %llu magazines", (unsigned long long)(word >> 32),
+		lfp_census_fail(cs, "the depot's census says %llu caches and %u magazines; "
+				"there are %llu caches and %llu magazines",
+				(unsigned long long)(word >> 32),
 				(uint32_t)word, (unsigned long long)caches,
 				(unsigned long long)(2 * caches + full + empty));
 	if (!cs->bad && full + empty > d->max_full)
