@@ -84,6 +84,16 @@ cmd_test() {
 		[ $rc -eq 0 ] || f=$((f + 1))
 		tally "$p" "$f"
 	fi
+	# --- Spin models of the ThreadStatic protocols (stress/model/, make model) ---
+	if grep -q '^model:' _build/Makefile 2>/dev/null; then
+		local mout mp mf mrc=0
+		mout=$(make -C _build -s model 2>&1) || mrc=$?
+		echo "$mout" | sed 's/^/[model] /'
+		read -r mp mf < <(echo "$mout" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | awk '{p = $1; f = $2} END {print p + 0, f + 0}')
+		[ $mrc -eq 0 ] || [ "$mf" -gt 0 ] || mf=1
+		tally "$mp" "$mf"
+	fi
+	# --- end of the Spin models ---
 	# The job-system example under ThreadSanitizer (ASan ran it in make check).
 	local tsan=_build/_build-stress-tsan
 	if [ -f "$tsan/Makefile" ]; then

@@ -43,7 +43,8 @@ bench: $(BENCH_PROGRAM)
 	@$(bench_results) && \
 	$(BENCH_PROGRAM) --out $$out/latest.jsonl > $$out/latest.txt && \
 	cat $$out/latest.txt && \
-	$(SHELL) $(srcdir)/bench/plot.sh $$out
+	$(SHELL) $(srcdir)/bench/plot.sh $$out && \
+	$(MAKE) $(AM_MAKEFLAGS) bench-sched
 
 bench-instr: $(BENCH_PROGRAM)
 	@$(bench_results) && \

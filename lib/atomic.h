@@ -56,6 +56,7 @@ LFP_LD(uint32_t, u32_rlx, __ATOMIC_RELAXED)
 LFP_LD(uint64_t, u64_rlx, __ATOMIC_RELAXED)
 LFP_LD(uint64_t, u64_acq, __ATOMIC_ACQUIRE)
 LFP_ST(uint8_t, u8_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint8_t, u8_rel, __ATOMIC_RELEASE)
 LFP_ST(uint32_t, u32_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rel, __ATOMIC_RELEASE)
@@ -67,6 +68,11 @@ static inline void lfp_store_ptr_rel(void **p, void *v) { __atomic_store_n(p, v,
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
 
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v)
@@ -120,6 +126,7 @@ LFP_LD(uint32_t, u32_rlx, 32, (void)0)
 LFP_LD(uint64_t, u64_rlx, 64, (void)0)
 LFP_LD(uint64_t, u64_acq, 64, ck_pr_fence_acquire())
 LFP_ST(uint8_t, u8_rlx, 8, (void)0)
+LFP_ST(uint8_t, u8_rel, 8, ck_pr_fence_release())
 LFP_ST(uint32_t, u32_rlx, 32, (void)0)
 LFP_ST(uint64_t, u64_rlx, 64, (void)0)
 LFP_ST(uint64_t, u64_rel, 64, ck_pr_fence_release())
@@ -139,6 +146,7 @@ static inline void lfp_store_ptr_rel(void **p, void *v)
 
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
 /* lock xadd is a full barrier: both orders hold. */
+static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
 static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
 static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v) { return ck_pr_fas_8(p, v); }

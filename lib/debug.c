@@ -4,6 +4,7 @@
  * the failure of an internal assertion (debug.h).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,7 +23,8 @@ LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx)
 	pthread_mutex_unlock(&hook_lock);
 }
 
-void lfp_report(const char *pool, const void *ptr, const char *problem)
+/* The hook, or the default: one line on stderr, then abort when fatal. */
+static void report(const char *pool, const void *ptr, const char *problem, bool fatal)
 {
 	pthread_mutex_lock(&hook_lock);
 	lfpool_error_fn fn = error_hook;
@@ -33,7 +35,18 @@ void lfp_report(const char *pool, const void *ptr, const char *problem)
 		return;
 	}
 	fprintf(stderr, "lfpool: pool '%s': %s (pointer %p)\n", pool, problem, ptr);
-	abort();
+	if (fatal)
+		abort();
+}
+
+void lfp_report(const char *pool, const void *ptr, const char *problem)
+{
+	report(pool, ptr, problem, true);
+}
+
+void lfp_report_leak(const char *pool, const void *ptr, const char *problem)
+{
+	report(pool, ptr, problem, false);
 }
 
 void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)

@@ -77,7 +77,7 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	int err = lfp_core_init(&p->core, cfg, "pool");
+	int err = lfp_core_init(&p->core, cfg, LFP_KIND_POOL);
 	if (err) {
 		free(p);
 		errno = err;
@@ -103,22 +103,15 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 		return;
 	}
 	uint32_t n = *pooled(p);
-	if (p->core.debug && p->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			p->core.name, (unsigned long long)(p->created - n));
+	uint64_t out = p->created - n;
 	for (uint32_t i = 0; i < n; i++)
 		lfp_core_fini_obj(&p->core, p->fast.items[i]);
 	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items)
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
-	lfp_core_fini(&p->core);
-	p->magic = LFP_MAGIC_DEAD;
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
-	if (p->core.debug)
-		lfp_debug_bury(p);
-	else
-		free(p);
+	lfp_core_retire(&p->core, p, &p->magic, out);
 }
 
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
@@ -145,21 +138,16 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	if (!obj)
 		return;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report("(destroyed)", obj, "put after destroy");
+		lfp_report(p->core.name, obj, "put after destroy");
 		return;
 	}
-	uint32_t idx;
-	if (p->core.debug && lfp_core_check_put(&p->core, obj, &idx) != 0)
-		return;
 	uint32_t *n = pooled(p);
 	if (*n >= p->items_cap) {
 		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
-	if (p->core.reset)
-		p->core.reset(obj, p->core.hook_ctx);
-	lfp_core_poison(&p->core, obj);
-	p->fast.items[(*n)++] = obj;
+	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL)
+		p->fast.items[(*n)++] = obj;
 }
 
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)

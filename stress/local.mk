@@ -28,7 +28,7 @@ STRESS_COMMON = \
 
 # Built on demand only: EXTRA_PROGRAMS gives them rules but no place in
 # `all` (they compile the library with -DLFPOOL_STRESS).
-EXTRA_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/rc_array_stress
+EXTRA_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/lfmatrix stress/rc_array_stress
 stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
 stress_lfstress_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS
 # Per-target flags give the library's objects (assembly too) names of their
@@ -40,7 +40,12 @@ stress_lfstress_noaba_SOURCES = stress/negative.c $(STRESS_COMMON) $(liblfpool_l
 stress_lfstress_noaba_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_ABA_TAG
 stress_lfstress_noaba_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfstress_noaba_LDADD = $(liblfpool_la_LIBADD)
-CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
+# The synchronization-table matrix (stress/matrix.c).
+stress_lfmatrix_SOURCES = stress/matrix.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
+stress_lfmatrix_CFLAGS = $(stress_lfstress_CFLAGS)
+stress_lfmatrix_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfmatrix_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfmatrix$(EXEEXT)
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.
@@ -71,7 +76,7 @@ stress-array: stress/rc_array_stress$(EXEEXT)
 
 # What every variant builds; the negative control, stress/lfstress-noaba,
 # is built in the normal one only.
-stress-programs: stress/lfstress$(EXEEXT) stress/rc_array_stress$(EXEEXT)
+stress-programs: stress/lfstress$(EXEEXT) stress/lfmatrix$(EXEEXT) stress/rc_array_stress$(EXEEXT)
 stress:
 	@$(STRESS_VARIANTS) full
 stress-quick:

@@ -108,12 +108,34 @@ struct stress_alloc {
 	int64_t peak;		/* the most bytes ever held */
 	int64_t fail_from;	/* calls numbered from 0 at or after this fail; -1: none */
 	unsigned fail_one_in;	/* also fail one call in this many (0: none) */
+	struct stress_recycler *recycler;	/* NULL: posix_memalign and free */
+};
+
+/*
+ * Blocks freed by the pools that share a recycler go to the next allocation
+ * of the same size and alignment by any of them, as malloc reuses a block
+ * at once, and free yields the CPU after it has taken the block: a slow
+ * allocator, legal for a user to give, that makes a pool's use of memory it
+ * has already given back (or its lookups of it) meet another pool's.  Each
+ * pool's stress_alloc still counts its own allocations and frees.
+ */
+#define STRESS_RECYCLE_MAX 16
+struct stress_recycler {
+	pthread_mutex_t lock;
+	unsigned n;
+	struct { void *p; size_t size; } block[STRESS_RECYCLE_MAX];
+	uint64_t reused;	/* allocations served with a recycled block */
 };
 
 /* A counting allocator that never fails until told to. */
 void stress_alloc_init(struct stress_alloc *sa);
 /* Whether every allocation was freed (with its size). */
 bool stress_alloc_balanced(const struct stress_alloc *sa);
+void stress_recycler_init(struct stress_recycler *rc);
+/* sa (initialized) recycles through rc from now on. */
+void stress_alloc_recycle(struct stress_alloc *sa, struct stress_recycler *rc);
+/* Free the blocks rc still keeps. */
+void stress_recycler_fini(struct stress_recycler *rc);
 
 /* ---- a run: one scenario on one flavour ---------------------------------- */
 

@@ -12,6 +12,9 @@
 #          internal asserts and every pool's validate on; a debug parent
 #          build makes every variant a debug one already)
 #   fuzz   the libFuzzer target only
+# Each variant also runs lfmatrix, every row of the synchronization-table
+# matrix without and with yield injection: MATRIX_SECONDS per row (quick
+# 0.1, full 0.2, long 1).
 # Every mode but fuzz also runs the negative control; every mode fuzzes
 # for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
@@ -168,6 +171,8 @@ stress() {
 	fi
 	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" \
 		"${progress[@]}" "$@"
+	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
+		"${progress[@]}"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
@@ -236,6 +241,12 @@ fuzz() {
 	fi
 	job fuzz run_fuzz "$dir"
 }
+
+case $mode in
+quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
+long) matrix_seconds=${MATRIX_SECONDS:-1} ;;
+*) matrix_seconds=${MATRIX_SECONDS:-0.2} ;;
+esac
 
 case $mode in
 full)

@@ -66,7 +66,7 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 		return -1;
 	}
 	/* A debug pool stays readable, so its flavour reports a later release. */
-	lfp_layer_retire(cp, &cp->magic, cp->debug);
+	lfp_retire(cp, &cp->magic, cp->debug, cp->name, 0, NULL);
 	return 0;
 }
 

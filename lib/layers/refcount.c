@@ -121,7 +121,7 @@ LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
 		return;
 	}
 	lfp_any_destroy(&rc->pool);
-	lfp_layer_retire(rc, &rc->magic, rc->debug);
+	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)

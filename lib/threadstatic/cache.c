@@ -178,7 +178,7 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 {
-	if (!obj || !lfp_ts_accept(c->pool, obj))
+	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
 		return;
 	push_objs(c, &obj, 1);
 	bump(&c->fast.puts, 1);
@@ -192,21 +192,16 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
+/* lfp_core_accept_bulk's push: accepted objects into the magazines. */
+static void push_accepted(void *c, void *const *objs, size_t n)
+{
+	push_objs(c, objs, n);
+	bump(&((lfpool_cache *)c)->fast.puts, n);
+}
+
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
 {
-	/* Accepted objects gather in blocks that are copied in with memcpy. */
-	void *block[64];
-	size_t k = 0, puts = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(c->pool, objs[i]))
-			block[k++] = objs[i];
-		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
-			push_objs(c, block, k);
-			puts += k;
-			k = 0;
-		}
-	}
-	bump(&c->fast.puts, puts);
+	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
 }
 
 LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)

@@ -23,7 +23,7 @@ int lfp_depot_init(struct lfp_depot *d, uint32_t mag_size, uint32_t max_full,
 		.allocator = a,
 		.name = "magazines",
 	};
-	int err = lfp_core_init(&d->mags, &mc, "magazines");
+	int err = lfp_core_init(&d->mags, &mc, LFP_KIND_MAGAZINES);
 	if (err)
 		return err;
 	lfp_stack_init(&d->full);

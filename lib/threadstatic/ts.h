@@ -45,6 +45,7 @@ struct lfpool_cache {
 	bool prev_full;			/* the previous magazine is full, else empty */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
+	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	lfpool_ts *pool;
@@ -77,8 +78,6 @@ extern pthread_mutex_t lfp_ts_lock;
 bool lfp_ts_live(uint64_t gen);
 /* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
-/* Debug checks, reset hook and poisoning of a put: whether obj may be pooled. */
-bool lfp_ts_accept(lfpool_ts *p, void *obj);
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */
