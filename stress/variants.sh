@@ -8,7 +8,9 @@
 #          built the programs run side by side, and their outputs are shown
 #          one after the other
 #   long   normal (10 s per scenario, >= 10^8 operations), TSan and ASan
-#          (5 s per scenario)
+#          (5 s per scenario), and --enable-debug (5 s per scenario: the
+#          internal asserts and every pool's validate on; a debug parent
+#          build makes every variant a debug one already)
 #   fuzz   the libFuzzer target only
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
@@ -48,10 +50,12 @@ fi
 eval "parent=($(./config.status --config))"
 plain=()
 sanitized=no
+debug=no
 for a in "${parent[@]}"; do
 	case $a in
 	--enable-tsan* | --enable-asan*) sanitized=yes ;;
 	--disable-tsan | --disable-asan) ;;
+	--enable-debug*) debug=yes plain+=("$a") ;;
 	*) plain+=("$a") ;;
 	esac
 done
@@ -260,6 +264,7 @@ long)
 	stress normal "${STRESS_SECONDS:-10}" --min-ops 100000000
 	stress tsan "${STRESS_SECONDS:-5}"
 	stress asan "${STRESS_SECONDS:-5}"
+	[ "$debug" = yes ] || stress debug "${STRESS_SECONDS:-5}"
 	negative_control
 	;;
 fuzz) ;;

@@ -12,7 +12,8 @@
 
 #include "ts.h"
 
-/* The cache in slot w, NULL if none yet. */
+/* The cache in slot w, NULL if none yet.  Both acquires pair with the
+ * release stores of make_slot: the chunk zeroed, the cache made. */
 static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
 {
 	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
