@@ -2,6 +2,10 @@
 # Unit tests of Pool, Concurrent and the common parts (Criterion), a C++
 # check of the public header, and in ASan builds a gate on leak reports.
 
+# The Criterion tests are built only when configure found Criterion (or was
+# not given --disable-tests); the C++ check, the README and licence checks
+# need nothing but the compiler.
+if ENABLE_TESTS
 # Shared test helpers; the ThreadStatic tests may link them too.
 check_LTLIBRARIES = tests/libtesthelpers.la
 tests_libtesthelpers_la_SOURCES = tests/helpers.c tests/helpers.h
@@ -18,18 +22,23 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_model \
 	tests/test_threads \
 	tests/test_trim
-check_PROGRAMS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
-TESTS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
+check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
+TESTS += $(LFPOOL_UNIT_TESTS)
+endif ENABLE_TESTS
+check_PROGRAMS += tests/test_cxx
+TESTS += tests/test_cxx
 
 # A LeakSanitizer report does not fail a Criterion test: in ASan builds this
 # gate runs after the tests and fails on any report in their logs.  Other
 # fragments add their logs as prerequisites of $(LEAK_GATE_LOG) (through the
-# variable: a rule naming the log itself would replace automake's rule).
+# variable: a rule naming the log itself would replace automake's rule);
+# the Criterion fragments add theirs to LEAK_GATE_CRITERION_LOGS.
 EXTRA_DIST += tests/leak-gate.sh
 LEAK_GATE_LOG = tests/leak-gate.sh.log
+LEAK_GATE_CRITERION_LOGS =
 if ASAN
 TESTS += tests/leak-gate.sh
-$(LEAK_GATE_LOG): $(LFPOOL_UNIT_TESTS:=.log) tests/test_cxx.log
+$(LEAK_GATE_LOG): $(LFPOOL_UNIT_TESTS:=.log) tests/test_cxx.log $(LEAK_GATE_CRITERION_LOGS)
 endif
 
 # The public header from C++, warnings as errors.
@@ -37,6 +46,7 @@ tests_test_cxx_SOURCES = tests/test_cxx.cc
 tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
 tests_test_cxx_LDADD = liblfpool.la
 
+if ENABLE_TESTS
 # Every Criterion test: its flags and libraries.
 tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_api_LDADD = $(LFPOOL_TEST_LDADD)
@@ -56,6 +66,7 @@ tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
+endif ENABLE_TESTS
 
 # The README's example is examples/basic.c.
 TESTS += tests/readme-example.sh

@@ -9,7 +9,7 @@ missing=$(cd "$srcdir" && find include lib tests stress bench examples fuzz \
 	while read -r f; do
 		head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"
 	done)
-for f in Makefile.am configure.ac run.sh lfpool.pc.in; do
+for f in Makefile.am configure.ac run.sh autogen.sh lfpool.pc.in; do
 	[ -f "$srcdir/$f" ] || continue
 	head -n 3 "$srcdir/$f" | grep -q 'SPDX-License-Identifier: MIT' || missing="$missing $f"
 done

@@ -2,6 +2,7 @@
 # ThreadStatic unit tests (Criterion), linked against the shared test
 # helpers of tests/local.mk.
 
+if ENABLE_TESTS
 LFPOOL_TS_TESTS = \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
@@ -20,3 +21,4 @@ tests_test_threadstatic_destroy_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_threads_SOURCES = tests/test_threadstatic_threads.c $(LFPOOL_TS_UTIL)
 tests_test_threadstatic_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_threads_LDADD = $(LFPOOL_TEST_LDADD)
+endif ENABLE_TESTS
