@@ -84,12 +84,14 @@ tests_test_cxx_LDADD = liblfpool.la
 # variable: a rule naming the log itself would replace automake's rule).
 EXTRA_DIST += tests/leak-gate.sh
 LEAK_GATE_LOG = tests/leak-gate.sh.log
+# Criterion's logs join only where Criterion tests are built.
+LEAK_GATE_CRITERION_LOGS =
+if ENABLE_TESTS
+LEAK_GATE_CRITERION_LOGS += $(LFPOOL_UNIT_TESTS:=.log)
+endif ENABLE_TESTS
 if ASAN
 TESTS += tests/leak-gate.sh
-if ENABLE_TESTS
-$(LEAK_GATE_LOG): $(LFPOOL_UNIT_TESTS:=.log)
-endif ENABLE_TESTS
-$(LEAK_GATE_LOG): tests/test_cxx.log
+$(LEAK_GATE_LOG): tests/test_cxx.log $(LEAK_GATE_CRITERION_LOGS)
 endif
 
 # The assembly of tests/array_const_class.c, at -O2 and without the build's
