@@ -177,6 +177,12 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
  * loose objects, then slabs with no object.  Safe while other threads get
  * and put.  Returns the number of objects destroyed. */
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool);
+/* Move every object held in any cache (implicit caches of every thread,
+ * explicit caches, worker slots) and any CPU area onto the depot, from any
+ * thread, e.g. before a job system idles; a trim then can give them back.
+ * Safe while other threads get and put (they go on; their next gets refill
+ * from the depot).  Returns the number of objects moved. */
+LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
 /* Fill *st, summing every cache's counters (exact only when quiet).
@@ -199,7 +205,8 @@ LFPOOL_API void lfpool_cache_flush(lfpool_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *cache, void *const *objs, size_t n);
-/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those. */
+/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those (the get's
+ * is entered with the cache's count already decremented). */
 LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *cache);
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 
@@ -212,11 +219,26 @@ LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
 /* The part of a cache the inline fast path reads; it leads the struct.  In
  * pools with LFPOOL_F_DEBUG count and room stay 0 (every call is checked),
- * with a reset hook room stays 0 (every put runs it). */
+ * with a reset hook room stays 0 (every put runs it).
+ *
+ * The loaded magazine holds objs[low .. count).  Only the cache's user
+ * writes count (and objs, room); a thief (a get of another thread that
+ * would otherwise fail, lfpool_ts_drain, lfpool_ts_trim) raises low to take
+ * objects from the bottom, by the stop-and-take protocol of
+ * lib/threadstatic/steal.c: it stops the cache (low = INT32_MAX), runs
+ * membarrier() so that every thread's earlier stores are visible to it and
+ * its store is visible to every thread's later loads, reads count and takes
+ * objects below it.  That is why a get stores the decremented count BEFORE
+ * it reads low (Chase-Lev's take with the fence moved to the thief): either
+ * the thief sees the decrement and leaves objs[count] alone, or the get
+ * sees the raised low and goes to the slow path.  Both accesses are plain
+ * moves on x86-64: no atomic read-modify-write, no fence on a hit. */
 struct lfpool_cache_fast {
 	void **objs;		/* loaded magazine */
-	uint32_t count;		/* objects a fast get may take */
-	uint32_t room;		/* a fast put may push while count < room */
+	uint32_t count;		/* top of the objects a get may take */
+	uint32_t room;		/* a put may push while count < room */
+	int32_t low;		/* a get may take objs[i] only for i >= low */
+	uint32_t pad_;
 	uint64_t gets, puts;	/* successful calls; only the cache's user writes */
 };
 
@@ -233,28 +255,42 @@ struct lfpool_cache_fast {
 #endif
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
+/* TSan does not know membarrier: the get's store and load are sequentially
+ * consistent (a plain Dekker against the thief's), which it does see. */
+# define LFPOOL_CACHE_DEKKER_ __ATOMIC_SEQ_CST
 #else
 # define LFPOOL_CACHE_COUNT_(n) ((n)++)
+# define LFPOOL_CACHE_DEKKER_ __ATOMIC_RELAXED
 #endif
 
-/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
+ * count goes down first and low is read after it (see struct
+ * lfpool_cache_fast); lfpool_cache_get_slow is entered with count
+ * decremented and restores it. */
 static inline void *lfpool_cache_get(lfpool_cache *cache)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
-	if (LFPOOL_LIKELY(f->count != 0)) {
-		void *obj = f->objs[--f->count];
+	uint32_t c = f->count - 1;
+	__atomic_store_n(&f->count, c, LFPOOL_CACHE_DEKKER_);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: store, then load */
+	if (LFPOOL_LIKELY((int32_t)c >= __atomic_load_n(&f->low, LFPOOL_CACHE_DEKKER_))) {
+		void *obj = f->objs[c];
 		LFPOOL_CACHE_COUNT_(f->gets);
 		return obj;
 	}
 	return lfpool_cache_get_slow(cache);
 }
 
-/* Give obj back (it may come from any cache of the pool).  NULL: no-op. */
+/* Give obj back (it may come from any cache of the pool).  NULL: no-op.
+ * The slot is written before the count (release: a plain move on x86-64),
+ * so a thief that reads the count reads the slot's object too. */
 static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
-	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
-		f->objs[f->count++] = obj;
+	uint32_t c = f->count;
+	if (LFPOOL_LIKELY(c < f->room && obj != NULL)) {
+		f->objs[c] = obj;
+		__atomic_store_n(&f->count, c + 1, __ATOMIC_RELEASE);
 		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}

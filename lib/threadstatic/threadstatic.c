@@ -76,6 +76,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = err;
 		return NULL;
 	}
+	pthread_mutex_init(&p->steal_lock, NULL);
 	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
 	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -133,6 +134,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 			p->core.name, (unsigned long long)(p->created - n));
 	lfp_depot_fini(&p->depot);
 	lfp_core_fini(&p->core);
+	pthread_mutex_destroy(&p->steal_lock);
 	p->magic = LFP_MAGIC_DEAD;
 	p->gen = LFP_TS_DEAD;
 	if (p->core.debug)
@@ -171,17 +173,30 @@ static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 {
 	struct lfp_cache_counts now;
+	pthread_mutex_lock(&p->steal_lock);
+	/* Every CPU area's objects first (stop and take, steal.c): below the
+	 * working set like loose objects. */
+	if (p->percpu)
+		lfp_ts_drain_areas(p);
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
 	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
 	p->trimmed_at = now;
+	for (lfpool_cache *c = p->caches; c; c = c->next)
+		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 				  at_most(empty, p->depot.max_full));
 	lfp_core_count_trim(&p->core, &p->created, n);
+	pthread_mutex_unlock(&p->steal_lock);
 	return n;
+}
+
+LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
+{
+	return lfp_ts_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
