@@ -13,18 +13,18 @@
  *
  *   1. lock p->steal_lock, then lfp_ts_lock (thieves, drain and trim are
  *      serialized; the list of caches holds still)
- *   2. take from the depot                                (take_depot)
+ *   2. take from the depot (no fence: a get often ends here) (take_depot)
  *   3. stop every cache: lock it, raise fast.low to
  *      LFP_CACHE_STOPPED                                  (lfp_cache_stop)
  *      and, in rseq mode, close the CPU areas' gate        (lfp_pcpu_stop)
  *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
- *   5. take from each cache's loaded magazine (from the bottom, below the
- *      count it now reads) and previous one, and from each CPU area
- *                                          (lfp_cache_take, lfp_pcpu_take)
+ *   5. take from the depot again, each cache's loaded magazine (from the
+ *      bottom, below the count it now reads) and previous one, and each
+ *      CPU area               (take_depot, lfp_cache_take, lfp_pcpu_take)
  *   6. restart: store each cache's new low (release) and unlock it, reopen
  *      the gate                         (lfp_cache_restart, lfp_pcpu_restart)
- *   7. nothing found while a per-CPU slow path holds objects in transit:
- *      let it finish (yield) and sweep again
+ *   7. nothing found while a per-CPU slow path held objects in transit
+ *      (lfp_pcpu_transits changed or was not idle): yield, sweep again
  *   8. unlock; a get that got nothing tries to create once more, and only
  *      then fails with ENOBUFS.
  *
@@ -82,9 +82,12 @@ static void take_depot(lfpool_ts *p, struct lfp_sink *sk)
 	}
 }
 
-/* Steps 3-6 over the caches (when caches) and the CPU areas; caller holds
- * both locks. */
-static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches)
+/* Steps 3-6 over the caches (when caches), the CPU areas and (when depot)
+ * the depot again: with every cache locked and every area stopped no owner
+ * can move objects between places while we look, so a sweep that finds
+ * nothing saw every pooled object (but those a per-CPU slow path holds:
+ * step 7).  Caller holds both locks. */
+static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool depot)
 {
 	lfpool_cache *list = caches ? p->caches : NULL;
 	for (lfpool_cache *c = list; c; c = c->next)
@@ -92,6 +95,8 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches)
 	bool fence = lfp_pcpu_stop(p);
 	if (fence || list)
 		lfp_fence_heavy();
+	if (depot)
+		take_depot(p, sk);
 	for (lfpool_cache *c = list; c; c = c->next)
 		lfp_cache_take(c, &c->thief_low, sk);
 	lfp_pcpu_take(p, sk);
@@ -105,11 +110,14 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
 	pthread_mutex_lock(&p->steal_lock);
 	pthread_mutex_lock(&lfp_ts_lock);
-	for (;;) {
-		take_depot(p, &sk);
-		if (lfp_sink_room(&sk))
-			sweep_owned(p, &sk, true);
-		if (sk.got || !lfp_pcpu_in_transit(p))
+	take_depot(p, &sk);	/* the cheap place first: no fence */
+	while (!sk.got) {
+		uint64_t before = lfp_pcpu_transits(p);
+		sweep_owned(p, &sk, true, true);
+		/* Nothing, and no per-CPU slow path held objects meanwhile
+		 * (none in flight before, none begun or ended since): every
+		 * object is out with a user. */
+		if (sk.got || (before == lfp_pcpu_transits(p) && (uint32_t)before == 0))
 			break;
 		pthread_mutex_unlock(&lfp_ts_lock);
 		sched_yield();
@@ -126,7 +134,7 @@ static size_t drain_locked(lfpool_ts *p, bool caches)
 {
 	struct lfp_sink sk = { .pool = p, .objs = NULL, .want = SIZE_MAX };
 	pthread_mutex_lock(&lfp_ts_lock);
-	sweep_owned(p, &sk, caches);
+	sweep_owned(p, &sk, caches, false);
 	for (lfpool_cache *c = p->caches; c; c = c->next)
 		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);

@@ -31,8 +31,9 @@ struct lfp_ts_percpu {
 		uint64_t gets, puts;	/* user gets and puts that bypassed the areas */
 		uint64_t misses, full_pops, full_pushes;
 	} n __attribute__((aligned(64)));
-	/* Slow paths running now, which may hold objects between the depot
-	 * and an area: a steal that found nothing waits for them (steal.c). */
+	/* Slow paths that may hold objects between the depot and an area:
+	 * ended << 32 | in flight.  A steal that found nothing while one ran
+	 * sweeps again (steal.c). */
 	uint64_t transit __attribute__((aligned(64)));
 };
 
@@ -88,13 +89,18 @@ static void count(uint64_t *counter, uint64_t n)
 
 static size_t at_most(size_t n, size_t max) { return n < max ? n : max; }
 
-/* A slow path begins or ends holding objects outside the pool's places. */
+/* A slow path begins or ends holding objects outside the pool's places:
+ * the low half of transit counts those in flight, the high half those
+ * ended. */
 static void transit_enter(struct lfp_ts_percpu *t) { lfp_faa_u64_rlx(&t->transit, 1); }
-static void transit_leave(struct lfp_ts_percpu *t) { lfp_faa_u64_rlx(&t->transit, (uint64_t)0 - 1); }
-
-bool lfp_pcpu_in_transit(const lfpool_ts *p)
+static void transit_leave(struct lfp_ts_percpu *t)
 {
-	return p->percpu && lfp_load_u64_rlx(&p->percpu->transit) != 0;
+	lfp_faa_u64_rlx(&t->transit, (1ull << 32) - 1);
+}
+
+uint64_t lfp_pcpu_transits(const lfpool_ts *p)
+{
+	return p->percpu ? lfp_load_u64_acq(&p->percpu->transit) : 0;
 }
 
 bool lfp_pcpu_stop(lfpool_ts *p)

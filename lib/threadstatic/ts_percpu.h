@@ -53,8 +53,9 @@ void lfp_pcpu_flush(lfpool_ts *p);
 bool lfp_pcpu_stop(lfpool_ts *p);
 void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk);
 void lfp_pcpu_restart(lfpool_ts *p);
-/* Whether a per-CPU slow path may hold objects between two places now. */
-bool lfp_pcpu_in_transit(const lfpool_ts *p);
+/* Per-CPU slow paths that may hold objects between two places: ended << 32
+ * | in flight now (0 for a per-thread pool). */
+uint64_t lfp_pcpu_transits(const lfpool_ts *p);
 
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
