@@ -26,7 +26,8 @@
  * must find 0, a put swaps 0 back and must find the taker's id, so an
  * object handed to two users at once is caught.
  *
- * Options: --rounds N (1000), --quick (fewer rounds for T = 64),
+ * Options: --rounds N (1000), --quick (fewer rounds where threads are
+ * created every round, and for T = 64: what make check runs),
  * --modes LIST (implicit,explicit,worker,percpu), --fallback-child (set by
  * the program itself: re-run per-CPU mode with GLIBC_TUNABLES=
  * glibc.pthread.rseq=0 so the sched_getcpu path is tested too).
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lfpool.h"
@@ -57,6 +59,13 @@ struct obj {
 static int passed, failed;
 static unsigned rounds = 1000;
 static bool quick;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void result(bool ok, const char *fmt, ...)
@@ -245,7 +254,11 @@ static bool all_back(lfpool_ts *p, size_t n, struct run *r)
 static void exact(enum mode mode, unsigned t, bool prewarm, bool alive, bool cross)
 {
 	const unsigned m = 6;
-	unsigned nrounds = quick && t >= 64 ? rounds / 10 : rounds;
+	/* --quick: threads that exit every round cost thread creation (about
+	 * 1.5 ms per thread on a loaded 2-CPU machine), so fewer rounds there;
+	 * living threads run every round up to 16 threads. */
+	unsigned div = !quick ? 1 : alive ? (t >= 64 ? 5 : 1) : (t <= 4 ? 10 : t <= 16 ? 50 : 200);
+	unsigned nrounds = rounds / div ? rounds / div : 1;
 	struct run r = { .mode = mode, .t = t, .m = m, .alive = alive, .cross = cross };
 	r.pool = make_pool(mode, (size_t)t * m, prewarm ? (size_t)t * m : 0, 4);
 	r.held = calloc((size_t)t * m, sizeof(void *));
@@ -260,6 +273,7 @@ static void exact(enum mode mode, unsigned t, bool prewarm, bool alive, bool cro
 		w[i] = (struct worker){ .r = &r, .id = i };
 	unsigned saved = rounds;
 	rounds = nrounds;
+	double t0 = now_s();
 	if (alive) {
 		for (unsigned i = 0; i < t; i++)
 			pthread_create(&th[i], NULL, alive_thread, &w[i]);
@@ -280,10 +294,10 @@ static void exact(enum mode mode, unsigned t, bool prewarm, bool alive, bool cro
 	unsigned fails = atomic_load(&r.failures), bad = atomic_load(&r.stamps);
 	result(fails == 0 && bad == 0 && st.created <= (size_t)t * m && back,
 	       "exact    %-8s T=%-2u M=%u capacity=%-3u prewarm=%-3u %-5s %-5s rounds=%u: "
-	       "%u failed gets, %u stamp errors, created %llu, all back: %s",
+	       "%u failed gets, %u stamp errors, created %llu, all back: %s (%.2f s)",
 	       mode_name[mode], t, m, t * m, prewarm ? t * m : 0, alive ? "alive" : "exit",
 	       cross ? "cross" : "own", nrounds, fails, bad, (unsigned long long)st.created,
-	       back ? "yes" : "no");
+	       back ? "yes" : "no", now_s() - t0);
 	pthread_barrier_destroy(&r.bar);
 	lfpool_ts_destroy(r.pool);
 	free(r.held);
