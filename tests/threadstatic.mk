@@ -5,7 +5,8 @@
 LFPOOL_TS_TESTS = \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
-	tests/test_threadstatic_threads
+	tests/test_threadstatic_threads \
+	tests/test_threadstatic_capacity
 check_PROGRAMS += $(LFPOOL_TS_TESTS)
 TESTS += $(LFPOOL_TS_TESTS)
 
@@ -20,3 +21,6 @@ tests_test_threadstatic_destroy_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_threads_SOURCES = tests/test_threadstatic_threads.c $(LFPOOL_TS_UTIL)
 tests_test_threadstatic_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_threads_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_capacity_SOURCES = tests/test_threadstatic_capacity.c $(LFPOOL_TS_UTIL)
+tests_test_threadstatic_capacity_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_capacity_LDADD = $(LFPOOL_TEST_LDADD)

@@ -10,10 +10,10 @@
  *   ts_get, ts_put, ts_get_bulk,  each other and themselves on any threads
  *   ts_put_bulk, ts_flush,        (each thread uses its own implicit cache)
  *   ts_attach, ts_detach,
- *   ts_prewarm, ts_trim, ts_owns,
- *   ts_stats, ts_max_bytes,
- *   cache_create, worker_cache,
- *   worker_release
+ *   ts_prewarm, ts_trim, ts_drain,
+ *   ts_owns, ts_stats,
+ *   ts_max_bytes, cache_create,
+ *   worker_cache, worker_release
  *   cache_get, cache_put,         any call above on other threads, but not
  *   cache_get_bulk, cache_put_    with another call on the SAME cache: a
  *   bulk, cache_flush,            cache has one user at a time (it may move
@@ -40,7 +40,8 @@
  * nothing anywhere creates one object.
  *
  * Bounds.  created (objects alive: out with users, in magazines, in the
- * depot) never exceeds the capacity.  The depot holds at most depot_max
+ * depot) never exceeds the capacity, and every pooled object, in whatever
+ * cache or CPU area, is within reach of every get (see Sizing).  The depot holds at most depot_max
  * magazines, full and empty together, so the magazines alive are at most
  * 2 x caches + depot_max.  Memory held from the backing allocator is at most
  *   object slabs:   ceil(capacity / objects per slab) slabs and their side
@@ -60,17 +61,27 @@
  * the backing allocator (lfpool_ts_max_bytes adds them): 64 threads on 2
  * CPUs hold 2 x 2 magazines' worth, not 64 x 2.
  *
- * Sizing a bounded pool.  Objects in one cache's magazines are not
- * reachable by another cache, so a get may fail with ENOBUFS while other
- * caches hold up to 2 x magazine_size objects each (the price of
- * magazines; DPDK's mempool caches have the same).  For gets never to fail
- * while fewer than L objects are out, make the capacity at least
- * L + caches x 2 x magazine_size, or flush idle caches (ts_flush,
- * worker_release).  A trim running at the same time may make such a get
- * fail too: it holds the magazines it inspects for a moment.  In a per-CPU
- * pool the other CPUs' areas are what is out of reach: make the capacity
- * at least L + ncpu x 2 x magazine_size (and 2 x magazine_size per
- * explicit cache).
+ * Sizing a bounded pool.  The capacity is exact: a get (or bulk get of n)
+ * fails with ENOBUFS only when the pool holds fewer objects than it needs
+ * and has created capacity objects, i.e. when every other object is out
+ * with a user or with another get that is taking it.  Before it fails, a
+ * get at capacity steals from every place objects are pooled: the depot's
+ * full magazines and loose objects, the loaded and previous magazines of
+ * every other cache (implicit caches of live threads, explicit caches,
+ * worker slots) and every CPU area of a per-CPU pool, by the stop-and-take
+ * protocol of lib/threadstatic/steal.c (the thief locks the cache, stops
+ * it, runs membarrier(), takes from the bottom of its magazine and
+ * restarts it; CPU areas are closed by a gate word and fenced with
+ * membarrier-rseq, or taken under their locks on the fallback path).  So
+ * for gets never to fail while at most L objects are out, a capacity of L
+ * is enough.  A get that steals waits for other thieves, drains and trims
+ * of the same pool (one mutex) and costs microseconds (one membarrier for
+ * all the places it stops, see bench pattern "steal"); the owners of the
+ * caches it stops wait in their slow paths meanwhile, never in a hit.
+ * Refills adapt: a cache that misses takes loose objects in batches that
+ * start at 4 and double while it keeps missing (up to magazine_size),
+ * halve when it gives surplus magazines back and start small again after
+ * a trim or drain; at capacity a refill takes only what its get needs.
  *
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
@@ -114,16 +125,15 @@
  * Trim.  Gives back depot magazines beyond the working set (as many full
  * and empty magazines as caches took from the depot since the previous
  * trim), every loose object, and every slab that then holds no object.
- * Objects in caches stay, and so do those in the CPU areas of a per-CPU
- * pool: an area may be changed only by a thread running on its CPU (a
- * restartable sequence is not atomic against a thread on another CPU,
- * which could stop it only by moving onto that CPU itself), and trim runs
- * while others get and put, so it leaves every area alone.  To give an
- * area's objects back, flush it on its CPU (ts_flush) before trimming.
- * No grace period is needed: a magazine's memory, like an object's, is
- * only ever touched by its owner (the cache that holds it, or the thread
- * whose CAS took it off a depot stack); the depot stacks link magazines
- * through side data that lives as long as the pool.
+ * In a per-CPU pool it first takes every CPU's area (stop and take, from
+ * any thread: no flush on each CPU is needed), so those objects are given
+ * back too.  Objects in per-thread caches stay (they are the threads'
+ * working sets); lfpool_ts_drain moves them to the depot first when the
+ * program idles, and a trim after it gives everything back.  Trim and
+ * drain may run on any thread while others get and put.  No grace period
+ * is needed for magazines: a magazine's memory, like an object's, is only
+ * ever touched by its owner (the cache that holds it, or the thread whose
+ * CAS took it off a depot stack).
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H
