@@ -169,9 +169,9 @@ stress() {
 			$MAKE -C "$dir" -s --no-print-directory stress-array
 	fi
 	# ThreadStatic's exact capacity and steals (stress/capacity.mk); the
-	# sanitizer builds run a fifth of the rounds.
+	# sanitizer builds run a twentieth of the rounds.
 	if grep -q '^stress-capacity:' "$dir/Makefile"; then
-		job "$v-capacity" env CAPACITY_ARGS="--rounds ${CAPACITY_ROUNDS:-200}" \
+		job "$v-capacity" env CAPACITY_ARGS="--lite --rounds ${CAPACITY_ROUNDS:-50}" \
 			$MAKE -C "$dir" -s --no-print-directory stress-capacity
 	fi
 }
