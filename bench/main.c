@@ -263,6 +263,8 @@ int main(int argc, char **argv)
 		report_mem64(o.out);
 	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "steal"))
 		report_steal(o.out);
+	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "burst"))
+		report_burst_rss(o.out);
 	free(res);
 	return 0;
 }
