@@ -247,6 +247,24 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 	return head;
 }
 
+uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
+{
+	uint64_t freed = 0;
+	for (uint32_t n = 0; n < s->high_water; n++) {
+		if (!s->leaf[n >> LFP_LEAF_BITS])
+			continue;
+		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+		if (slot->mem || !slot->links)
+			continue;
+		backing_free(s, slot->links, side_size(s));
+		lfp_store_ptr_rel((void **)&slot->links, NULL);
+		lfp_store_ptr_rel((void **)&slot->state, NULL);
+		freed += side_size(s);
+	}
+	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - freed);
+	return freed;
+}
+
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx)
 {
 	uintptr_t a = (uintptr_t)p;

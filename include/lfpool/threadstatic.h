@@ -130,10 +130,18 @@
  * back too.  Objects in per-thread caches stay (they are the threads'
  * working sets); lfpool_ts_drain moves them to the depot first when the
  * program idles, and a trim after it gives everything back.  Trim and
- * drain may run on any thread while others get and put.  No grace period
- * is needed for magazines: a magazine's memory, like an object's, is only
- * ever touched by its owner (the cache that holds it, or the thread whose
- * CAS took it off a depot stack).
+ * drain may run on any thread while others get and put.  A slab given
+ * back takes its side data (a link word and a state byte per object) with
+ * it once a grace period has passed (liburcu-bp's synchronize_rcu: the
+ * slow paths that pop the pool's stacks read link words inside read-side
+ * sections; the get and put fast paths never do), so after a drain and a
+ * trim with nothing out a pool holds at most its kept objects and 64 KiB
+ * of its backing allocator (the slab directory and the kept magazines);
+ * with the default allocator slabs are mapped and unmapped directly, and
+ * malloc_trim gives the freed side data back to the system.  The TSan
+ * build keeps side data until destroy.  Magazines' memory needs no grace
+ * period: like an object's, it is only ever touched by its owner (the
+ * cache that holds it, or the thread whose CAS took it off a depot stack).
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "ts.h"
 
 /* The count of the loaded magazine: the fast view's, or in debug pools
@@ -221,7 +222,10 @@ static size_t create_or_steal(lfpool_cache *c, void **objs, size_t n, int *err)
 		objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
 		k = 1;
 	} else if (*err == ENOBUFS) {
+		/* A steal may wait for a trim, which waits for grace sections. */
+		lfp_grace_leave();
 		k = lfp_ts_steal(c->pool, objs, n);
+		lfp_grace_enter();
 		mark_out(c, objs, k);
 		/* Nothing pooled: a trim or an exit may have made room meanwhile. */
 		if (!k && !(*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx))) {
@@ -239,6 +243,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
 	size_t got = 0;
+	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
 	while (got < n) {
@@ -254,6 +259,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 				unmark(c, objs, got);
 				push_objs(c, objs, got);
 				lfp_cache_unlock(c);
+				lfp_grace_leave();
 				errno = err;
 				return -1;
 			}
@@ -267,6 +273,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 		got += k;
 	}
 	lfp_cache_unlock(c);
+	lfp_grace_leave();
 	return 0;
 }
 
@@ -285,10 +292,12 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 {
 	if (!obj || !lfp_ts_accept(c->pool, obj))
 		return;
+	lfp_grace_enter();
 	lfp_cache_lock(c);
 	settle(c);
 	push_objs(c, &obj, 1);
 	lfp_cache_unlock(c);
+	lfp_grace_leave();
 	bump(&c->fast.puts, 1);
 }
 
@@ -309,10 +318,12 @@ LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t
 		if (objs[i] && lfp_ts_accept(c->pool, objs[i]))
 			block[k++] = objs[i];
 		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
+			lfp_grace_enter();
 			lfp_cache_lock(c);
 			settle(c);
 			push_objs(c, block, k);
 			lfp_cache_unlock(c);
+			lfp_grace_leave();
 			puts += k;
 			k = 0;
 		}
@@ -384,7 +395,10 @@ lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	uint32_t mags[2];
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
-	if (lfp_depot_join(&p->depot, mags) != 0) {
+	lfp_grace_enter();
+	int err = lfp_depot_join(&p->depot, mags);
+	lfp_grace_leave();
+	if (err) {
 		free(c);
 		return NULL;
 	}
@@ -422,7 +436,9 @@ void lfp_cache_free(lfpool_cache *c)
 	lfpool_ts *p = c->pool;
 	lfpool_cache_flush(c);
 	uint32_t mags[2] = { c->loaded, c->prev };
+	lfp_grace_enter();
 	lfp_depot_leave(&p->depot, mags);
+	lfp_grace_leave();
 	lfp_cache_count(c, &p->retired);
 	*c->pprev = c->next;
 	if (c->next)

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "fence.h"
+#include "grace.h"
 #include "ts.h"
 #include "ts_percpu.h"
 
@@ -110,6 +111,7 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
 	pthread_mutex_lock(&p->steal_lock);
 	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_grace_enter();	/* take_depot pops */
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (!sk.got) {
 		uint64_t before = lfp_pcpu_transits(p);
@@ -123,6 +125,7 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 		sched_yield();
 		pthread_mutex_lock(&lfp_ts_lock);
 	}
+	lfp_grace_leave();
 	pthread_mutex_unlock(&lfp_ts_lock);
 	pthread_mutex_unlock(&p->steal_lock);
 	return sk.got;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "percpu.h"
 #include "ts_percpu.h"
 
@@ -91,11 +92,16 @@ static size_t at_most(size_t n, size_t max) { return n < max ? n : max; }
 
 /* A slow path begins or ends holding objects outside the pool's places:
  * the low half of transit counts those in flight, the high half those
- * ended. */
-static void transit_enter(struct lfp_ts_percpu *t) { lfp_faa_u64_rlx(&t->transit, 1); }
+ * ended.  A transit is also a grace section (grace.h): it pops stacks. */
+static void transit_enter(struct lfp_ts_percpu *t)
+{
+	lfp_grace_enter();
+	lfp_faa_u64_rlx(&t->transit, 1);
+}
 static void transit_leave(struct lfp_ts_percpu *t)
 {
 	lfp_faa_u64_rlx(&t->transit, (1ull << 32) - 1);
+	lfp_grace_leave();
 }
 
 uint64_t lfp_pcpu_transits(const lfpool_ts *p)
