@@ -5,7 +5,7 @@
  * calls, flush, and the explicit cache handles.
  *
  * A cache holds a loaded magazine, which the fast path empties and fills,
- * and a previous one that is always either full or empty.  When the loaded
+ * and a previous one that is full or empty (or part full, after a steal).  When the loaded
  * magazine cannot serve:
  *   get: previous full -> swap them.  Else take a full magazine from the
  *        depot and give it the empty previous one; else take up to a
@@ -16,6 +16,17 @@
  *        objects onto the loose stack as one chain, and swap.
  * Every step that touches the depot is one CAS per magazine moved, so a
  * thread pays at most two per magazine_size objects.
+ *
+ * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
+ * its bottom by raising low, so the inline get stores count - 1 before it
+ * reads low (threadstatic.h).  Every slow path here runs under the cache's
+ * lock, which thieves take too; it first settles the magazine back to
+ * objs[0 .. count).  A refill from loose objects takes `fill` of them
+ * (4, doubling while the cache keeps missing, halved when it gives a full
+ * magazine back, 4 again after a trim or drain), and at capacity only what
+ * the get needs; with nothing anywhere and nothing to create, a get steals
+ * (lfp_ts_steal) before it fails with ENOBUFS.  The previous magazine may
+ * be part full after a thief took from it (prev_count).
  */
 #include <errno.h>
 #include <sched.h>
