@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "lfpool.h"
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 /* The issue's program, on one thread: four caches take 32 each, one at a
  * time and interleaved, from a pool of exactly 128 prewarmed objects.  A

@@ -94,7 +94,11 @@ void lfp_cache_cool(lfpool_cache *c)
  * is loaded. */
 static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
-	uint32_t *count = loaded_count(c);
+	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	/* Part full magazines too: a refill at capacity, a thief's leftovers. */
+	LFP_ASSERT(*count <= m);
+	LFP_ASSERT(n <= m);
+	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
 	c->prev_count = *count;
@@ -117,6 +121,7 @@ static void refill_tight(lfpool_cache *c, uint32_t mag, uint32_t need)
 	lfp_depot_push(d, &d->empty, mag);
 }
 
+/* Model: stress/model/depot.pml, steps R1-R4 (its control gives R3 before R2). */
 /*
  * Lock held, the loaded magazine is empty: fill it without creating
  * objects, for a get that wants need more.  The previous magazine, else a
@@ -157,6 +162,7 @@ static bool refill(lfpool_cache *c, uint32_t need)
 }
 
 /* Lock held, the loaded magazine is full: make room in it. */
+/* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
 static void make_room(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -188,6 +194,7 @@ static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	while (n) {
+		LFP_ASSERT(*count <= m);
 		if (*count == m)
 			make_room(c);
 		uint32_t k = m - *count < n ? m - *count : (uint32_t)n;
@@ -204,8 +211,9 @@ static void unmark(lfpool_cache *c, void *const *objs, size_t n)
 {
 	struct lfp_core *core = &c->pool->core;
 	for (size_t i = 0; c->checked && i < n; i++) {
-		lfp_store_u8_rlx(lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i])),
-				 LFP_OBJ_POOLED);
+		uint8_t *state = lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i]));
+		LFP_ASSERT(lfp_load_u8_rlx(state) == LFP_OBJ_OUT);
+		lfp_store_u8_rlx(state, LFP_OBJ_POOLED);
 		lfp_core_poison(core, objs[i]);
 	}
 }
@@ -250,6 +258,7 @@ static size_t create_or_steal(lfpool_cache *c, void **objs, size_t n, int *err)
 }
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
+/* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
@@ -278,6 +287,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 			continue;
 		}
 		uint32_t k = *count < n - got ? *count : (uint32_t)(n - got);
+		LFP_ASSERT(*count <= c->pool->depot.mag_size);
 		lfp_store_u32_rlx(count, *count - k);
 		memcpy(&objs[got], &c->fast.objs[*count], k * sizeof(void *));
 		mark_out(c, objs + got, k);
@@ -301,7 +311,7 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 {
-	if (!obj || !lfp_ts_accept(c->pool, obj))
+	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
 		return;
 	lfp_grace_enter();
 	lfp_cache_lock(c);
@@ -320,29 +330,26 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
+/* lfp_core_accept_bulk's push: accepted objects into the magazines. */
+static void push_accepted(void *c, void *const *objs, size_t n)
+{
+	lfpool_cache *cache = c;
+	lfp_grace_enter();
+	lfp_cache_lock(cache);
+	settle(cache);
+	push_objs(cache, objs, n);
+	lfp_cache_unlock(cache);
+	lfp_grace_leave();
+	bump(&cache->fast.puts, n);
+}
+
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
 {
-	/* Accepted objects gather in blocks that are copied in with memcpy. */
-	void *block[64];
-	size_t k = 0, puts = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(c->pool, objs[i]))
-			block[k++] = objs[i];
-		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
-			lfp_grace_enter();
-			lfp_cache_lock(c);
-			settle(c);
-			push_objs(c, block, k);
-			lfp_cache_unlock(c);
-			lfp_grace_leave();
-			puts += k;
-			k = 0;
-		}
-	}
-	bump(&c->fast.puts, puts);
+	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
 }
 
 /* Lock held: every object of c onto the loose stack. */
+/* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
 static void flush_locked(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -442,6 +449,7 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
+/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
 void lfp_cache_free(lfpool_cache *c)
 {
 	lfpool_ts *p = c->pool;
