@@ -33,6 +33,7 @@ bench_lfpool_bench_SOURCES = \
 	bench/mem64.c \
 	bench/peer.c \
 	bench/report.c \
+	bench/steal.c \
 	bench/targets.c
 bench_lfpool_bench_CFLAGS = $(AM_CFLAGS) $(URCU_CFLAGS)
 bench_lfpool_bench_LDADD = liblfpool.la $(URCU_LIBS) $(CK_LIBS) $(PTHREAD_LIBS) -ldl

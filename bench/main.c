@@ -8,7 +8,8 @@
  *       and targets on stdout, JSON lines in FILE.  BENCH_QUICK=1 in the
  *       environment is --quick: shorter repetitions, 64 B objects only.
  *       Then the memory 64 threads leave in per-thread and per-CPU
- *       ThreadStatic pools (pattern mem64, with lfpool-percpu).
+ *       ThreadStatic pools (pattern mem64, with lfpool-percpu), and the cost
+ *       of a get that steals (pattern steal, with lfpool-threadstatic).
  *   lfpool-bench --list
  *       the implementations available here and their single-thread patterns.
  *   lfpool-bench --instr OPS --impl A --pattern P
@@ -321,6 +322,10 @@ int main(int argc, char **argv)
 		bench_die("cannot write %s", o.out);
 	if (selected(o.impl_filter, "lfpool-percpu") && selected(o.pattern_filter, "mem64"))
 		report_mem64(o.out);
+	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "steal"))
+		report_steal(o.out);
+	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "burst"))
+		report_burst_rss(o.out);
 	free(res);
 	return 0;
 }

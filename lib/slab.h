@@ -11,7 +11,9 @@
  *
  * Side data and the directory that maps slab numbers to slabs are allocated
  * once and kept until the pool is destroyed, even when trim gives a slab's
- * memory back.  A thread that read a stale stack head may therefore still
+ * memory back (but ThreadStatic pools, whose stacks are popped only inside
+ * grace-period sections, free a released slab's side data after a grace
+ * period: lfp_slabs_drop_side).  A thread that read a stale stack head may therefore still
  * read that node's link word safely; its tagged CAS then fails.  Nothing but
  * the owner of an object ever touches slab memory, and trim frees only slabs
  * whose every object is back in its hands, so freeing needs no grace period.
@@ -99,6 +101,15 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
  * Caller serialized.
  */
 uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain);
+
+/*
+ * Free the side data of every slab number that holds no slab now (grow
+ * makes it anew).  Only for a caller that knows no thread can still read
+ * those link words: ThreadStatic's trim, after a grace period during which
+ * no slab was grown or released (lib/threadstatic/grace.h).  Caller
+ * serialized with grow and release.  Returns the bytes freed.
+ */
+uint64_t lfp_slabs_drop_side(struct lfp_slabs *s);
 
 /* Map any pointer to an index without touching the memory it points to. */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);

@@ -217,6 +217,12 @@ stress() {
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
 	fi
+	# ThreadStatic's exact capacity and steals (stress/capacity.mk); the
+	# sanitizer builds run a twentieth of the rounds.
+	if grep -q '^stress-capacity:' "$dir/Makefile"; then
+		job "$v-capacity" env CAPACITY_ARGS="--lite --rounds ${CAPACITY_ROUNDS:-50}" \
+			$MAKE -C "$dir" -s --no-print-directory stress-capacity
+	fi
 }
 
 negative_control() {

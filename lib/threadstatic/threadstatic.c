@@ -11,10 +11,14 @@
  * and the rest go.  Loose objects are below the working set by definition.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+# include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "ts.h"
 #include "ts_percpu.h"
 
@@ -65,6 +69,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = err;
 		return NULL;
 	}
+	pthread_mutex_init(&p->steal_lock, NULL);
 	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
 	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -120,6 +125,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 		n++;
 	}
 	lfp_depot_fini(&p->depot);
+	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
 	lfp_core_retire(&p->core, p, &p->magic, p->created - n);
 	return 0;
@@ -130,13 +136,16 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 	if (n == 0)
 		return 0;
 	uint32_t chain;
+	lfp_grace_enter();	/* creating pops the raw stack */
 	int err = lfp_ts_create_objects(p, n, LFP_OBJ_POOLED, &chain);
+	if (!err)
+		lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
+					  lfp_chain_last(&p->core.slabs, chain, NULL));
+	lfp_grace_leave();
 	if (err) {
 		errno = err;
 		return -1;
 	}
-	lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
-				  lfp_chain_last(&p->core.slabs, chain, NULL));
 	return 0;
 }
 
@@ -151,20 +160,72 @@ static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 
 static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n : max; }
 
+/*
+ * Free the side data of c's slabs that trim gave back, after a grace
+ * period (grace.h): every stale reader of their link words then has left
+ * its section, unless a slab was grown or released meanwhile (then the
+ * next trim frees them).
+ */
+static void reclaim_side(struct lfp_core *c)
+{
+	if (!lfp_grace_reclaims())
+		return;
+	pthread_mutex_lock(&c->grow_lock);
+	uint64_t allocs = lfp_load_u64_rlx(&c->slabs.slab_allocs);
+	uint64_t frees = lfp_load_u64_rlx(&c->slabs.slab_frees);
+	pthread_mutex_unlock(&c->grow_lock);
+	if (frees == 0)
+		return;		/* no slab given back: no side data to free */
+	lfp_grace_wait();
+	pthread_mutex_lock(&c->grow_lock);
+	uint64_t freed = 0;
+	if (lfp_load_u64_rlx(&c->slabs.slab_allocs) == allocs &&
+	    lfp_load_u64_rlx(&c->slabs.slab_frees) == frees)
+		freed = lfp_slabs_drop_side(&c->slabs);
+	pthread_mutex_unlock(&c->grow_lock);
+#ifdef __GLIBC__
+	/* Side data came from malloc (the default allocator): free pages in
+	 * the middle of its heap go back to the system only when asked. */
+	if (freed && c->slabs.alloc.alloc == lfp_system_allocator.alloc)
+		malloc_trim(0);
+#else
+	(void)freed;
+#endif
+}
+
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 {
 	struct lfp_cache_counts now;
+	pthread_mutex_lock(&p->steal_lock);
+	/* Every CPU area's objects first (stop and take, steal.c): below the
+	 * working set like loose objects. */
+	if (p->percpu)
+		lfp_ts_drain_areas(p);
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
 	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
 	p->trimmed_at = now;
+	for (lfpool_cache *c = p->caches; c; c = c->next)
+		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
+	lfp_grace_enter();
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 				  at_most(empty, p->depot.max_full));
+	lfp_grace_leave();
 	lfp_core_count_trim(&p->core, &p->created, n);
+	pthread_mutex_unlock(&p->steal_lock);
+	/* Holding no lock now: gets and puts may wait in grace sections for
+	 * the locks above. */
+	reclaim_side(&p->core);
+	reclaim_side(&p->depot.mags);
 	return n;
+}
+
+LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
+{
+	return lfp_ts_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
