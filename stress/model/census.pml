@@ -23,15 +23,16 @@
  *   S2  spare: magazine memory      depot.c lfp_depot_spare() 94-98
  *   B1  depot at bound: objects go loose, no magazine moves
  *                                   cache.c make_room() 92-94
- *   L1  leave: free two magazines   depot.c lfp_depot_leave() 76-78, free_mags() 53
- *   L2  leave: census -= 2          depot.c free_mags() 54
- *   L3  leave: census -= cache      depot.c lfp_depot_leave() 79
+ *   L1  leave: free two magazines   depot.c lfp_depot_leave(), free_mags()'s destroy_chain
+ *   L2  leave: census -= 2          depot.c free_mags()'s one FAA ...
+ *   L3  leave: census -= cache      ... of n + LFP_CENSUS_CACHE (leaving)
  *   T1  trim: pop all, free, census -= n
  *                                   depot.c lfp_depot_trim() 163-180 (free_mags 49-56)
  *
- * The fix checked here: L2 and L3 as ONE decrement of cache + 2, after L1.
- * lib/threadstatic/depot.c still does them in two steps (L2 then L3); that
- * is the negative control below, and Spin shows how it breaks the bound:
+ * The fix checked here, and what lib/threadstatic/depot.c does: L2 and L3
+ * as ONE decrement of cache + 2, after L1.  The code before that fix did
+ * them in two steps (L2 then L3); that is the negative control below, and
+ * Spin shows how it breaks the bound:
  * between L2 and L3 the census counts the leaving cache but not its
  * magazines, so a spare at the bound is let through, and once L3 lands
  * there is one magazine too many for the caches left, and the depot holds
@@ -44,7 +45,7 @@
  *   magazines held by caches and the depot add up to those in memory;
  * and no invalid end state.
  *
- * Negative control (-DNEGATIVE): today's lfp_depot_leave, L2 and L3 apart.
+ * Negative control (-DNEGATIVE): the old lfp_depot_leave, L2 and L3 apart.
  */
 
 #define NC	2		/* caches that come and go, one thread each */
