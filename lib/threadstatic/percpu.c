@@ -74,9 +74,10 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
 	pc->hot.stride = (sizeof(struct lfp_percpu_area) + (uint64_t)max * sizeof(void *) + 127) & ~(uint64_t)127;
 	pc->bytes = pc->hot.stride * pc->hot.ncpu;
-	pc->hot.areas = pc->alloc.alloc(pc->bytes, 128, pc->alloc.ctx);
+	bool misaligned = false;
+	pc->hot.areas = lfp_alloc_aligned(&pc->alloc, pc->bytes, 128, &misaligned);
 	if (!pc->hot.areas)
-		return ENOMEM;
+		return misaligned ? LFP_EMISALIGNED : ENOMEM;
 	memset(pc->hot.areas, 0, pc->bytes);
 	pc->rseq = lfp_rseq_available();
 #ifdef LFP_PERCPU_RSEQ
@@ -99,13 +100,18 @@ static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
 
 /* Fallback: the caller's CPU area, locked.  The lock is almost never
  * contended: only threads that share a CPU meet on it. */
+static void spin_lock(struct lfp_percpu_area *ar)
+{
+	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
+		while (lfp_load_u8_rlx(&ar->lock))
+			lfp_stall();
+}
+
 static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
 {
 	int cpu = sched_getcpu();
 	struct lfp_percpu_area *ar = area(pc, cpu < 0 ? 0 : (uint32_t)cpu % pc->hot.ncpu);
-	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
-		while (lfp_load_u8_rlx(&ar->lock))
-			lfp_stall();
+	spin_lock(ar);
 	return ar;
 }
 

@@ -75,7 +75,8 @@ uint32_t lfp_possible_cpus(void);
 bool lfp_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
- * 0, EINVAL or ENOMEM. */
+ * 0, EINVAL, ENOMEM, or LFP_EMISALIGNED (the allocator's block was not
+ * aligned as asked; given back). */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
