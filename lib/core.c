@@ -43,11 +43,14 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
 	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind_names[kind]);
 	pthread_mutex_init(&c->grow_lock, NULL);
+	if (kind != LFP_KIND_POOL)
+		lfp_fork_register(c);
 	return 0;
 }
 
 void lfp_core_fini(struct lfp_core *c)
 {
+	lfp_fork_unregister(c);
 	lfp_slabs_fini(&c->slabs);
 	pthread_mutex_destroy(&c->grow_lock);
 }
@@ -344,6 +347,7 @@ void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t 
 {
 	report_out(owner, c->debug, c->name, out, what);
 	*magic = LFP_MAGIC_DEAD;
+	lfp_fork_unregister(c);
 	int buried = c->debug ? lfp_debug_bury(owner, &c->slabs, c->name) : 0;
 	if (buried != LFP_BURIED_WITH_SLABS)
 		lfp_slabs_fini(&c->slabs);

@@ -52,6 +52,7 @@ struct lfp_core {
 	bool debug;
 	char name[LFP_NAME_MAX];
 	pthread_mutex_t grow_lock;	/* mt only: slab growth and release */
+	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry */
 	uint64_t trims;
 };
 
@@ -128,6 +129,21 @@ void lfp_core_fini_obj(struct lfp_core *c, void *obj);
 int lfp_core_owns(const struct lfp_core *c, const void *ptr);
 /* Count a trim that destroyed n objects (n may be 0) out of *created. */
 void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
+
+/* fork.c: the pthread_atfork handlers.  The upper layer (ThreadStatic)
+ * takes its locks first and releases them last; see fork.c. */
+struct lfp_fork_hooks {
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+void lfp_fork_set_upper(const struct lfp_fork_hooks *h);
+/* Take part in fork safety: c's grow lock is held across fork(). */
+void lfp_fork_register(struct lfp_core *c);
+void lfp_fork_unregister(struct lfp_core *c);
+/* debug.c's locks, for fork.c. */
+void lfp_debug_fork_lock(void);
+void lfp_debug_fork_unlock(void);
 
 /* Report a misuse through the error hook (the default aborts). */
 void lfp_report(const char *pool, const void *ptr, const char *problem);

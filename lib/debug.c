@@ -116,6 +116,18 @@ const char *lfp_debug_grave_name(const void *ptr)
 	return name;
 }
 
+void lfp_debug_fork_lock(void)
+{
+	pthread_mutex_lock(&hook_lock);
+	pthread_mutex_lock(&grave_lock);
+}
+
+void lfp_debug_fork_unlock(void)
+{
+	pthread_mutex_unlock(&grave_lock);
+	pthread_mutex_unlock(&hook_lock);
+}
+
 __attribute__((destructor)) static void empty_graveyard(void)
 {
 	pthread_mutex_lock(&grave_lock);

@@ -158,6 +158,17 @@ void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
 		pc->hot.on_full(&pc->hot, obj);
 }
 
+void lfp_percpu_lock_all(struct lfp_percpu *pc, bool lock)
+{
+	for (uint32_t cpu = 0; !pc->rseq && cpu < pc->hot.ncpu; cpu++) {
+		struct lfp_percpu_area *ar = area(pc, cpu);
+		if (lock)
+			spin_lock(ar);
+		else
+			unlock_area(ar);
+	}
+}
+
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
 {
 	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {

@@ -80,6 +80,9 @@ bool lfp_rseq_available(void);
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
+/* fork (fork.c): take (lock) or release every area's fallback lock, in
+ * CPU order; nothing in rseq mode, which takes no lock. */
+void lfp_percpu_lock_all(struct lfp_percpu *pc, bool lock);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Objects cached now (exact only when quiet). */

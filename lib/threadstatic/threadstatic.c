@@ -30,6 +30,49 @@ bool lfp_ts_live(uint64_t gen)
 	return false;
 }
 
+/*
+ * fork (fork.c runs these first and last): lfp_ts_lock, then the CPU
+ * areas' fallback locks of every live pool.  In the child only the forking
+ * thread exists: the implicit caches of every other thread are abandoned
+ * (lfp_cache_abandon says what becomes of their objects).  Explicit caches
+ * and worker slots belong to no thread and are kept as they are: one that
+ * another thread was using at the moment of fork may be half-way through a
+ * step, and the child must not use it (nor destroy the pool while it may
+ * be so: destroy flushes every worker slot).
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lfp_ts_lock);
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		lfp_pcpu_fork_lock(p, true);
+}
+
+static void fork_parent(void)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		lfp_pcpu_fork_lock(p, false);
+	pthread_mutex_unlock(&lfp_ts_lock);
+}
+
+static void fork_child(void)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live) {
+		lfp_pcpu_fork_lock(p, false);
+		for (lfpool_cache *c = p->caches, *next; c; c = next) {
+			next = c->next;
+			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))
+				lfp_cache_abandon(c);
+		}
+	}
+	pthread_mutex_unlock(&lfp_ts_lock);
+}
+
+static void set_fork_hooks(void)
+{
+	static const struct lfp_fork_hooks h = { fork_prepare, fork_parent, fork_child };
+	lfp_fork_set_upper(&h);
+}
+
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
 {
 	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
@@ -47,6 +90,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	pthread_once(&fork_once, set_fork_hooks);
 	memset(p, 0, sizeof(*p));
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {

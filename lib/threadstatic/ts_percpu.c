@@ -346,6 +346,12 @@ void lfp_pcpu_flush(lfpool_ts *p)
 	}
 }
 
+void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock)
+{
+	if (p->percpu)
+		lfp_percpu_lock_all(&p->percpu->pc, lock);
+}
+
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 {
 	const struct lfp_ts_percpu *t = p->percpu;

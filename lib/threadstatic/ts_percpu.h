@@ -47,6 +47,10 @@ int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
 void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
 void lfp_pcpu_flush(lfpool_ts *p);
 
+/* fork: take (lock) or release the CPU areas' fallback locks (nothing for
+ * a per-thread pool or in rseq mode). */
+void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock);
+
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
 /* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */
