@@ -70,11 +70,14 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		lfp_report(c->core.name, c, "destroy of a pool already destroyed");
 		return;
 	}
+	/* Until the stack stays empty: a fini hook may put objects back. */
 	size_t n = 0;
-	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
-	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i))) {
-		lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
-		n++;
+	uint32_t chain;
+	while ((chain = lfp_stack_pop_all_mpmc(&c->free)) != LFP_NIL) {
+		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
+			next = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i));
+			lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
+		}
 	}
 	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
 }
@@ -100,6 +103,8 @@ static void *pop_out(lfpool_concurrent *c)
  */
 __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 {
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
+		return NULL;
 	lfp_faa_u64_rlx(&c->misses, 1);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
@@ -132,10 +137,8 @@ LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 /* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
 static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 {
-	if (LFPOOL_UNLIKELY(c->magic != LFP_MAGIC_LIVE)) {
-		lfp_report(c->core.name, obj, "put after destroy");
+	if (lfp_core_dead(&c->core, &c->magic, obj, "put after destroy"))
 		return LFP_NIL;
-	}
 	return lfp_core_accept_put(&c->core, obj);
 }
 
@@ -184,6 +187,8 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 
 LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 {
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "prewarm after destroy"))
+		return -1;
 	if (n == 0)
 		return 0;
 	uint32_t chain;
@@ -199,6 +204,8 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 
 LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 {
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "trim after destroy"))
+		return 0;
 	const struct lfp_slabs *s = &c->core.slabs;
 	/* Counted in before the pop (its CAS releases the count), out after
 	 * `created` dropped (release): see the top of this file. */
@@ -229,6 +236,8 @@ LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *pt
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "stats after destroy"))
+		return;
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
 	st->created = lfp_load_u64_rlx(&c->created);

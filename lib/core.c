@@ -43,11 +43,14 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
 	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind_names[kind]);
 	pthread_mutex_init(&c->grow_lock, NULL);
+	if (kind != LFP_KIND_POOL)
+		lfp_fork_register(c);
 	return 0;
 }
 
 void lfp_core_fini(struct lfp_core *c)
 {
+	lfp_fork_unregister(c);
 	lfp_slabs_fini(&c->slabs);
 	pthread_mutex_destroy(&c->grow_lock);
 }
@@ -65,56 +68,109 @@ static void push_raw(struct lfp_core *c, bool mt, uint32_t first, uint32_t last)
 		lfp_stack_push_chain_st(&c->raw, &c->slabs, first, last);
 }
 
-static void release_raw(struct lfp_core *c, bool mt, uint32_t chain);
+static void release_raw_locked(struct lfp_core *c, bool mt, uint32_t chain);
 
-/* One raw object, growing by a slab when none is left. */
-static int take_one_raw(struct lfp_core *c, bool mt, uint32_t *idx)
+/* Link idx in front of *head. */
+static void push_private(struct lfp_core *c, uint32_t idx, uint32_t *head)
 {
-	*idx = pop_raw(c, mt);
-	if (*idx != LFP_NIL)
-		return 0;
-	if (mt)
-		pthread_mutex_lock(&c->grow_lock);
+	lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, idx), *head);
+	*head = idx;
+}
+
+/*
+ * Grow while fewer than n objects are in the private chain *head (*got of
+ * them); grow lock held (mt).  A new slab's objects all go into the private
+ * chain, never onto the shared raw stack, so that if a later slab cannot be
+ * had, every slab grown here, and the side data of slot numbers never used
+ * before, can be given back without a grace period: no other thread has
+ * seen one of their indices.
+ */
+static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint32_t *head)
+{
+	uint32_t high0 = c->slabs.high_water;
 	int err = 0;
-	*idx = pop_raw(c, mt);	/* another thread may have grown meanwhile */
-	if (*idx == LFP_NIL) {
+	while (*got < n) {
+		uint32_t idx = pop_raw(c, mt);	/* another thread may have given some back */
+		if (idx != LFP_NIL) {
+			push_private(c, idx, head);
+			++*got;
+			continue;
+		}
 		uint32_t first, last;
 		err = lfp_slabs_grow(&c->slabs, &first, &last);
-		if (!err) {
-			*idx = first;
-			if (first != last)
-				push_raw(c, mt, lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, first)), last);
+		if (err)
+			break;
+		/* The slab's first objects join the chain.  When it has more
+		 * than are needed it is the last one grown (nothing can fail
+		 * after it), and its surplus goes to raw now. */
+		uint32_t cut = last;
+		size_t need = n - *got;
+		if (need < c->slabs.per_slab) {
+			cut = first;
+			for (size_t k = 1; k < need; k++)
+				cut = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, cut));
+			push_raw(c, mt, lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, cut)), last);
+			*got = n;
+		} else {
+			*got += c->slabs.per_slab;
 		}
+		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, cut), *head);
+		*head = first;
 	}
-	if (mt)
-		pthread_mutex_unlock(&c->grow_lock);
-	return err;
+	if (err) {
+		if (err == LFP_EMISALIGNED) {
+			if (c->debug)
+				lfp_report(c->name, NULL, "the backing allocator returned memory "
+					   "not aligned as asked (given back; ENOMEM)");
+			err = ENOMEM;
+		}
+		release_raw_locked(c, mt, *head);
+		lfp_slabs_shrink(&c->slabs, high0, !mt);
+		return err;
+	}
+	return 0;
 }
 
 int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
 {
-	uint32_t head = LFP_NIL;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t idx;
-		int err = take_one_raw(c, mt, &idx);
-		if (err) {
-			/* Nothing half-done: slabs grown for this call go back too. */
-			release_raw(c, mt, head);
+	uint32_t head = LFP_NIL, idx;
+	size_t got = 0;
+	while (got < n && (idx = pop_raw(c, mt)) != LFP_NIL) {
+		push_private(c, idx, &head);
+		got++;
+	}
+	if (got < n) {
+		if (mt)
+			pthread_mutex_lock(&c->grow_lock);
+		int err = grow_private(c, mt, n, &got, &head);
+		if (mt)
+			pthread_mutex_unlock(&c->grow_lock);
+		if (err)
 			return err;
-		}
-		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, idx), head);
-		head = idx;
 	}
 	*chain = head;
 	return 0;
 }
 
+uint64_t lfp_core_max_objects(const struct lfp_core *c)
+{
+	return (uint64_t)c->slabs.max_slabs * c->slabs.per_slab;
+}
+
 int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
 		    uint32_t *chain)
 {
-	if (!lfp_reserve(created, c->capacity, n, mt))
-		return ENOBUFS;
-	int err = lfp_core_take_raw(c, mt, n, chain);
+	if (lfp_init_running == c) {
+		/* From c's own init hook: each new object would want another. */
+		if (c->debug)
+			lfp_report(c->name, NULL, "get from the pool's own init hook with no "
+				   "object pooled (refused: EDEADLK)");
+		return EDEADLK;
+	}
+	int err = lfp_reserve(created, c->capacity, lfp_core_max_objects(c), n, mt);
+	if (err)
+		return err;
+	err = lfp_core_take_raw(c, mt, n, chain);
 	if (err) {
 		if (mt)
 			lfp_faa_u64_rlx(created, (uint64_t)0 - n);
@@ -126,12 +182,24 @@ int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, ui
 	return 0;
 }
 
+__thread const struct lfp_core *lfp_init_running;
+
+/* c's init hook on obj, with lfp_init_running saying so (nested pools'
+ * hooks restore it). */
+static void run_init(struct lfp_core *c, void *obj)
+{
+	const struct lfp_core *was = lfp_init_running;
+	lfp_init_running = c;
+	c->init(obj, c->hook_ctx);
+	lfp_init_running = was;
+}
+
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 {
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
 		void *obj = lfp_slabs_ptr(&c->slabs, i);
 		if (c->init)
-			c->init(obj, c->hook_ctx);
+			run_init(c, obj);
 		if (!c->debug)
 			continue;
 		LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, i)) == LFP_OBJ_RAW);
@@ -172,11 +240,9 @@ void lfp_core_fini_obj(struct lfp_core *c, void *obj)
 }
 
 /* Give back every slab that is wholly raw, counting the private raw chain
- * `chain` (LFP_NIL: none) in with the raw stack. */
-static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
+ * `chain` (LFP_NIL: none) in with the raw stack; grow lock held (mt). */
+static void release_raw_locked(struct lfp_core *c, bool mt, uint32_t chain)
 {
-	if (mt)
-		pthread_mutex_lock(&c->grow_lock);
 	uint32_t raw = mt ? lfp_stack_pop_all_mpmc(&c->raw) : lfp_stack_pop_all_st(&c->raw);
 	if (chain == LFP_NIL)
 		chain = raw;
@@ -185,6 +251,13 @@ static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
 	uint32_t rest = lfp_slabs_release(&c->slabs, chain);
 	if (rest != LFP_NIL)
 		push_raw(c, mt, rest, lfp_chain_last(&c->slabs, rest, NULL));
+}
+
+static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
+{
+	if (mt)
+		pthread_mutex_lock(&c->grow_lock);
+	release_raw_locked(c, mt, chain);
 	if (mt)
 		pthread_mutex_unlock(&c->grow_lock);
 }
@@ -252,26 +325,53 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 	}
 }
 
+/* Report what a destroy left out with users (debug pools). */
+static void report_out(void *owner, bool debug, const char *name, uint64_t out, const char *what)
+{
+	if (!debug || !out)
+		return;
+	char msg[96];
+	snprintf(msg, sizeof(msg), "destroyed with %llu %s still out", (unsigned long long)out,
+		 what);
+	lfp_report_leak(name, owner, msg);
+}
+
 void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
 		const char *what)
 {
-	if (debug && out) {
-		char msg[96];
-		snprintf(msg, sizeof(msg), "destroyed with %llu %s still out",
-			 (unsigned long long)out, what);
-		lfp_report_leak(name, owner, msg);
-	}
+	report_out(owner, debug, name, out, what);
 	*magic = LFP_MAGIC_DEAD;
-	if (debug)
-		lfp_debug_bury(owner);
-	else
+	if (!debug || !lfp_debug_bury(owner, NULL, name))
+		free(owner);
+}
+
+void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t out,
+		     const char *what)
+{
+	report_out(owner, c->debug, c->name, out, what);
+	*magic = LFP_MAGIC_DEAD;
+	lfp_fork_unregister(c);
+	int buried = c->debug ? lfp_debug_bury(owner, &c->slabs, c->name) : 0;
+	if (buried != LFP_BURIED_WITH_SLABS)
+		lfp_slabs_fini(&c->slabs);
+	pthread_mutex_destroy(&c->grow_lock);
+	if (!buried)
 		free(owner);
 }
 
 void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t out)
 {
-	lfp_core_fini(c);
-	lfp_retire(pool, magic, c->debug, c->name, out, out == 1 ? "object" : "objects");
+	lfp_retire_core(pool, magic, c, out, out == 1 ? "object" : "objects");
+}
+
+bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic, const void *ptr,
+		   const char *problem)
+{
+	if (LFPOOL_LIKELY(*magic == LFP_MAGIC_LIVE))
+		return false;
+	lfp_report(c->name, ptr, problem);
+	errno = EINVAL;
+	return true;
 }
 
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
@@ -285,7 +385,7 @@ void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 	if (c->init) {
 		if (c->fini)
 			c->fini(obj, c->hook_ctx);
-		c->init(obj, c->hook_ctx);
+		run_init(c, obj);
 		return;
 	}
 	const unsigned char *b = obj;

@@ -12,6 +12,7 @@
 #ifndef LFP_CORE_H
 #define LFP_CORE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -34,6 +35,7 @@
 
 #define LFP_MAGIC_LIVE 0x4c495645u	/* "LIVE" */
 #define LFP_MAGIC_DEAD 0x44454144u	/* "DEAD" */
+#define LFP_MAGIC_CLOSING 0x434c4f53u	/* "CLOS": destroy runs fini hooks */
 
 /* Which pool a core serves: what it may be configured with and its
  * default name (lfp_kind_name). */
@@ -50,6 +52,7 @@ struct lfp_core {
 	bool debug;
 	char name[LFP_NAME_MAX];
 	pthread_mutex_t grow_lock;	/* mt only: slab growth and release */
+	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry */
 	uint64_t trims;
 };
 
@@ -70,6 +73,12 @@ int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain);
  */
 int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
 		    uint32_t *chain);
+/* The most objects c's index space holds. */
+uint64_t lfp_core_max_objects(const struct lfp_core *c);
+/* The core whose init hook the calling thread runs, if any: a get that
+ * would create an object of that same pool fails with EDEADLK instead of
+ * recursing without end. */
+extern __thread const struct lfp_core *lfp_init_running;
 /* Run init on every object of a private chain (and mark them pooled). */
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state);
 /* Run fini on every object of a private chain (LFP_NIL: none), return them
@@ -102,6 +111,9 @@ void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t o
  * `out` is named by what (e.g. "oversize buffers"). */
 void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
 		const char *what);
+/* The same, burying c with owner (lfp_debug_bury). */
+void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t out,
+		     const char *what);
 /*
  * Debug: mark idx handed out.  Under ASan the object is unpoisoned; without
  * it, a pool with no init hook has its pattern verified ("write after put")
@@ -118,6 +130,21 @@ int lfp_core_owns(const struct lfp_core *c, const void *ptr);
 /* Count a trim that destroyed n objects (n may be 0) out of *created. */
 void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
 
+/* fork.c: the pthread_atfork handlers.  The upper layer (ThreadStatic)
+ * takes its locks first and releases them last; see fork.c. */
+struct lfp_fork_hooks {
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+void lfp_fork_set_upper(const struct lfp_fork_hooks *h);
+/* Take part in fork safety: c's grow lock is held across fork(). */
+void lfp_fork_register(struct lfp_core *c);
+void lfp_fork_unregister(struct lfp_core *c);
+/* debug.c's locks, for fork.c. */
+void lfp_debug_fork_lock(void);
+void lfp_debug_fork_unlock(void);
+
 /* Report a misuse through the error hook (the default aborts). */
 void lfp_report(const char *pool, const void *ptr, const char *problem);
 /* Report objects left out at destroy through the error hook; the default
@@ -127,9 +154,29 @@ void lfp_report_leak(const char *pool, const void *ptr, const char *problem);
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
 
-/* Debug pools are not freed at destroy but kept, marked dead, until exit,
- * so that a put after destroy is reported instead of touching freed memory. */
-void lfp_debug_bury(void *pool);
+/*
+ * Debug pools are not freed at destroy but kept, marked dead, until exit,
+ * so that a call after destroy is reported instead of touching freed
+ * memory.  Given slabs (the pool's, else NULL), they may be kept too
+ * (poisoned under ASan), so that an object used after destroy can still be
+ * read and named: slabs of the system allocator, up to LFP_GRAVE_BYTES in
+ * all; the caller frees any others (a custom allocator's context may not
+ * live until exit).  Returns LFP_BURIED_WITH_SLABS, LFP_BURIED (pool kept,
+ * slabs not), or 0 (out of memory: nothing kept, the caller frees pool).
+ */
+enum { LFP_BURIED = 1, LFP_BURIED_WITH_SLABS = 2 };
+int lfp_debug_bury(void *pool, struct lfp_slabs *slabs, const char *name);
+#define LFP_GRAVE_BYTES ((uint64_t)64 << 20)
+/* The name of the destroyed debug pool whose kept slabs hold ptr, or NULL. */
+const char *lfp_debug_grave_name(const void *ptr);
+/*
+ * Whether the pool whose magic is *magic is destroyed (or being destroyed):
+ * then the call (problem, e.g. "get after destroy") is reported under c's
+ * name, errno is EINVAL, and true.  Debug pools stay readable after destroy;
+ * on others a call after destroy is undefined.
+ */
+bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic, const void *ptr,
+		   const char *problem);
 
 /*
  * Whether n bytes at p may be read without an ASan report: false when they
@@ -160,21 +207,27 @@ static inline bool lfp_debug_wanted(unsigned flags)
 #endif
 }
 
-/* Reserve n objects of capacity in *created; false (ENOBUFS) when over. */
-static inline bool lfp_reserve(uint64_t *created, size_t capacity, size_t n, bool mt)
+/*
+ * Reserve n objects in *created, which may grow to capacity (0: unbounded)
+ * and never past most (what the index space holds): 0, ENOBUFS (over the
+ * capacity) or ENOMEM (more than the pool can ever hold).  The sums are
+ * checked: a huge n never wraps.
+ */
+static inline int lfp_reserve(uint64_t *created, size_t capacity, uint64_t most, size_t n,
+			      bool mt)
 {
-	if (!mt) {
-		if (capacity && *created + n > capacity)
-			return false;
-		*created += n;
-		return true;
-	}
-	uint64_t cur = lfp_load_u64_rlx(created);
+	uint64_t cur = mt ? lfp_load_u64_rlx(created) : *created;
 	do {
-		if (capacity && cur + n > capacity)
-			return false;
+		if (capacity && (n > capacity || cur > capacity - n))
+			return ENOBUFS;
+		if (n > most || cur > most - n)
+			return ENOMEM;
+		if (!mt) {
+			*created = cur + n;
+			return 0;
+		}
 	} while (!lfp_cas_u64_rlx(created, &cur, cur + n));
-	return true;
+	return 0;
 }
 
 #endif

@@ -59,22 +59,81 @@ void lfp_assert_fail(const char *cond, const char *file, int line, const char *f
 struct grave {
 	struct grave *next;
 	void *pool;
+	struct lfp_slabs *slabs;	/* kept, else NULL */
+	const char *name;
 };
 static struct grave *graveyard;
+static uint64_t grave_bytes;	/* slab bytes kept */
 static pthread_mutex_t grave_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void lfp_debug_bury(void *pool)
+/* Poison (or unpoison) every slab of s (ASan builds; nothing otherwise). */
+static void poison_slabs(struct lfp_slabs *s, bool poison)
+{
+#ifdef LFP_ASAN
+	for (uint32_t n = 0; n < s->high_water; n++) {
+		if (!s->leaf[n >> LFP_LEAF_BITS])
+			continue;
+		char *mem = lfp_slabs_slot(s, n)->mem;
+		if (!mem)
+			continue;
+		if (poison)
+			ASAN_POISON_MEMORY_REGION(mem, s->slab_bytes);
+		else
+			ASAN_UNPOISON_MEMORY_REGION(mem, s->slab_bytes);
+	}
+#else
+	(void)s;
+	(void)poison;
+#endif
+}
+
+/* Whether slabs s may be kept until exit (grave_lock held). */
+static bool keep_slabs(const struct lfp_slabs *s)
+{
+	return s->alloc.alloc == lfp_system_allocator.alloc &&
+	       grave_bytes + lfp_slabs_bytes(s) <= LFP_GRAVE_BYTES;
+}
+
+int lfp_debug_bury(void *pool, struct lfp_slabs *slabs, const char *name)
 {
 	struct grave *g = malloc(sizeof(*g));
-	if (!g) {
-		free(pool);	/* cannot keep it: lose only the after-destroy check */
-		return;
-	}
-	g->pool = pool;
+	if (!g)
+		return 0;	/* cannot keep it: lose only the after-destroy check */
 	pthread_mutex_lock(&grave_lock);
-	g->next = graveyard;
+	if (slabs && !keep_slabs(slabs))
+		slabs = NULL;
+	if (slabs) {
+		grave_bytes += lfp_slabs_bytes(slabs);
+		poison_slabs(slabs, true);
+	}
+	*g = (struct grave){ graveyard, pool, slabs, name };
 	graveyard = g;
 	pthread_mutex_unlock(&grave_lock);
+	return slabs ? LFP_BURIED_WITH_SLABS : LFP_BURIED;
+}
+
+const char *lfp_debug_grave_name(const void *ptr)
+{
+	const char *name = NULL;
+	uint32_t idx;
+	pthread_mutex_lock(&grave_lock);
+	for (struct grave *g = graveyard; g && !name; g = g->next)
+		if (g->slabs && lfp_slabs_lookup(g->slabs, ptr, &idx) == LFP_LOOKUP_OK)
+			name = g->name;
+	pthread_mutex_unlock(&grave_lock);
+	return name;
+}
+
+void lfp_debug_fork_lock(void)
+{
+	pthread_mutex_lock(&hook_lock);
+	pthread_mutex_lock(&grave_lock);
+}
+
+void lfp_debug_fork_unlock(void)
+{
+	pthread_mutex_unlock(&grave_lock);
+	pthread_mutex_unlock(&hook_lock);
 }
 
 __attribute__((destructor)) static void empty_graveyard(void)
@@ -83,6 +142,10 @@ __attribute__((destructor)) static void empty_graveyard(void)
 	while (graveyard) {
 		struct grave *g = graveyard;
 		graveyard = g->next;
+		if (g->slabs) {
+			poison_slabs(g->slabs, false);
+			lfp_slabs_fini(g->slabs);
+		}
 		free(g->pool);
 		free(g);
 	}

@@ -34,9 +34,12 @@ static uint32_t *pooled(lfpool_pool *p)
 	return p->core.debug ? &p->debug_count : &p->fast.count;
 }
 
-/* Make room in items for need pointers; 0 or ENOMEM with nothing changed. */
-static int reserve_items(lfpool_pool *p, uint64_t need)
+/* An items array for need pointers, not yet installed: *items stays the
+ * pool's own when it is big enough.  0 or ENOMEM. */
+static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap_out)
 {
+	*items = p->fast.items;
+	*cap_out = p->items_cap;
 	if (need <= p->items_cap)
 		return 0;
 	uint64_t cap = p->items_cap ? (uint64_t)p->items_cap * 2 : 16;
@@ -46,28 +49,56 @@ static int reserve_items(lfpool_pool *p, uint64_t need)
 		cap = p->core.capacity;
 	if (cap > UINT32_MAX)
 		return ENOMEM;
-	const lfpool_allocator *a = &p->core.slabs.alloc;
-	void **items = a->alloc(cap * sizeof(void *), sizeof(void *), a->ctx);
-	if (!items)
+	bool misaligned = false;
+	*items = lfp_alloc_aligned(&p->core.slabs.alloc, cap * sizeof(void *), sizeof(void *),
+				   &misaligned);
+	if (!*items) {
+		if (misaligned && p->core.debug)
+			lfp_report(p->core.name, NULL, "the backing allocator returned memory "
+				   "not aligned as asked (given back; ENOMEM)");
 		return ENOMEM;
+	}
+	*cap_out = (uint32_t)cap;
+	return 0;
+}
+
+/* Switch to items (of cap pointers), freeing the old array. */
+static void install_items(lfpool_pool *p, void **items, uint32_t cap)
+{
+	if (items == p->fast.items)
+		return;
+	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items) {
 		memcpy(items, p->fast.items, *pooled(p) * sizeof(void *));
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
 	}
 	p->fast.items = items;
-	p->items_cap = (uint32_t)cap;
+	p->items_cap = cap;
 	p->fast.room = p->fast_put ? p->items_cap : 0;
-	return 0;
 }
 
-/* Create n objects as a chain, in the given debug state; 0 or errno.  The
- * items array grows first, so that a put never has to. */
+/* Create n objects as a chain, in the given debug state; 0 or errno, with
+ * nothing changed.  The items array grows too, so that a put never has to;
+ * it is switched to only once the objects are there. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	if (p->core.capacity && p->created + n > p->core.capacity)
+	uint64_t most = lfp_core_max_objects(&p->core);
+	if (p->core.capacity && (n > p->core.capacity || p->created > p->core.capacity - n))
 		return ENOBUFS;
-	int err = reserve_items(p, p->created + n);
-	return err ? err : lfp_core_create(&p->core, &p->created, false, n, state, chain);
+	if (n > most || p->created > most - n)
+		return ENOMEM;
+	void **items;
+	uint32_t cap;
+	int err = new_items(p, p->created + n, &items, &cap);
+	if (!err)
+		err = lfp_core_create(&p->core, &p->created, false, n, state, chain);
+	if (err) {
+		if (items && items != p->fast.items)
+			p->core.slabs.alloc.free(items, cap * sizeof(void *), p->core.slabs.alloc.ctx);
+		return err;
+	}
+	install_items(p, items, cap);
+	return 0;
 }
 
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
@@ -102,10 +133,13 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
 		return;
 	}
-	uint32_t n = *pooled(p);
-	uint64_t out = p->created - n;
-	for (uint32_t i = 0; i < n; i++)
-		lfp_core_fini_obj(&p->core, p->fast.items[i]);
+	/* One at a time off the top: an object a fini hook puts back is
+	 * finalized too. */
+	uint32_t *n = pooled(p);
+	uint64_t finalized = 0;
+	for (; *n; finalized++)
+		lfp_core_fini_obj(&p->core, p->fast.items[--*n]);
+	uint64_t out = p->created - finalized;
 	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items)
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
@@ -116,6 +150,8 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "get after destroy"))
+		return NULL;
 	uint32_t *n = pooled(p);
 	if (*n) {
 		void *obj = p->fast.items[--*n];
@@ -137,12 +173,12 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 {
 	if (!obj)
 		return;
-	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, obj, "put after destroy");
+	if (lfp_core_dead(&p->core, &p->magic, obj, "put after destroy"))
 		return;
-	}
+	/* Debug pools need no bound here: their checks accept only objects
+	 * out with users, for which the item array has room. */
 	uint32_t *n = pooled(p);
-	if (*n >= p->items_cap) {
+	if (!p->core.debug && *n >= p->items_cap) {
 		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
@@ -152,6 +188,8 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "prewarm after destroy"))
+		return -1;
 	if (n == 0)
 		return 0;
 	uint32_t chain;
@@ -168,6 +206,8 @@ LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 
 LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
+		return 0;
 	uint32_t *n = pooled(p);
 	if (*n <= keep) {
 		lfp_core_destroy_chain(&p->core, false, LFP_NIL);	/* wholly raw slabs */
@@ -196,6 +236,8 @@ LFPOOL_API int lfpool_pool_owns(const lfpool_pool *p, const void *ptr)
 LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "stats after destroy"))
+		return;
 	lfp_core_stats(&p->core, st);
 	st->misses = p->misses;
 	st->created = p->created;

@@ -126,9 +126,22 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	return 0;
 }
 
+void *lfp_alloc_aligned(const lfpool_allocator *a, size_t size, size_t align, bool *misaligned)
+{
+	void *p = a->alloc(size, align, a->ctx);
+	if (p && ((uintptr_t)p & (align - 1))) {
+		a->free(p, size, a->ctx);
+		if (misaligned)
+			*misaligned = true;
+		return NULL;
+	}
+	return p;
+}
+
+/* A block of the backing allocator, checked (s->misaligned says why not). */
 static void *backing_alloc(struct lfp_slabs *s, size_t size, size_t align)
 {
-	return s->alloc.alloc(size, align, s->alloc.ctx);
+	return lfp_alloc_aligned(&s->alloc, size, align, &s->misaligned);
 }
 
 static void backing_free(struct lfp_slabs *s, void *p, size_t size)
@@ -190,16 +203,17 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 		n++;
 	if (n == s->max_slabs)
 		return ENOMEM;
+	s->misaligned = false;
 	struct lfp_slab_slot *slot = prepare_slot(s, n);
 	if (!slot)
-		return ENOMEM;
+		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
 	/* Count the slot now: its side data must be freed at fini even if the
 	 * slab memory below cannot be had. */
 	if (n == s->high_water)
 		lfp_store_u32_rlx(&s->high_water, n + 1);
 	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
 	if (!mem)
-		return ENOMEM;
+		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
 	h->owner = s;
@@ -214,6 +228,30 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	*first = base;
 	*last = base + s->per_slab - 1;
 	return 0;
+}
+
+void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
+{
+	for (uint32_t n = s->high_water; n-- > high0;) {
+		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+		if (!s->leaf[n >> LFP_LEAF_BITS])
+			continue;
+		if (slot->links) {
+			backing_free(s, slot->links, side_size(s));
+			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+			lfp_store_ptr_rel((void **)&slot->state, NULL);
+			lfp_store_ptr_rel((void **)&slot->links, NULL);
+		}
+	}
+	lfp_store_u32_rlx(&s->high_water, high0);
+	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
+	for (uint32_t l = first_free_leaf; leaves && l < LFP_MAX_LEAVES; l++) {
+		if (!s->leaf[l])
+			continue;
+		backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
+		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
+		lfp_store_ptr_rel((void **)&s->leaf[l], NULL);
+	}
 }
 
 uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)

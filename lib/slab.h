@@ -70,6 +70,7 @@ struct lfp_slabs {
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
+	bool misaligned;	/* the last growth failed on a misaligned block */
 	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];
 };
 
@@ -94,6 +95,25 @@ void lfp_slabs_fini(struct lfp_slabs *s);
  * that the caller can see.
  */
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
+/* What lfp_slabs_grow returns when the allocator's block was not aligned as
+ * asked (it was given back); callers report it and say ENOMEM. */
+#define LFP_EMISALIGNED (-1)
+
+/*
+ * After a failed growth: free the side data of every slot from high0 up
+ * (their slabs must be gone, and no other thread may ever have seen one of
+ * their indices) and lower high_water to high0; with leaves, also the
+ * directory leaves wholly above it (only when no other thread can be
+ * looking objects up).  Caller serialized.
+ */
+void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves);
+
+/*
+ * A block from allocator a, checked: NULL when it failed, or when the block
+ * is not aligned to align (then it is given back first and *misaligned, if
+ * not NULL, is set).
+ */
+void *lfp_alloc_aligned(const lfpool_allocator *a, size_t size, size_t align, bool *misaligned);
 
 /*
  * Given a private chain of raw (unconstructed) indices, free every slab all of

@@ -86,3 +86,12 @@ stress-long:
 fuzz:
 	@$(STRESS_VARIANTS) fuzz
 PHONY += stress-programs stress-array stress stress-quick stress-long fuzz
+
+# fork() while threads use every flavour and mode: each child must finish
+# (issue 12).  Part of `make check`; a few seconds.
+check_PROGRAMS += stress/lffork
+TESTS += stress/lffork
+stress_lffork_SOURCES = stress/fork_test.c
+stress_lffork_CFLAGS = $(AM_CFLAGS)
+stress_lffork_LDFLAGS = -no-install
+stress_lffork_LDADD = liblfpool.la $(PTHREAD_LIBS)

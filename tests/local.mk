@@ -25,6 +25,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_debug \
 	tests/test_errors \
 	tests/test_hooks \
+	tests/test_hostile \
 	tests/test_layout \
 	tests/test_model \
 	tests/test_threads \
@@ -120,3 +121,7 @@ EXTRA_DIST += tests/layers.sh
 # Every file carries its licence line.
 TESTS += tests/spdx.sh
 EXTRA_DIST += tests/spdx.sh
+
+# Hostile input and faults on every flavour (issue 12).
+tests_test_hostile_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_hostile_LDADD = $(LFPOOL_TEST_LDADD)

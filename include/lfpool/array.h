@@ -26,6 +26,18 @@
  * put), a sized put with a size of another class, and any call after
  * destroy; destroy reports buffers still out.
  *
+ * What a wrong size costs in release pools.  put_sized trusts n on its
+ * inline path (checking it would mean reading the prefix on every put,
+ * which is what put_sized exists to avoid): a buffer put with a size of
+ * another class goes into that class's pool, so a 64 B buffer put as 128 is
+ * later handed out as 128 bytes and overwrites its neighbour, and an
+ * oversize buffer put with a class size is pooled in a class it does not
+ * fit.  Where n takes the slow path the header is read, which is cheap
+ * there: a pooled buffer put with an oversize n, and an oversize buffer put
+ * with another oversize n, are reported through the error hook and not
+ * freed (the call does nothing).  An unsized put reads the class from the
+ * prefix: a pointer that is no buffer of this pool is undefined.
+ *
  * With a size known at compile time, lfpool_array_get(ap, 64, &real) picks
  * its class at compile time: lfpool_array_slot_of() folds to a constant,
  * and what is left is one load from the class table.  get, put and

@@ -200,17 +200,43 @@ typedef struct lfpool_config {
 
 /*
  * errno values that lfpool sets:
- *   EINVAL   bad configuration or argument
- *   ENOMEM   the backing allocator failed
+ *   EINVAL   bad configuration or argument; a call on a destroyed debug pool
+ *   ENOMEM   the backing allocator failed, or returned memory not aligned
+ *            as asked (given back at once), or more objects were asked for
+ *            than the pool can ever hold (2^32 at most)
  *   ENOBUFS  the pool is at its capacity: every object it may create is out
  *   EBUSY    (ThreadStatic destroy) caches are still attached
+ *   EDEADLK  a get from the pool's own init hook that would have to create
+ *            an object (each new object would want another); other hooks
+ *            may get from and put to their own pool
+ * Every size sum is checked (a count never wraps), and a call that fails
+ * changes nothing and keeps no memory it took.
+ *
+ * Hooks and destroy.  A fini hook may put objects back while destroy runs:
+ * destroy finalizes those too.
+ *
+ * fork().  The child may use every pool it inherited, whatever the other
+ * threads were doing: pthread_atfork handlers take every lock of the
+ * library before fork() in a fixed order and release them on both sides.
+ * What a vanished thread held (objects out with it, a ThreadStatic
+ * thread's cache) stays counted as out; see lfpool/threadstatic.h.
  */
 
 /*
  * The debug checks (LFPOOL_F_DEBUG) report through this hook: pool is the
  * pool's name, ptr the offending pointer, problem a sentence naming it
- * ("double put", "pointer not from this pool", ...).  The default prints one
- * line to stderr and aborts.  A hook that returns makes the call a no-op.
+ * ("double put", "pointer not from this pool", "get after destroy", ...).
+ * The default prints one line to stderr and aborts.  A hook that returns
+ * makes the call a no-op.  Destroy of a debug pool with objects still out
+ * reports "destroyed with N objects still out" (ptr: the pool) here too;
+ * for that one the default prints the line and returns.  A debug pool is
+ * kept after destroy (with the system allocator, up to 64 MiB of its slabs
+ * too, poisoned under ASan) until exit, so that every later call on it or
+ * on one of its objects is reported under its name, not undefined.
+ *
+ * What misuse costs without the checks (release pools): the fast paths test
+ * nothing, so a double put hands one object out twice, a foreign or interior
+ * pointer corrupts the pool, and a call on a destroyed pool is undefined.
  */
 typedef void (*lfpool_error_fn)(const char *pool, const void *ptr,
 				const char *problem, void *ctx);

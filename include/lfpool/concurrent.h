@@ -20,6 +20,11 @@
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
  * A put never allocates.
+ *
+ * Misuse in release builds: put computes the object's index from its
+ * address, unchecked, so a foreign or interior pointer corrupts the free
+ * stack and a double put hands the object out twice; a call after destroy
+ * is undefined (reported, with the pool's name, in debug pools).
  */
 #ifndef LFPOOL_CONCURRENT_H
 #define LFPOOL_CONCURRENT_H
@@ -45,7 +50,7 @@ LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *pool, void **objs, 
 /* Put n objects (NULL entries are skipped). */
 LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *pool, void *const *objs, size_t n);
 /* Create n more objects and pool them: 0, or -1 with errno (ENOBUFS,
- * ENOMEM) and nothing created. */
+ * ENOMEM) with nothing created and no memory kept. */
 LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *pool, size_t n);
 /* Destroy pooled objects beyond keep and give wholly free slabs back;
  * returns the number destroyed.  Safe while other threads get and put. */

@@ -9,6 +9,12 @@
  * get and put are inline: a hit is a bounds test and an array access.  The
  * rare cases (empty pool, reset hook, debug checks) go to exported
  * functions.
+ *
+ * Misuse in release builds: the inline put stores any pointer, so a double
+ * put hands the object out twice and a foreign pointer is handed out as an
+ * object; more puts than gets are refused (error hook) only once the item
+ * array is full.  A call after destroy is undefined (reported, with the
+ * Pool's name, in debug pools).
  */
 #ifndef LFPOOL_POOL_H
 #define LFPOOL_POOL_H
@@ -36,7 +42,7 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *pool);
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *pool);
 LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *pool, void *obj);
 /* Create n more objects and pool them; 0, or -1 with errno (ENOBUFS,
- * ENOMEM) and nothing created. */
+ * ENOMEM) with nothing created and no memory kept (the item array too). */
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *pool, size_t n);
 /* Destroy pooled objects beyond keep and give wholly free slabs back;
  * returns the number of objects destroyed. */

@@ -21,7 +21,12 @@
  * whose count already reached zero, and a pointer that is not a counted
  * object.  Release pools pay one compare for that: a magic word next to the
  * count routes debug objects (and strangers) to the checked path.  The
- * count is 32 bits wide and is not checked for overflow.
+ * count is 32 bits wide and is not checked for overflow.  A retain or
+ * release of an object of a destroyed debug pool is reported ("release
+ * after destroy") under the pool's name, as long as the pool's slabs are
+ * kept (lfpool/common.h: the system allocator, up to 64 MiB); with an
+ * allocator of your own the memory went back at destroy, and such a call
+ * reads freed memory.  In release pools it is undefined.
  */
 #ifndef LFPOOL_REFCOUNT_H
 #define LFPOOL_REFCOUNT_H

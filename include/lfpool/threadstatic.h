@@ -122,6 +122,26 @@
  * takes the objects of every CPU's area: no thread may use the pool then,
  * as for any destroy.
  *
+ * fork().  The child of a fork may use every pool it inherited.  Before
+ * fork() the library takes its locks (its registry lock, every per-CPU
+ * pool's area spinlocks in the fallback mode, every pool's slab lock) and
+ * releases them after, on both sides.  In the child only the forking thread
+ * exists: the implicit caches of every other thread are forgotten without
+ * being read (a thread may have been half-way through a step): their
+ * objects stay counted in created, as out with users, are never handed
+ * out again and are not finalized; their memory goes back with the slabs
+ * at destroy.  Objects out with those threads, or in flight in a slow path,
+ * count as out likewise.  Explicit caches and worker slots belong to no
+ * thread and are kept: one that another thread was using at the moment of
+ * fork may be half-way through a step, and the child must not use it (nor
+ * destroy the pool, which flushes every worker slot); destroy fails with
+ * EBUSY while an explicit cache made before the fork exists.
+ *
+ * Misuse in release builds: a put stores any pointer in the caller's
+ * magazine unchecked, so a double put hands the object out twice and a
+ * foreign pointer corrupts the depot when its magazine is unloaded; two
+ * threads on one explicit cache at once lose or duplicate objects.
+ *
  * Trim.  Gives back depot magazines beyond the working set (as many full
  * and empty magazines as caches took from the depot since the previous
  * trim), every loose object, and every slab that then holds no object.

@@ -313,6 +313,28 @@ static void put_checked(lfpool_array *ap, void *buf, size_t n)
 	class_put(ap, slot, buf);
 }
 
+/*
+ * Release pools: a put that would free buf as an oversize buffer of n bytes
+ * (n == 0: as its header says).  The header is read first, which costs
+ * nothing here (the slow path), so that a pooled buffer put with an
+ * oversize n, or an oversize buffer put with another size, is reported
+ * instead of reaching the allocator's free.
+ */
+static void oversize_put_checked(lfpool_array *ap, void *buf, size_t n)
+{
+	const struct lfpool_array_hdr *h = hdr_of(buf);
+	if (h->magic != LFP_ARRAY_MAGIC || h->slot != LFP_ARRAY_OVERSIZE) {
+		lfp_report(ap->name, buf, "sized put with an oversize size of a buffer that "
+			   "is not oversize (a pooled buffer, or a stranger)");
+		return;
+	}
+	if (n && n != h->size) {
+		lfp_report(ap->name, buf, "sized put of an oversize buffer with another size");
+		return;
+	}
+	oversize_put(ap, buf, h->size);
+}
+
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 {
 	if (!buf)
@@ -327,7 +349,7 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 	}
 	unsigned slot = n ? class_slot(ap, n) : hdr_of(buf)->slot;
 	if (slot > ap->max_slot)
-		oversize_put(ap, buf, n ? n : hdr_of(buf)->size);
+		oversize_put_checked(ap, buf, n);
 	else
 		class_put(ap, slot, buf);
 }

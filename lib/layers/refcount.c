@@ -146,15 +146,24 @@ static void back_to_pool(struct lfp_rc_hdr *h)
 
 /*
  * Debug: obj's header when obj is a live counted object, else NULL once
- * reported.  zero_msg names the call for an object whose
- * count already reached zero.  Looks before it reads: a pooled object of a
- * debug pool is poisoned under ASan.
+ * reported.  zero_msg names the call for an object whose count already
+ * reached zero, after_msg for one whose pool was destroyed.  Looks before
+ * it reads: a pooled object of a debug pool is poisoned under ASan, and so
+ * are the slabs a destroyed debug pool keeps (lfp_debug_bury), which the
+ * graveyard names.
  */
-static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg)
+static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg,
+				      const char *after_msg)
 {
 	struct lfp_rc_hdr *h = hdr_of(obj);
 	if (!lfp_core_readable(h, sizeof(*h))) {
-		lfp_report("(rc)", obj, zero_msg);
+		const char *dead = lfp_debug_grave_name(h);
+		lfp_report(dead ? dead : "(rc)", obj, dead ? after_msg : zero_msg);
+		return NULL;
+	}
+	if ((h->magic == LFP_RC_DEAD || h->magic == LFP_RC_CHECKED) &&
+	    h->owner->magic != LFP_MAGIC_LIVE) {
+		lfp_report(h->owner->name, obj, after_msg);
 		return NULL;
 	}
 	if (h->magic == LFP_RC_DEAD) {
@@ -171,7 +180,8 @@ static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg)
 /* Debug retain: refuses an object whose count reached zero. */
 static void retain_checked(void *obj)
 {
-	struct lfp_rc_hdr *h = checked_hdr(obj, "retain of an object whose count already reached zero");
+	struct lfp_rc_hdr *h = checked_hdr(obj, "retain of an object whose count already reached zero",
+					   "retain after destroy");
 	if (!h)
 		return;
 	if (lfp_faa_u32_rlx(&h->count, 1) != 0)
@@ -185,7 +195,8 @@ static void retain_checked(void *obj)
  * pooled) when the count reaches zero; as lfpool_rc_release otherwise. */
 static int release_checked(void *obj)
 {
-	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero");
+	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero",
+					   "release after destroy");
 	if (!h)
 		return 0;
 	/* release for the last releaser; acquire, if last, of every

@@ -449,15 +449,10 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
-/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
-void lfp_cache_free(lfpool_cache *c)
+/* Take c off its pool's list, keeping its counts, and free it. */
+static void unlink_free(lfpool_cache *c)
 {
 	lfpool_ts *p = c->pool;
-	lfpool_cache_flush(c);
-	uint32_t mags[2] = { c->loaded, c->prev };
-	lfp_grace_enter();
-	lfp_depot_leave(&p->depot, mags);
-	lfp_grace_leave();
 	lfp_cache_count(c, &p->retired);
 	*c->pprev = c->next;
 	if (c->next)
@@ -465,6 +460,22 @@ void lfp_cache_free(lfpool_cache *c)
 	if (c->kind == LFP_CACHE_EXPLICIT)
 		p->explicit_caches--;
 	free(c);
+}
+
+/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
+void lfp_cache_free(lfpool_cache *c)
+{
+	lfpool_cache_flush(c);
+	uint32_t mags[2] = { c->loaded, c->prev };
+	lfp_grace_enter();
+	lfp_depot_leave(&c->pool->depot, mags);
+	lfp_grace_leave();
+	unlink_free(c);
+}
+
+void lfp_cache_abandon(lfpool_cache *c)
+{
+	unlink_free(c);
 }
 
 LFPOOL_API lfpool_cache *lfpool_cache_create(lfpool_ts *p)

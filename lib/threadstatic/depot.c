@@ -219,7 +219,8 @@ static uint64_t space_bound(const struct lfp_slabs *s, uint64_t n)
 uint64_t lfp_depot_max_bytes(const struct lfp_depot *d, const struct lfp_core *c,
 			     uint64_t caches)
 {
-	if (!c->capacity)
+	/* Past 2^32 caches the bound is no bound: say so, never wrap. */
+	if (!c->capacity || caches > UINT32_MAX)
 		return UINT64_MAX;
 	return space_bound(&c->slabs, c->capacity) +
 	       space_bound(&d->mags.slabs, 2 * caches + d->max_full);

@@ -78,9 +78,10 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
 	pc->hot.stride = (sizeof(struct lfp_percpu_area) + (uint64_t)max * sizeof(void *) + 127) & ~(uint64_t)127;
 	pc->bytes = pc->hot.stride * pc->ncpu;
-	pc->hot.areas = pc->alloc.alloc(pc->bytes, 128, pc->alloc.ctx);
+	bool misaligned = false;
+	pc->hot.areas = lfp_alloc_aligned(&pc->alloc, pc->bytes, 128, &misaligned);
 	if (!pc->hot.areas)
-		return ENOMEM;
+		return misaligned ? LFP_EMISALIGNED : ENOMEM;
 	memset(pc->hot.areas, 0, pc->bytes);
 	/* rseq only where a thief can fence it (membarrier-rseq). */
 	pc->rseq = lfp_rseq_available() && lfp_fence_init();
@@ -219,6 +220,17 @@ void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ct
 		LFP_ASSERT(held <= pc->hot.max);
 		for (uint64_t n = held; n > 0; n--)
 			fn(ar->slot[n - 1], ctx);
+	}
+}
+
+void lfp_percpu_lock_all(struct lfp_percpu *pc, bool lock)
+{
+	for (uint32_t cpu = 0; !pc->rseq && cpu < pc->ncpu; cpu++) {
+		struct lfp_percpu_area *ar = area(pc, cpu);
+		if (lock)
+			lock_this(ar);
+		else
+			unlock_area(ar);
 	}
 }
 

@@ -102,13 +102,17 @@ uint32_t lfp_possible_cpus(void);
 bool lfp_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
- * 0, EINVAL or ENOMEM. */
+ * 0, EINVAL, ENOMEM, or LFP_EMISALIGNED (the allocator's block was not
+ * aligned as asked; given back). */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Show fn every cached object, the table unchanged (no other user of the
  * table may run). */
 void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
+/* fork (fork.c): take (lock) or release every area's fallback lock, in
+ * CPU order; nothing in rseq mode, which takes no lock. */
+void lfp_percpu_lock_all(struct lfp_percpu *pc, bool lock);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* A thief's steps (caller serializes thieves): stop every area (rseq:

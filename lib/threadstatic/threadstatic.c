@@ -34,6 +34,49 @@ bool lfp_ts_live(uint64_t gen)
 	return false;
 }
 
+/*
+ * fork (fork.c runs these first and last): lfp_ts_lock, then the CPU
+ * areas' fallback locks of every live pool.  In the child only the forking
+ * thread exists: the implicit caches of every other thread are abandoned
+ * (lfp_cache_abandon says what becomes of their objects).  Explicit caches
+ * and worker slots belong to no thread and are kept as they are: one that
+ * another thread was using at the moment of fork may be half-way through a
+ * step, and the child must not use it (nor destroy the pool while it may
+ * be so: destroy flushes every worker slot).
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lfp_ts_lock);
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		lfp_pcpu_fork_lock(p, true);
+}
+
+static void fork_parent(void)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		lfp_pcpu_fork_lock(p, false);
+	pthread_mutex_unlock(&lfp_ts_lock);
+}
+
+static void fork_child(void)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live) {
+		lfp_pcpu_fork_lock(p, false);
+		for (lfpool_cache *c = p->caches, *next; c; c = next) {
+			next = c->next;
+			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))
+				lfp_cache_abandon(c);
+		}
+	}
+	pthread_mutex_unlock(&lfp_ts_lock);
+}
+
+static void set_fork_hooks(void)
+{
+	static const struct lfp_fork_hooks h = { fork_prepare, fork_parent, fork_child };
+	lfp_fork_set_upper(&h);
+}
+
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
 {
 	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
@@ -51,6 +94,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	pthread_once(&fork_once, set_fork_hooks);
 	memset(p, 0, sizeof(*p));
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
@@ -61,6 +106,9 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	err = lfp_depot_init(&p->depot,
 			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
 			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
+	/* Magazine growth reports as the pool does, under its name. */
+	p->depot.mags.debug = p->core.debug;
+	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));
 	if (!err && (err = lfp_pcpu_init(p, cfg)) != 0)
 		lfp_depot_fini(&p->depot);
 	if (err) {
@@ -118,11 +166,16 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	pthread_mutex_unlock(&lfp_ts_lock);
 	lfp_workers_fini(p);
 
+	/* Closing: a put from a fini hook goes to the depot (put_uncached),
+	 * which is drained until it stays empty, so it is finalized too. */
+	p->magic = LFP_MAGIC_CLOSING;
 	uint64_t n = lfp_pcpu_fini(p);
-	for (uint32_t i = lfp_depot_drain(&p->depot, &p->core.slabs); i != LFP_NIL;
-	     i = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i))) {
-		lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
-		n++;
+	uint32_t chain;
+	while ((chain = lfp_depot_drain(&p->depot, &p->core.slabs)) != LFP_NIL) {
+		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
+			next = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i));
+			lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
+		}
 	}
 	lfp_depot_fini(&p->depot);
 	pthread_mutex_destroy(&p->steal_lock);
@@ -133,6 +186,8 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 
 LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "prewarm after destroy"))
+		return -1;
 	if (n == 0)
 		return 0;
 	uint32_t chain;
@@ -195,6 +250,8 @@ static void reclaim_side(struct lfp_core *c)
 
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
+		return 0;
 	struct lfp_cache_counts now;
 	pthread_mutex_lock(&p->steal_lock);
 	/* Every CPU area's objects first (stop and take, steal.c): below the
@@ -235,12 +292,14 @@ LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
 
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 {
+	memset(st, 0, sizeof(*st));
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "stats after destroy"))
+		return;
 	struct lfp_cache_counts sum;
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &sum);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
-	memset(st, 0, sizeof(*st));
 	lfp_core_stats(&p->core, st);
 	st->gets = sum.gets;
 	st->puts = sum.puts + lfp_load_u64_rlx(&p->uncached_puts);
@@ -259,8 +318,8 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
 {
 	uint64_t b = lfp_depot_max_bytes(&p->depot, &p->core, caches);
-	if (b != UINT64_MAX)
-		b += lfp_pcpu_bytes(p);
+	uint64_t areas = lfp_pcpu_bytes(p);
+	b = b > UINT64_MAX - areas ? UINT64_MAX : b + areas;
 	return b < SIZE_MAX ? (size_t)b : SIZE_MAX;
 }
 
@@ -268,11 +327,7 @@ LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
  * reported here (on others it is undefined). */
 static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 {
-	if (LFPOOL_LIKELY(p->magic == LFP_MAGIC_LIVE))
-		return false;
-	lfp_report(p->core.name, ptr, problem);
-	errno = EINVAL;
-	return true;
+	return lfp_core_dead(&p->core, &p->magic, ptr, problem);
 }
 
 /* The calling thread's cache for p, made on first use. */
@@ -280,6 +335,10 @@ static lfpool_cache *thread_cache(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		return lfp_tls_mru.cache;
+	if (p->magic == LFP_MAGIC_CLOSING) {
+		errno = EINVAL;	/* a fini hook's bulk call: puts go uncached */
+		return NULL;
+	}
 	return destroyed(p, NULL, "call after destroy") ? NULL : lfp_tls_cache(p);
 }
 
@@ -287,7 +346,8 @@ static lfpool_cache *thread_cache(lfpool_ts *p)
  * the depot. */
 static void put_uncached(lfpool_ts *p, void *obj)
 {
-	if (p->magic != LFP_MAGIC_LIVE || lfp_core_accept_put(&p->core, obj) == LFP_NIL)
+	if ((p->magic != LFP_MAGIC_LIVE && p->magic != LFP_MAGIC_CLOSING) ||
+	    lfp_core_accept_put(&p->core, obj) == LFP_NIL)
 		return;
 	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
@@ -304,6 +364,10 @@ __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 
 __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 {
+	if (obj && p->magic == LFP_MAGIC_CLOSING) {
+		put_uncached(p, obj);	/* from a fini hook during destroy */
+		return;
+	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
 	lfpool_cache *c = lfp_tls_cache(p);

@@ -139,6 +139,15 @@ lfpool_cache *lfp_tls_cache(lfpool_ts *p)
 	return c;
 }
 
+bool lfp_tls_holds(uint64_t gen, const lfpool_cache *c)
+{
+	struct lfp_tls_table *t = tls_table;
+	for (uint32_t i = 0; t && i < t->n; i++)
+		if (t->e[i].gen == gen)
+			return t->e[i].cache == c;
+	return false;
+}
+
 void lfp_tls_forget(uint64_t gen)
 {
 	struct lfp_tls_table *t = tls_table;

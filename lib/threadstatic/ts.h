@@ -141,6 +141,14 @@ static inline bool lfp_ts_tight(lfpool_ts *p)
 lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
 /* Flush c, free it and its magazines; caller holds lfp_ts_lock. */
 void lfp_cache_free(lfpool_cache *c);
+/*
+ * fork child: forget c, the cache of a thread that does not exist in the
+ * child (lock held).  Its state may be half-way through a step, so nothing
+ * of it is read: its objects stay counted in created, as out with users,
+ * and are never handed out again; its magazines stay in the census.  Their
+ * memory goes back with the slabs at destroy.
+ */
+void lfp_cache_abandon(lfpool_cache *c);
 /* Add c's counters to *sum (relaxed loads: c may be in use). */
 void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum);
 
@@ -158,6 +166,8 @@ lfpool_cache *lfp_tls_cache(lfpool_ts *p);
 lfpool_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
+/* Whether c is the calling thread's cache for the pool of generation gen. */
+bool lfp_tls_holds(uint64_t gen, const lfpool_cache *c);
 /* Drop the calling thread's entry for gen; caller holds lfp_ts_lock. */
 void lfp_tls_forget(uint64_t gen);
 

@@ -51,6 +51,12 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	memset(t, 0, sizeof(*t));
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
 	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full);
+	if (err == LFP_EMISALIGNED) {
+		if (p->core.debug)
+			lfp_report(p->core.name, NULL, "the backing allocator returned memory "
+				   "not aligned as asked (given back; ENOMEM)");
+		err = ENOMEM;
+	}
 	if (err) {
 		free(t);
 		return err;
@@ -74,11 +80,11 @@ uint64_t lfp_pcpu_fini(lfpool_ts *p)
 	struct lfp_ts_percpu *t = p->percpu;
 	if (!t)
 		return 0;
+	p->percpu = NULL;	/* puts from fini hooks go to the depot meanwhile */
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
 	lfp_percpu_fini(&t->pc);
 	free(t);
-	p->percpu = NULL;
 	return n;
 }
 
@@ -408,6 +414,12 @@ void lfp_pcpu_flush(lfpool_ts *p)
 		left -= k;
 	}
 	transit_leave(t);
+}
+
+void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock)
+{
+	if (p->percpu)
+		lfp_percpu_lock_all(&p->percpu->pc, lock);
 }
 
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)

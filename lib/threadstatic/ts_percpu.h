@@ -57,6 +57,10 @@ void lfp_pcpu_restart(lfpool_ts *p);
  * | in flight now (0 for a per-thread pool). */
 uint64_t lfp_pcpu_transits(const lfpool_ts *p);
 
+/* fork: take (lock) or release the CPU areas' fallback locks (nothing for
+ * a per-thread pool or in rseq mode). */
+void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock);
+
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
 /* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */

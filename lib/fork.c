@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork.c - fork safety: one pthread_atfork registration that takes every
+ * lock of the library before fork() and releases it after, in the parent
+ * and in the child, so that the child never inherits a lock held by a
+ * thread that does not exist in it.
+ *
+ * The order is the library's lock order, fixed:
+ *   1. the upper layer's (ThreadStatic: lfp_ts_lock, then the spinlock of
+ *      every CPU area of every per-CPU pool in the fallback mode),
+ *   2. the registry of cores below, then each registered core's grow lock,
+ *      in registry order (no code holds two grow locks at once),
+ *   3. debug.c's error-hook and graveyard locks.
+ * Every other path takes a subset of these in the same order (lfp_ts_lock
+ * before a grow lock, nothing while holding an area lock), so the prepare
+ * handler cannot deadlock.  The child then lets the upper layer reset what
+ * belonged to threads that do not exist in it (threadstatic.c).
+ *
+ * Cores register when they may take their grow lock (Concurrent,
+ * ThreadStatic and magazine cores); a Pool takes no lock and does not.
+ */
+#include <pthread.h>
+
+#include "core.h"
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cores_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lfp_core *cores;		/* under cores_lock */
+static struct lfp_fork_hooks upper;	/* set once, before any pool of it exists */
+
+static void prepare(void)
+{
+	if (upper.prepare)
+		upper.prepare();
+	pthread_mutex_lock(&cores_lock);
+	for (struct lfp_core *c = cores; c; c = c->fork_next)
+		pthread_mutex_lock(&c->grow_lock);
+	lfp_debug_fork_lock();
+}
+
+/* Release what prepare took, in the reverse order. */
+static void release(void)
+{
+	lfp_debug_fork_unlock();
+	for (struct lfp_core *c = cores; c; c = c->fork_next)
+		pthread_mutex_unlock(&c->grow_lock);
+	pthread_mutex_unlock(&cores_lock);
+}
+
+static void parent(void)
+{
+	release();
+	if (upper.parent)
+		upper.parent();
+}
+
+static void child(void)
+{
+	release();
+	if (upper.child)
+		upper.child();
+}
+
+static void register_handlers(void)
+{
+	pthread_atfork(prepare, parent, child);
+}
+
+void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
+{
+	pthread_once(&fork_once, register_handlers);
+	pthread_mutex_lock(&cores_lock);
+	upper = *h;
+	pthread_mutex_unlock(&cores_lock);
+}
+
+void lfp_fork_register(struct lfp_core *c)
+{
+	pthread_once(&fork_once, register_handlers);
+	pthread_mutex_lock(&cores_lock);
+	c->fork_next = cores;
+	c->fork_pprev = &cores;
+	if (cores)
+		cores->fork_pprev = &c->fork_next;
+	cores = c;
+	pthread_mutex_unlock(&cores_lock);
+}
+
+void lfp_fork_unregister(struct lfp_core *c)
+{
+	if (!c->fork_pprev)
+		return;
+	pthread_mutex_lock(&cores_lock);
+	*c->fork_pprev = c->fork_next;
+	if (c->fork_next)
+		c->fork_next->fork_pprev = c->fork_pprev;
+	c->fork_pprev = NULL;
+	pthread_mutex_unlock(&cores_lock);
+}

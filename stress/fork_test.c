@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork_test.c - fork() while other threads use the pool: the child may use
+ * every pool it inherited.
+ *
+ * For each flavour and mode (Pool, Concurrent, ThreadStatic per thread,
+ * with worker slots, per CPU), four threads get, put, trim and take stats
+ * without pause (ThreadStatic threads also make and drop explicit caches,
+ * which takes the library's lock) while the main thread forks FORKS times.
+ * Each child gets and puts through the pool, checks that no object is
+ * handed out twice, prewarms, trims, starts a thread of its own that does
+ * the same, destroys the pool and exits.  A child that has not finished
+ * within CHILD_SECONDS is killed and counted as hung: the test fails, it
+ * does not hang.  The whole run is then made again with
+ * GLIBC_TUNABLES=glibc.pthread.rseq=0 (the program re-executes itself), so
+ * that per-CPU pools take the sched_getcpu fallback with its spinlocks.
+ *
+ * Exit status 0 when every child of every pass finished cleanly.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lfpool.h"
+#include "lfpool/threadstatic.h"
+
+#define THREADS 4
+#define CHILD_SECONDS 10
+#define OBJ 48
+#define HELD 16
+#define CHILD_OBJS 64
+
+enum mode { M_POOL, M_CONCURRENT, M_TS, M_TS_WORKER, M_TS_PERCPU, M_COUNT };
+static const char *const mode_name[M_COUNT] = { "pool", "concurrent", "ts", "ts-worker",
+						"ts-percpu" };
+
+static enum mode mode;
+static void *shared;			/* the pool every thread uses (not for Pool) */
+static lfpool_pool *own[THREADS + 1];	/* Pool: one per thread, [THREADS] main's */
+static volatile int stop;
+
+/* A Pool has one user at a time: the child's thread uses main's, which
+ * waits for it. */
+static lfpool_pool *pool_of(int who)
+{
+	return own[who > THREADS ? THREADS : who];
+}
+
+/* get and put through the pool as thread `who` uses it. */
+static void *get_as(int who)
+{
+	switch (mode) {
+	case M_POOL:
+		return lfpool_pool_get(pool_of(who));
+	case M_CONCURRENT:
+		return lfpool_concurrent_get(shared);
+	case M_TS_WORKER:
+		return lfpool_cache_get(lfpool_ts_worker_cache(shared, (unsigned)who));
+	default:
+		return lfpool_ts_get(shared);
+	}
+}
+
+static void put_as(int who, void *obj)
+{
+	switch (mode) {
+	case M_POOL:
+		lfpool_pool_put(pool_of(who), obj);
+		break;
+	case M_CONCURRENT:
+		lfpool_concurrent_put(shared, obj);
+		break;
+	case M_TS_WORKER:
+		lfpool_cache_put(lfpool_ts_worker_cache(shared, (unsigned)who), obj);
+		break;
+	default:
+		lfpool_ts_put(shared, obj);
+	}
+}
+
+static lfpool_config config(enum mode m)
+{
+	return (lfpool_config){ .obj_size = OBJ, .magazine_size = 8, .depot_max = 4,
+				.flags = m == M_TS_PERCPU ? LFPOOL_F_PERCPU : 0, .name = "fork" };
+}
+
+/* The calls that take locks: trim, stats, and for ThreadStatic an explicit
+ * cache made and dropped (lfp_ts_lock, grow locks). */
+static void rare_calls(int who)
+{
+	lfpool_stats st;
+	switch (mode) {
+	case M_POOL:
+		lfpool_pool_trim(pool_of(who), 4);
+		lfpool_pool_stats(pool_of(who), &st);
+		break;
+	case M_CONCURRENT:
+		lfpool_concurrent_trim(shared, 4);
+		lfpool_concurrent_stats(shared, &st);
+		break;
+	default: {
+		lfpool_ts_trim(shared);
+		lfpool_ts_stats(shared, &st);
+		lfpool_cache *c = lfpool_cache_create(shared);
+		if (c) {
+			lfpool_cache_put(c, lfpool_cache_get(c));
+			lfpool_cache_destroy(c);
+		}
+	}
+	}
+}
+
+static void *worker(void *arg)
+{
+	int who = (int)(intptr_t)arg;
+	if (mode == M_POOL)
+		own[who] = lfpool_pool_create(&(lfpool_config){ .obj_size = OBJ });
+	void *held[HELD];
+	unsigned n = 0;
+	uint64_t seed = (uint64_t)who * 7919 + 1;
+	for (uint64_t i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (n < HELD && (seed >> 40) % 2) {
+			void *o = get_as(who);
+			if (o) {
+				memset(o, who, OBJ);
+				held[n++] = o;
+			}
+		} else if (n) {
+			put_as(who, held[--n]);
+		}
+		if (i % 256 == 0)
+			rare_calls(who);
+		if (i % 64 == 0)
+			sched_yield();	/* let the children run on a small machine */
+	}
+	while (n)
+		put_as(who, held[--n]);
+	if (mode == M_TS)
+		lfpool_ts_detach(shared);
+	return NULL;
+}
+
+/* What a child does with the pool it inherited; 0 when all went well. */
+static int use_in_child(int who)
+{
+	void *objs[CHILD_OBJS];
+	int n = 0;
+	for (; n < CHILD_OBJS; n++) {
+		objs[n] = get_as(who);
+		if (!objs[n])
+			return 10;
+		memset(objs[n], 0xc0 + n, OBJ);
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < OBJ; j++)
+			if (((unsigned char *)objs[i])[j] != (unsigned char)(0xc0 + i))
+				return 11;	/* handed out twice */
+	while (n)
+		put_as(who, objs[--n]);
+	rare_calls(who);
+	return 0;
+}
+
+static void *child_thread(void *arg)
+{
+	/* A thread of the child: a new implicit cache, a free worker slot. */
+	return (void *)(intptr_t)use_in_child((int)(intptr_t)arg);
+}
+
+static int child_main(void)
+{
+	int rc = use_in_child(THREADS);
+	if (rc)
+		return rc;
+	pthread_t t;
+	void *res;
+	if (pthread_create(&t, NULL, child_thread, (void *)(intptr_t)(THREADS + 1)) != 0)
+		return 20;
+	pthread_join(t, &res);
+	if (res)
+		return (int)(intptr_t)res;
+	/* Destroy what it may: its own Pool, or the shared pool unless worker
+	 * slots of the parent's threads may be half-way through a step. */
+	switch (mode) {
+	case M_POOL:
+		lfpool_pool_destroy(own[THREADS]);
+		break;
+	case M_CONCURRENT:
+		lfpool_concurrent_destroy(shared);
+		break;
+	case M_TS_WORKER:
+		break;
+	default:
+		/* EBUSY: an explicit cache a parent thread held at the fork
+		 * lives on in the child, where no one can destroy it
+		 * (documented in lfpool/threadstatic.h). */
+		if (lfpool_ts_destroy(shared) != 0 && errno != EBUSY)
+			return 30;
+	}
+	return 0;
+}
+
+/* Wait for pid up to CHILD_SECONDS: its exit status, or -1 once killed. */
+static int wait_child(pid_t pid)
+{
+	struct timespec nap = { 0, 1000000 };
+	for (long waited = 0; waited < CHILD_SECONDS * 1000L; waited++) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static void create_shared(void)
+{
+	lfpool_config c = config(mode);
+	if (mode == M_CONCURRENT)
+		shared = lfpool_concurrent_create(&c);
+	else if (mode != M_POOL)
+		shared = lfpool_ts_create(&c);
+	if (mode == M_POOL)
+		own[THREADS] = lfpool_pool_create(&c);
+	if (mode == M_POOL ? !own[THREADS] : !shared) {
+		perror("create");
+		exit(2);
+	}
+}
+
+static void destroy_shared(void)
+{
+	if (mode == M_POOL) {
+		for (int i = 0; i <= THREADS; i++)
+			lfpool_pool_destroy(own[i]);
+	} else if (mode == M_CONCURRENT) {
+		lfpool_concurrent_destroy(shared);
+	} else {
+		for (unsigned w = 0; w < THREADS; w++)
+			lfpool_ts_worker_release(shared, w);
+		lfpool_ts_destroy(shared);
+	}
+}
+
+/* One mode: forks children while the threads run; how many failed. */
+static int run_mode(enum mode m, int forks, const char *pass)
+{
+	mode = m;
+	stop = 0;
+	memset(own, 0, sizeof(own));
+	create_shared();
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+	int hung = 0, failed = 0;
+	for (int i = 0; i < forks; i++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(child_main());
+		if (pid < 0) {
+			perror("fork");
+			failed++;
+			continue;
+		}
+		int rc = wait_child(pid);
+		if (rc < 0)
+			hung++;
+		else if (rc)
+			failed++;
+		if (rc && failed + hung <= 3)
+			printf("  %s %s: child %d %s %d\n", pass, mode_name[m], i,
+			       rc < 0 ? "hung; killed after" : "exit status", rc < 0 ? CHILD_SECONDS : rc);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	const char *pm = "";
+	if (m == M_TS_PERCPU) {
+		lfpool_stats st;
+		lfpool_ts_stats(shared, &st);
+		pm = st.percpu_mode;
+		if (strcmp(pass, "fallback") == 0 && strcmp(pm, "sched_getcpu") != 0) {
+			printf("  fallback pass runs per-CPU mode '%s'\n", pm);
+			failed++;
+		}
+	}
+	destroy_shared();
+	printf("[%s %s%s%s] %d forks: %d finished, %d failed, %d hung\n", pass, mode_name[m],
+	       *pm ? " " : "", pm, forks, forks - failed - hung, failed, hung);
+	return failed + hung;
+}
+
+int main(int argc, char **argv)
+{
+	int forks = argc > 1 ? atoi(argv[1]) : 100;
+	const char *pass = getenv("LFFORK_PASS") ? getenv("LFFORK_PASS") : "default";
+	int bad = 0;
+	for (enum mode m = 0; m < M_COUNT; m++)
+		bad += run_mode(m, forks, pass);
+	if (strcmp(pass, "default") == 0) {
+		/* Again with glibc's rseq registration off: the fallback path. */
+		fflush(NULL);
+		setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+		setenv("LFFORK_PASS", "fallback", 1);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execv("/proc/self/exe", argv);
+			_exit(127);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad++;
+	}
+	if (strcmp(pass, "default") == 0)
+		printf("%s\n", bad ? "FAIL" : "PASS");
+	return bad ? 1 : 0;
+}

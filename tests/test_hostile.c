@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hostile.c - hostile input and faults on every flavour (Pool,
+ * Concurrent, ThreadStatic per thread and per CPU): sizes that would wrap,
+ * prewarms that fail half-way, allocators that misalign, hooks that call
+ * their own pool, and debug pools used after destroy.  Each case gets a
+ * clear error with nothing changed and nothing held, or works.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "helpers.h"
+
+#define OBJ 64
+
+/* ---- every flavour behind one set of calls ------------------------------- */
+
+enum kind { K_POOL, K_CONCURRENT, K_TS, K_PERCPU, K_COUNT };
+
+static const char *const kind_name[K_COUNT] = { "pool", "concurrent", "ts", "ts-percpu" };
+
+static void *create(enum kind k, lfpool_config c)
+{
+	switch (k) {
+	case K_POOL:
+		return lfpool_pool_create(&c);
+	case K_CONCURRENT:
+		return lfpool_concurrent_create(&c);
+	case K_PERCPU:
+		c.flags |= LFPOOL_F_PERCPU;
+		/* fall through */
+	default:
+		return lfpool_ts_create(&c);
+	}
+}
+
+static void destroy(enum kind k, void *p)
+{
+	if (k == K_POOL)
+		lfpool_pool_destroy(p);
+	else if (k == K_CONCURRENT)
+		lfpool_concurrent_destroy(p);
+	else
+		cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+static void *get(enum kind k, void *p)
+{
+	return k == K_POOL ? lfpool_pool_get(p) : k == K_CONCURRENT ? lfpool_concurrent_get(p)
+								    : lfpool_ts_get(p);
+}
+
+static void put(enum kind k, void *p, void *obj)
+{
+	if (k == K_POOL)
+		lfpool_pool_put(p, obj);
+	else if (k == K_CONCURRENT)
+		lfpool_concurrent_put(p, obj);
+	else
+		lfpool_ts_put(p, obj);
+}
+
+static int prewarm(enum kind k, void *p, size_t n)
+{
+	return k == K_POOL ? lfpool_pool_prewarm(p, n)
+	     : k == K_CONCURRENT ? lfpool_concurrent_prewarm(p, n) : lfpool_ts_prewarm(p, n);
+}
+
+static size_t trim(enum kind k, void *p)
+{
+	return k == K_POOL ? lfpool_pool_trim(p, 0)
+	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p);
+}
+
+static lfpool_stats stats(enum kind k, void *p)
+{
+	lfpool_stats st;
+	if (k == K_POOL)
+		lfpool_pool_stats(p, &st);
+	else if (k == K_CONCURRENT)
+		lfpool_concurrent_stats(p, &st);
+	else
+		lfpool_ts_stats(p, &st);
+	return st;
+}
+
+#define EVERY_KIND(suite, name, ...) \
+	ParameterizedTestParameters(suite, name) \
+	{ \
+		static enum kind ks[] = { K_POOL, K_CONCURRENT, K_TS, K_PERCPU }; \
+		return cr_make_param_array(enum kind, ks, K_COUNT); \
+	} \
+	static void suite##_##name##_body(enum kind k, const char *kn); \
+	ParameterizedTest(enum kind *k, suite, name, ##__VA_ARGS__) \
+	{ \
+		suite##_##name##_body(*k, kind_name[*k]); \
+	} \
+	static void suite##_##name##_body(enum kind k, const char *kn)
+
+static long allocs_of(struct test_alloc *t)
+{
+	pthread_mutex_lock(&t->lock);
+	long n = t->allocs + t->failed;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+static size_t bytes_of(struct test_alloc *t)
+{
+	pthread_mutex_lock(&t->lock);
+	size_t n = t->live_bytes;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+/* ---- sizes: counts never wrap -------------------------------------------- */
+
+/* prewarm(SIZE_MAX) with capacity 10 and one object out: ENOBUFS at once,
+ * nothing allocated, and the capacity still holds afterwards.  Today's
+ * code wraps created + n, allocates for seconds and lets a get exceed the
+ * capacity: the timeout fails it. */
+EVERY_KIND(sizes, prewarm_size_max_on_a_bounded_pool_changes_nothing, .timeout = 20)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 16);
+	c.capacity = 10;
+	void *p = create(k, c);
+	cr_assert_not_null(p, "%s", kn);
+	void *objs[16];
+	objs[0] = get(k, p);
+	cr_assert_not_null(objs[0]);
+	long allocs = allocs_of(&t);
+	lfpool_stats was = stats(k, p);
+	errno = 0;
+	cr_assert_eq(prewarm(k, p, SIZE_MAX), -1, "%s", kn);
+	cr_assert_eq(errno, ENOBUFS, "%s: errno %d", kn, errno);
+	cr_assert_eq(prewarm(k, p, SIZE_MAX - 5), -1, "%s", kn);
+	cr_assert_eq(allocs_of(&t), allocs, "%s: a refused prewarm allocated", kn);
+	lfpool_stats now = stats(k, p);
+	cr_assert_eq(now.created, was.created, "%s: created %llu -> %llu", kn,
+		     (unsigned long long)was.created, (unsigned long long)now.created);
+	size_t n = 1;
+	while (n < 16 && (objs[n] = get(k, p)) != NULL)
+		n++;
+	cr_assert_eq(n, 10, "%s: %zu objects alive with capacity 10", kn, n);
+	cr_assert_eq(errno, ENOBUFS);
+	while (n)
+		put(k, p, objs[--n]);
+	destroy(k, p);
+	test_alloc_finish(&t);
+}
+
+/* On an unbounded pool a prewarm larger than the pool can ever hold fails
+ * at once with ENOMEM, allocating nothing (today: half a minute, 337 MB
+ * held afterwards). */
+EVERY_KIND(sizes, prewarm_size_max_on_an_unbounded_pool_allocates_nothing, .timeout = 20)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 16);
+	void *p = create(k, c);
+	cr_assert_not_null(p, "%s", kn);
+	long allocs = allocs_of(&t);
+	size_t bytes = bytes_of(&t);
+	errno = 0;
+	cr_assert_eq(prewarm(k, p, SIZE_MAX), -1, "%s", kn);
+	cr_assert_eq(errno, ENOMEM, "%s: errno %d", kn, errno);
+	cr_assert_eq(prewarm(k, p, (size_t)UINT32_MAX + 2), -1, "%s", kn);
+	cr_assert_eq(allocs_of(&t), allocs, "%s: %ld allocations", kn, allocs_of(&t) - allocs);
+	cr_assert_eq(bytes_of(&t), bytes);
+	cr_assert_eq(stats(k, p).created, 0);
+	cr_assert_eq(prewarm(k, p, 3), 0, "%s: the pool still works", kn);
+	destroy(k, p);
+	test_alloc_finish(&t);
+}
+
+/* ThreadStatic's memory bound with a huge cache count saturates instead of
+ * wrapping to a small number. */
+Test(sizes, ts_max_bytes_saturates)
+{
+	lfpool_config c = { .obj_size = OBJ, .capacity = 100 };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	size_t one = lfpool_ts_max_bytes(p, 1);
+	cr_assert_geq(lfpool_ts_max_bytes(p, SIZE_MAX), one);
+	cr_assert_eq(lfpool_ts_max_bytes(p, SIZE_MAX), SIZE_MAX);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+/* ---- a failing prewarm gives back all it took ---------------------------- */
+
+/* For each point at which the allocator can fail, a prewarm of many slabs
+ * fails with ENOMEM and the backing allocator holds exactly what it held
+ * before (today: a Pool keeps an item array sized for the request, and side
+ * data of slabs grown for it stays). */
+EVERY_KIND(prewarm, failing_prewarm_gives_back_all_memory)
+{
+	for (long fail = 0; fail < 12; fail++) {
+		struct test_alloc t;
+		struct hooks h;
+		lfpool_config c = counted_config(&t, &h, 4096, 16);
+		void *p = create(k, c);
+		cr_assert_not_null(p, "%s", kn);
+		void *o = get(k, p);
+		cr_assert_not_null(o);
+		size_t bytes = bytes_of(&t);
+		lfpool_stats was = stats(k, p);
+		test_alloc_fail_after(&t, fail);
+		errno = 0;
+		cr_assert_eq(prewarm(k, p, 4000), -1, "%s: fail after %ld", kn, fail);
+		cr_assert_eq(errno, ENOMEM);
+		test_alloc_fail_after(&t, -1);
+		cr_assert_eq(bytes_of(&t), bytes, "%s: fail after %ld: %zu bytes held, %zu before",
+			     kn, fail, bytes_of(&t), bytes);
+		lfpool_stats now = stats(k, p);
+		cr_assert_eq(now.created, was.created);
+		cr_assert_eq(now.bytes_held, was.bytes_held, "%s: fail after %ld", kn, fail);
+		cr_assert_eq(hook_count(&h.init), 1, "%s: init ran for nothing", kn);
+		cr_assert_eq(prewarm(k, p, 40), 0, "%s: the pool still works", kn);
+		put(k, p, o);
+		destroy(k, p);
+		test_alloc_finish(&t);
+	}
+}
+
+/* ---- the allocator's result is checked ----------------------------------- */
+
+/* Hands out blocks 8 bytes off every alignment above 8 it is asked for,
+ * and takes them back by the pointer it handed out. */
+#define SKEW_MAX 64
+struct skew_alloc {
+	struct test_alloc inner;
+	lfpool_allocator a;
+	long skewed, wrong_size;
+	struct { char *ret; size_t size, inner_size; } out[SKEW_MAX];
+};
+
+static void *skew_alloc(size_t size, size_t align, void *ctx)
+{
+	struct skew_alloc *s = ctx;
+	if (align <= 8 || s->skewed == SKEW_MAX)
+		return s->inner.a.alloc(size, align, &s->inner);
+	char *p = s->inner.a.alloc(size + align, align, &s->inner);
+	if (!p)
+		return NULL;
+	s->out[s->skewed].ret = p + 8;
+	s->out[s->skewed].size = size;
+	s->out[s->skewed].inner_size = size + align;
+	s->skewed++;
+	return p + 8;
+}
+
+static void skew_free(void *ptr, size_t size, void *ctx)
+{
+	struct skew_alloc *s = ctx;
+	for (long i = 0; i < s->skewed; i++) {
+		if (ptr && s->out[i].ret == ptr) {
+			if (s->out[i].size != size)
+				s->wrong_size++;
+			s->out[i].ret = NULL;
+			ptr = (char *)ptr - 8;
+			size = s->out[i].inner_size;
+			break;
+		}
+	}
+	s->inner.a.free(ptr, size, &s->inner);
+}
+
+static void skew_init(struct skew_alloc *s)
+{
+	test_alloc_init(&s->inner);
+	s->a = (lfpool_allocator){ skew_alloc, skew_free, s };
+}
+
+EVERY_KIND(alloc, misaligned_blocks_are_refused_and_given_back)
+{
+	struct skew_alloc *s = calloc(1, sizeof(*s));
+	skew_init(s);
+	struct error_log log;
+	record_errors(&log);
+	lfpool_config c = { .obj_size = OBJ, .align = 64, .allocator = &s->a,
+			    .flags = LFPOOL_F_DEBUG, .name = "skewed" };
+	void *p = create(k, c);
+	if (p) {
+		errno = 0;
+		void *o = get(k, p);
+		cr_assert_null(o, "%s: a get handed out %p from a misaligned slab", kn, o);
+		cr_assert_eq(errno, ENOMEM, "%s: errno %d", kn, errno);
+		destroy(k, p);
+	} else {
+		/* The per-CPU areas come from the allocator at create. */
+		cr_assert_eq(errno, ENOMEM, "%s: create errno %d", kn, errno);
+	}
+	cr_assert_gt(s->skewed, 0);
+	cr_assert_geq(log.calls, 1, "%s: no report", kn);
+	cr_assert(strstr(log.problem, "not aligned"), "%s: '%s'", kn, log.problem);
+	cr_assert_str_eq(log.pool, "skewed");
+	lfpool_set_error_hook(NULL, NULL);
+	cr_assert_eq(s->wrong_size, 0);
+	test_alloc_finish(&s->inner);	/* every block back, skewed ones too */
+	free(s);
+}
+
+/* ---- hooks that call their own pool --------------------------------------- */
+
+struct reenter {
+	enum kind k;
+	void *pool;
+	int depth, max_depth;
+	int inner_errno;
+	void *inner;
+	long inits;
+};
+
+/* An init hook that gets from its own pool (today: endless recursion). */
+static void init_gets(void *obj, void *ctx)
+{
+	struct reenter *r = ctx;
+	(void)obj;
+	r->inits++;
+	if (++r->depth > r->max_depth)
+		r->max_depth = r->depth;
+	if (r->depth < 50 && r->pool) {
+		errno = 0;
+		void *o = get(r->k, r->pool);
+		if (!o)
+			r->inner_errno = errno;
+		else
+			r->inner = o;
+	}
+	r->depth--;
+}
+
+EVERY_KIND(hooks, init_hook_that_gets_from_its_own_pool_is_refused, .timeout = 20)
+{
+	struct reenter r = { .k = k };
+	lfpool_config c = { .obj_size = OBJ, .init = init_gets, .hook_ctx = &r };
+	void *p = create(k, c);
+	cr_assert_not_null(p, "%s", kn);
+	r.pool = p;
+	void *o = get(k, p);
+	cr_assert_not_null(o, "%s", kn);
+	cr_assert_eq(r.max_depth, 1, "%s: init re-entered %d deep", kn, r.max_depth);
+	cr_assert_null(r.inner, "%s", kn);
+	cr_assert_eq(r.inner_errno, EDEADLK, "%s: inner get errno %d", kn, r.inner_errno);
+	put(k, p, o);
+	r.pool = NULL;
+	destroy(k, p);
+}
+
+struct putback {
+	enum kind k;
+	void *pool;
+	void *held[16];
+	int nheld;
+	long fini;
+};
+
+/* A fini hook that puts one more object back on each call. */
+static void fini_puts(void *obj, void *ctx)
+{
+	struct putback *b = ctx;
+	(void)obj;
+	b->fini++;
+	if (b->nheld)
+		put(b->k, b->pool, b->held[--b->nheld]);
+}
+
+/* Destroy finalizes every object, those a fini hook puts back during the
+ * destroy too (today: 16 of 32 never finalized; ThreadStatic also leaks a
+ * cache). */
+EVERY_KIND(hooks, destroy_finalizes_objects_a_fini_hook_puts_back)
+{
+	struct putback b = { .k = k };
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, OBJ, 16);
+	c.fini = fini_puts;
+	c.hook_ctx = &b;
+	c.init = NULL;
+	c.reset = NULL;
+	void *p = create(k, c);
+	cr_assert_not_null(p, "%s", kn);
+	b.pool = p;
+	void *objs[32];
+	for (int i = 0; i < 32; i++)
+		cr_assert_not_null(objs[i] = get(k, p));
+	for (int i = 0; i < 16; i++)
+		put(k, p, objs[i]);
+	for (int i = 16; i < 32; i++)
+		b.held[b.nheld++] = objs[i];
+	destroy(k, p);
+	cr_assert_eq(b.nheld, 0);
+	cr_assert_eq(b.fini, 32, "%s: %ld of 32 objects finalized", kn, b.fini);
+}
+
+/* ---- debug pools: every use after destroy is reported --------------------- */
+
+static void *debug_pool(enum kind k, struct error_log *log)
+{
+	lfpool_config c = { .obj_size = OBJ, .flags = LFPOOL_F_DEBUG, .name = "dbg" };
+	void *p = create(k, c);
+	cr_assert_not_null(p);
+	record_errors(log);
+	return p;
+}
+
+static void expect(struct error_log *log, const char *kn, const char *words)
+{
+	cr_assert_eq(log->calls, 1, "%s: %d reports for '%s' (last '%s')", kn, log->calls, words,
+		     log->problem);
+	cr_assert_str_eq(log->pool, "dbg", "%s: named '%s'", kn, log->pool);
+	cr_assert(strstr(log->problem, words), "%s: '%s' does not say '%s'", kn, log->problem,
+		  words);
+	record_errors(log);
+}
+
+EVERY_KIND(after_destroy, every_call_is_reported_with_the_pools_name, .timeout = 20)
+{
+	struct error_log log;
+	void *p = debug_pool(k, &log);
+	void *o = get(k, p);
+	cr_assert_not_null(o);
+	destroy(k, p);
+	expect(&log, kn, "destroyed with 1 object still out");
+	errno = 0;
+	cr_assert_null(get(k, p), "%s", kn);
+	cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
+	expect(&log, kn, "get after destroy");
+	put(k, p, o);
+	expect(&log, kn, "put after destroy");
+	cr_assert_eq(trim(k, p), 0);
+	expect(&log, kn, "trim after destroy");
+	lfpool_stats st = stats(k, p);
+	cr_assert_eq(st.created, 0);
+	expect(&log, kn, "stats after destroy");
+	cr_assert_eq(prewarm(k, p, 4), -1);
+	cr_assert_eq(errno, EINVAL);
+	expect(&log, kn, "prewarm after destroy");
+	lfpool_set_error_hook(NULL, NULL);
+}
+
+/* A counted object released after its debug pool was destroyed: a report
+ * naming the pool (today: SEGV). */
+ParameterizedTestParameters(after_destroy, rc_release_is_reported)
+{
+	static lfpool_flavour fl[] = { LFPOOL_FLAVOUR_POOL, LFPOOL_FLAVOUR_CONCURRENT,
+				       LFPOOL_FLAVOUR_TS };
+	return cr_make_param_array(lfpool_flavour, fl, 3);
+}
+
+ParameterizedTest(lfpool_flavour *fl, after_destroy, rc_release_is_reported)
+{
+	struct error_log log;
+	lfpool_config c = { .obj_size = OBJ, .flags = LFPOOL_F_DEBUG, .name = "dbg" };
+	lfpool_rc *rc = lfpool_rc_create(*fl, &c);
+	cr_assert_not_null(rc);
+	void *o = lfpool_rc_get(rc);
+	cr_assert_not_null(o);
+	/* Grow past one slab, so that memory is really given back. */
+	void *more[300];
+	for (int i = 0; i < 300; i++)
+		more[i] = lfpool_rc_get(rc);
+	for (int i = 0; i < 300; i++)
+		lfpool_rc_release(more[i]);
+	record_errors(&log);
+	lfpool_rc_destroy(rc);
+	expect(&log, "rc", "destroyed with 1 object still out");
+	cr_assert_eq(lfpool_rc_release(o), 0);
+	expect(&log, "rc", "release after destroy");
+	lfpool_set_error_hook(NULL, NULL);
+}
+
+/* ---- array pools: puts with the wrong size ------------------------------- */
+
+/* Release array pools: a pooled buffer put with an oversize size, and an
+ * oversize buffer put with another size, take the slow path, which reads
+ * the header and reports them (today: the allocator's free gets a pooled
+ * buffer, or the wrong size). */
+Test(array, wrong_oversize_sizes_are_reported_in_release_pools)
+{
+	struct test_alloc t;
+	test_alloc_init(&t);
+	struct error_log log;
+	record_errors(&log);
+	lfpool_array_config c = { .flavour = LFPOOL_FLAVOUR_CONCURRENT, .max_size = 1024,
+				  .allocator = &t.a, .name = "bufs" };
+	lfpool_array *ap = lfpool_array_create(&c);
+	cr_assert_not_null(ap);
+	char *small = lfpool_array_get(ap, 64, NULL);
+	char *big = lfpool_array_get(ap, 5000, NULL);
+	cr_assert(small && big);
+	lfpool_array_put_sized(ap, small, 4096);
+	cr_assert_eq(log.calls, 1);
+	cr_assert(strstr(log.problem, "not oversize"), "%s", log.problem);
+	cr_assert_eq(log.ptr, small);
+	lfpool_array_put_sized(ap, big, 6000);
+	cr_assert_eq(log.calls, 2);
+	cr_assert(strstr(log.problem, "oversize buffer with another size"), "%s", log.problem);
+	cr_assert_eq(t.bad_frees, 0, "the allocator got a block it never gave, or a wrong size");
+	/* Both are still the caller's: the right puts work. */
+	lfpool_array_put_sized(ap, small, 64);
+	lfpool_array_put_sized(ap, big, 5000);
+	cr_assert_eq(log.calls, 2);
+	uint64_t gets, out;
+	lfpool_array_oversize_stats(ap, &gets, &out);
+	cr_assert_eq(out, 0);
+	lfpool_array_destroy(ap);
+	lfpool_set_error_hook(NULL, NULL);
+	test_alloc_finish(&t);
+}
