@@ -25,12 +25,12 @@ NM=${LFPOOL_NM:-nm}
 # Names are paths below lib/ without the extension.
 floors='
 0 debug version
-1 slab
+1 slab threadstatic/fence threadstatic/grace
 2 stack threadstatic/percpu threadstatic/rseq_x86_64
 3 core validate
 4 pool concurrent threadstatic/depot
 5 threadstatic/cache
-6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu
+6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
 7 threadstatic/threadstatic threadstatic/validate
 8 layers/flavour
 9 layers/array layers/closure layers/refcount
@@ -41,9 +41,14 @@ floors='
 # out of both checks; one that is gone is reported so that the line can go.
 # The integrator empties this list once the branches named have merged.
 known_edges='
-# issue 16 point 1 (branch hostile): accept-a-put moves to core.
-threadstatic/cache threadstatic/threadstatic lfp_ts_accept
-threadstatic/ts_percpu threadstatic/threadstatic lfp_ts_accept
+# issue 13 (branch capacity): a get of a cache that would fail steals from
+# every other cache (steal.c stops them through cache.c): the slow path
+# reaches up one floor; a callback passed down by the caller would remove it.
+threadstatic/cache threadstatic/steal lfp_ts_steal
+threadstatic/cache threadstatic/steal lfp_sink_give
+threadstatic/ts_percpu threadstatic/steal lfp_ts_steal
+threadstatic/ts_percpu threadstatic/steal lfp_sink_give
+threadstatic/steal threadstatic/threadstatic lfp_ts_lock
 # issue 16 point 2 (branch structure): object creation becomes an inline of
 # threadstatic/ts.h.
 threadstatic/cache threadstatic/threadstatic lfp_ts_create_objects
