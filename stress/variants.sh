@@ -230,10 +230,11 @@ coverage() {
 	"$profdata" merge -sparse "$dir"/cov/*.profraw -o "$dir/cov/fuzz.profdata" || return 1
 	mapfile -t files < <(find "$top/lib" -name '*.[ch]' | sort)
 	"$cov" report "$dir/lfpool-fuzz" -instr-profile="$dir/cov/fuzz.profdata" "${files[@]}" |
-		awk -v top="$top/" '
-		# Columns: file, regions (3), functions (3), lines (3), branches (3).
-		NF >= 13 && ($1 ~ /^\// || $1 == "TOTAL") {
-			name = $1; sub(top, "", name)
+		awk '
+		# Columns: file (below lib/), regions (3), functions (3), lines
+		# (3), branches (3).
+		NF >= 13 && $1 != "Filename" {
+			name = $1 == "TOTAL" ? "TOTAL" : "lib/" $1
 			printf "fuzz coverage: %-34s %5s lines %5s missed %8s\n", name, $8, $9, $10
 		}'
 }

@@ -43,7 +43,7 @@ struct fz_reports {
 void fz_expect_report(const char *what, const char *words, void (*call)(void *ctx), void *ctx);
 
 /* The counting allocator of stress/alloc.c, failing one call in `one_in`
- * (0: never) from the start. */
+ * (0: never). */
 void fz_alloc_init(struct stress_alloc *sa, unsigned one_in);
 /* Whether errno after a failed call is allowed: ENOMEM only where the
  * allocator may fail. */

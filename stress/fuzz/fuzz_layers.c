@@ -228,6 +228,7 @@ static void array_bad_configs(const lfpool_array_config *good)
 	for (int i = 0; i < 8; i++)
 		FZ_CHECK(!lfpool_array_create(&bad[i]) && errno == EINVAL, "array bad config %d", i);
 	FZ_CHECK(!lfpool_array_create(NULL) && errno == EINVAL, "array NULL config");
+	lfpool_array_destroy(NULL);
 }
 
 void fz_array(struct fz *f)
@@ -262,8 +263,15 @@ void fz_array(struct fz *f)
 		switch (op % 8) {
 		case 0:
 		case 1:
-		case 2:
 			array_get(&m, (a << 8 | b) % (2 * m.max + 2));
+			break;
+		case 2:	/* small sizes, and one no allocator can serve (ENOMEM) */
+			if (a == 0xff) {
+				FZ_CHECK(!lfpool_array_get(m.ap, SIZE_MAX - 8, NULL) && errno == ENOMEM,
+					 "array get(SIZE_MAX - 8): %s", strerror(errno));
+				break;
+			}
+			array_get(&m, b % (m.min + 1));
 			break;
 		case 3:
 		case 4:
@@ -418,6 +426,7 @@ void fz_rc(struct fz *f)
 		bad = cfg, bad.align = 24;
 		FZ_CHECK(!lfpool_rc_create(LFPOOL_FLAVOUR_POOL, &bad) && errno == EINVAL, "rc align 24");
 		FZ_CHECK(!lfpool_rc_create(0, &cfg) && errno == EINVAL, "rc flavour 0");
+		lfpool_rc_destroy(NULL);
 	}
 	m.rc = lfpool_rc_create(flavour_of(b0 >> 4), &cfg);
 	if (!m.rc) {
@@ -610,6 +619,7 @@ void fz_closure(struct fz *f)
 		FZ_CHECK(!lfpool_closure_pool_create(fl, &bad) && errno == EINVAL, "closure with hooks");
 		FZ_CHECK(!lfpool_closure_pool_create(fl, NULL) && errno == EINVAL, "closure NULL cfg");
 		FZ_CHECK(!lfpool_closure_pool_create(0, &cfg) && errno == EINVAL, "closure flavour 0");
+		FZ_CHECK(lfpool_closure_pool_destroy(NULL) == 0, "closure destroy(NULL) != 0");
 	}
 	m.cp = lfpool_closure_pool_create(fl, &cfg);
 	if (!m.cp) {

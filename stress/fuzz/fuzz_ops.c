@@ -77,6 +77,9 @@ void fz_alloc_init(struct stress_alloc *sa, unsigned one_in)
 {
 	stress_alloc_init(sa);
 	sa->fail_one_in = one_in;
+	/* Call 0 is one that fails for every one_in (alloc.c's hash): start
+	 * past it, so that a pool with prewarm can be made now and then. */
+	sa->calls = one_in;
 }
 
 bool fz_enomem_ok(const struct stress_alloc *sa, int err)

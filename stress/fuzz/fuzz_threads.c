@@ -14,11 +14,18 @@
  * fini, nothing live), destroy finalizes every object and the allocator
  * got all its memory back.
  *
+ * With implicit caches, thread A may also exit without detaching (its
+ * cache goes back through the thread-exit destructor), after using two
+ * other pools that the main thread destroys while A still runs: destroy
+ * reclaims A's caches of them, A's next new cache drops the dead entry,
+ * and its exit skips the other.
+ *
  * Input: mode byte, 5 configuration bytes, then operations of 2 bytes; the
  * first half of them is thread A's, the rest thread B's.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +41,9 @@
 struct two {
 	const struct flavour *fl;
 	void *pool;
+	bool exit_test;		/* thread A: the exit and dead-pool steps above */
+	lfpool_ts *other[2];
+	int step;		/* atomic: where the exit test is */
 	size_t cap;
 	bool faults, ts;
 	int64_t alive;		/* init - fini, atomic */
@@ -168,21 +178,66 @@ static void t_op(struct tt *t, unsigned op, unsigned arg)
 	}
 }
 
+/* Wait until the exit test reached step. */
+static void wait_step(struct two *m, int step)
+{
+	while (__atomic_load_n(&m->step, __ATOMIC_ACQUIRE) < step)
+		sched_yield();
+}
+
+static void next_step(struct two *m, int step)
+{
+	__atomic_store_n(&m->step, step, __ATOMIC_RELEASE);
+}
+
+/* Thread A, exit test: caches of the two other pools (step 1), which the
+ * main thread destroys (one by step 2, the other by step 4). */
+static void use_others(struct two *m)
+{
+	for (int i = 0; i < 2; i++)
+		lfpool_ts_put(m->other[i], lfpool_ts_get(m->other[i]));
+	next_step(m, 1);
+	wait_step(m, 2);
+}
+
 static void *t_run(void *arg)
 {
 	struct tt *t = arg;
 	struct two *m = t->m;
+	bool exit_test = m->exit_test && t->id == 1;
+	if (exit_test)
+		use_others(m);
 	t->h = m->fl->enter(m->pool);
 	if (!t->h) {
 		check_errno(t, "enter");
+		if (exit_test)
+			next_step(m, 3);	/* nothing to hand back */
 		return NULL;
 	}
 	for (size_t i = 0; i + 1 < t->n; i += 2)
 		t_op(t, t->ops[i], t->ops[i + 1]);
 	while (t->nheld)
 		m->fl->put(t->h, unhold(t, 0));
+	if (exit_test) {
+		next_step(m, 3);
+		wait_step(m, 4);
+		return NULL;	/* the thread-exit destructor hands the cache back */
+	}
 	m->fl->leave(m->pool, t->h);
 	return NULL;
+}
+
+/* Main thread, exit test: destroy the other pools while A runs. */
+static void destroy_others(struct two *m)
+{
+	wait_step(m, 1);
+	FZ_CHECK(lfpool_ts_destroy(m->other[0]) == 0, "destroy of a pool A uses: %s",
+		 strerror(errno));
+	next_step(m, 2);
+	wait_step(m, 3);
+	FZ_CHECK(lfpool_ts_destroy(m->other[1]) == 0, "destroy of a pool A uses: %s",
+		 strerror(errno));
+	next_step(m, 4);
 }
 
 /* Leave objects in the shared worker slot, for the threads to release. */
@@ -223,6 +278,12 @@ void fz_threads(struct fz *f)
 	}
 	if (m.ts)
 		fill_worker(&m, b3 % 8);
+	m.exit_test = m.fl == &flavour_ts && (b0 & 0x80);
+	for (int i = 0; m.exit_test && i < 2; i++) {
+		lfpool_config oc = { .obj_size = 16 };
+		m.other[i] = lfpool_ts_create(&oc);
+		FZ_CHECK(m.other[i], "threads: create: %s", strerror(errno));
+	}
 	size_t ops = (f->n - f->i) / 2 * 2, half = ops / 4 * 2;
 	static struct tt t[2];
 	memset(t, 0, sizeof(t));
@@ -232,6 +293,8 @@ void fz_threads(struct fz *f)
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&tid[i], NULL, t_run, &t[i]) != 0)
 			fz_fail("pthread_create failed");
+	if (m.exit_test)
+		destroy_others(&m);
 	for (int i = 0; i < 2; i++)
 		pthread_join(tid[i], NULL);
 

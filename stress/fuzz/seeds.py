@@ -35,19 +35,31 @@ def main():
             cfg = bytes([fl, cap, 6, rng.randrange(64), 0x24, 0x00 if fl % 2 else 0x01])
             write(f"flavours-{fl}-{cap:02x}", b"\x00" + cfg + bytes(rng.randrange(256) for _ in range(300)))
     # Mode 1: handles (7 configuration bytes, 3-byte operations over 17 kinds).
-    w = [3, 3, 3, 3, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
+    w = [3, 3, 3, 3, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1]
     for fl in range(4):
-        for variant in range(6):
-            debug = 0x10 if variant & 1 else 0
+        for variant in range(8):
+            debug = 0x10 if variant in (1, 3, 5, 7) else 0
             reset = 0x20 if variant == 2 else 0
-            bad = 0x80 if variant == 3 else 0
+            bad = 0x80 if variant in (3, 6) else 0
             name = 0x40 if variant == 4 else 0
-            cap = [600, 0, 40, 1000, 8, 200][variant]
+            cap = [600, 0, 40, 1000, 8, 200, 100, 30][variant]
             capw = 1 if cap == 0 else (cap - 1) << 1
-            faults = 0x50 if variant == 5 else 0x21
+            # b5: low nibble 0 = allocator faults; 0x20 destroy with one
+            # out (debug); 0x40 the system allocator; 0x80 no hook then.
+            faults = [0x21, 0x21, 0x41, 0x21, 0x21, 0x50, 0x41, 0xa1][variant]
+            mag = 0x24 + variant + (0x10 if variant == 6 else 0)
             cfg = bytes([fl | debug | reset | bad | name, capw & 0xff, capw >> 8,
-                         (variant * 9) % 40, 0x24 + variant, faults, 5 + variant])
-            write(f"handles-{fl}-{variant}", b"\x01" + cfg + ops(rng, 400, 17, w))
+                         (variant * 9) % 64, mag, faults, 5 + variant])
+            write(f"handles-{fl}-{variant}", b"\x01" + cfg + ops(rng, 400, 18, w))
+    # ThreadStatic with an allocator that fails one call in 4: caches that
+    # cannot be made (puts straight to the depot), worker slots that fail.
+    capw = (500 - 1) << 1
+    body = b""
+    for i in range(120):
+        # get, trim (the depot's magazines go), detach (the cache's go: the
+        # magazine slab is free) and put (a new cache needs a new slab)
+        body += bytes([0, 0, 0, 11, 0, 0, 14, 3 | (i & 4), 0, 17, i, 0])
+    write("handles-2-uncached", b"\x01" + bytes([2, capw & 0xff, capw >> 8, 9, 0x24, 0x10, 3]) + body)
     # Mode 2: array pools (4 configuration bytes, 3-byte operations over 8).
     for fl in range(3):
         for variant in range(5):
@@ -61,7 +73,7 @@ def main():
         for variant in range(4):
             b0 = (fl << 4) | [0, 4, 0x8 | 0x2, 0x44 | 0x80][variant]
             cfg = bytes([b0, rng.randrange(256), [0x20, 1, 0x40, 0x06][variant],
-                         [0x11, 0x02, 0x30, 0x00][variant]])
+                         [0x11, 0x02, 0x31, 0x00][variant]])
             write(f"rc-{fl}-{variant}", b"\x03" + cfg + ops(rng, 250, 7))
     # Mode 4: closure pools.
     for fl in range(3):
@@ -73,9 +85,9 @@ def main():
     # Mode 5: two threads (5 configuration bytes, 2-byte operations, halves).
     for fl in range(4):
         for variant in range(3):
-            b0 = fl | [0, 0x10, 0x40][variant]
+            b0 = fl | [0, 0x10, 0x40 | 0x80][variant]
             capw = [1, 63 << 1, 300 << 1][variant]
-            cfg = bytes([b0, capw & 0xff, capw >> 8, 5 + variant, [0x11, 0x01, 0x20][variant]])
+            cfg = bytes([b0, capw & 0xff, capw >> 8, 5 + variant, [0x11, 0x01, 0x21][variant]])
             write(f"threads-{fl}-{variant}", b"\x05" + cfg +
                   bytes(rng.randrange(256) for _ in range(800)))
 
