@@ -487,8 +487,10 @@ static void op_attach(struct hm *m, unsigned a, unsigned b)
 		lfpool_ts_detach(m->pool);
 		/* A put now makes a new cache, or (allocator failing) goes
 		 * straight to the depot. */
-		if ((a & 2) && m->out)
-			op_put_bulk(m, 0, (a & 4) ? 3 : 1);
+		if ((a & 2) && m->out && (a & 4))
+			op_put_bulk(m, 0, 3);
+		else if ((a & 2) && m->out)
+			op_put(m, 0, b);
 		else if (a & 2)
 			op_get(m, 0, 0);
 		return;
@@ -528,12 +530,16 @@ struct misuse {
 	struct hm *m;
 	unsigned h;
 	void *p;
+	bool bulk;
 };
 
 static void misuse_put(void *ctx)
 {
 	struct misuse *u = ctx;
-	raw_put(u->m, u->h, u->p);
+	if (u->bulk)
+		raw_put_bulk(u->m, u->h, &u->p, 1);
+	else
+		raw_put(u->m, u->h, u->p);
 }
 
 static void misuse_destroy_worker(void *ctx)
@@ -546,7 +552,7 @@ static void op_misuse(struct hm *m, unsigned a, unsigned b)
 {
 	lfpool_stats before, after;
 	char local[64];
-	struct misuse u = { m, a % HANDLES, NULL };
+	struct misuse u = { m, a % HANDLES, NULL, a & 0x80 };
 	bool failed;
 	if (is_ts(m) && (a & 0x40)) {
 		/* Not a debug-only check: worker slots belong to the pool. */
@@ -700,7 +706,7 @@ static void bulk_after_destroy(void *ctx)
 /* Debug pools stay readable after destroy: every call is reported. */
 static void after_destroy(struct hm *m, void *stale)
 {
-	struct misuse u = { m, 0, stale };
+	struct misuse u = { m, 0, stale, false };
 	fz_expect_report("put after destroy", "after destroy", misuse_put, &u);
 	fz_expect_report("destroy twice", "already destroyed", destroy, m);
 	if (is_ts(m)) {

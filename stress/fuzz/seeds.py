@@ -48,8 +48,9 @@ def main():
             # out (debug); 0x40 the system allocator; 0x80 no hook then.
             faults = [0x21, 0x21, 0x41, 0x21, 0x21, 0x50, 0x41, 0xa1][variant]
             mag = 0x24 + variant + (0x10 if variant == 6 else 0)
+            # b3: object size and alignment (40: one byte, aligned to 1)
             cfg = bytes([fl | debug | reset | bad | name, capw & 0xff, capw >> 8,
-                         (variant * 9) % 64, mag, faults, 5 + variant])
+                         [0, 9, 18, 27, 40, 45, 54, 40][variant], mag, faults, 5 + variant])
             write(f"handles-{fl}-{variant}", b"\x01" + cfg + ops(rng, 400, 18, w))
     # ThreadStatic with an allocator that fails one call in 4: caches that
     # cannot be made (puts straight to the depot), worker slots that fail.
