@@ -54,7 +54,7 @@ FUZZ_FILES = stress/fuzz/fuzz.h stress/fuzz/fuzz_ops.c stress/fuzz/fuzz_handles.
 	stress/fuzz/fuzz_layers.c stress/fuzz/fuzz_threads.c \
 	stress/ops.c stress/alloc.c stress/flavours.c \
 	stress/flavour_ts.c stress/flavour_percpu.c
-EXTRA_DIST += stress/variants.sh $(FUZZ_FILES) stress/fuzz/corpus
+EXTRA_DIST += stress/variants.sh $(FUZZ_FILES) stress/fuzz/corpus stress/fuzz/seeds.py
 # The rseq fast path, where configure found it (DEFS is not passed on).
 if RSEQ
 FUZZ_RSEQ = -DLFPOOL_HAVE_RSEQ=1
