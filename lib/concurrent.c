@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "lfpool/concurrent.h"
+#include "validate.h"
 
 struct lfpool_concurrent {
 	struct lfp_stack free;		/* constructed objects; its own cache line */
@@ -231,11 +232,20 @@ LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
 	st->created = lfp_load_u64_rlx(&c->created);
-	/* Walk the free stack, bounded by created in case it changes under us. */
-	uint64_t n = 0;
-	for (uint32_t i = (uint32_t)lfp_load_u64_acq(&c->free.head); i != LFP_NIL && n < st->created;
-	     i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i)))
-		n++;
+	/* Bounded by created: the stack may change under the count (the
+	 * count's acquire loads pair with the release CAS of
+	 * lfp_stack_push_chain_mpmc). */
+	uint64_t n = lfp_stack_count_mpmc(&c->free, &c->core.slabs, st->created);
 	st->retained = n;
 	st->live = st->created - n;
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_concurrent_validate(const lfpool_concurrent *c, char *why, size_t why_size)
+{
+	struct lfp_census cs;
+	if (lfp_census_begin(&cs, &c->core, why, why_size))
+		lfp_census_chain(&cs, (uint32_t)lfp_load_u64_rlx(&c->free.head), "the free stack");
+	return lfp_census_end(&cs, lfp_load_u64_rlx(&c->created));
+}
+#endif

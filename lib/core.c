@@ -134,6 +134,7 @@ void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 			c->init(obj, c->hook_ctx);
 		if (!c->debug)
 			continue;
+		LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, i)) == LFP_OBJ_RAW);
 		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
 		if (state == LFP_OBJ_POOLED)
 			lfp_core_poison(c, obj);
@@ -210,6 +211,8 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 		break;
 	}
 	uint8_t *state = lfp_slabs_state(&c->slabs, *idx);
+	/* acq_rel, paired with the same exchange of a racing put of obj: of
+	 * two puts of one object, exactly one sees it out */
 	uint8_t was = lfp_xchg_u8_acqrel(state, LFP_OBJ_POOLED);
 	if (was == LFP_OBJ_OUT)
 		return 0;
@@ -274,6 +277,7 @@ void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t o
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 {
 	void *obj = lfp_slabs_ptr(&c->slabs, idx);
+	LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, idx)) == LFP_OBJ_POOLED);
 	lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
 #ifdef LFP_ASAN
 	unpoison(c, obj);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.c - the error hook and the graveyard of destroyed debug pools.
+ * debug.c - the error hook, the graveyard of destroyed debug pools, and
+ * the failure of an internal assertion (debug.h).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "debug.h"
 
 static lfpool_error_fn error_hook;
 static void *error_ctx;
@@ -45,6 +47,12 @@ void lfp_report(const char *pool, const void *ptr, const char *problem)
 void lfp_report_leak(const char *pool, const void *ptr, const char *problem)
 {
 	report(pool, ptr, problem, false);
+}
+
+void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "lfpool: internal error: %s:%d: %s: %s\n", file, line, func, cond);
+	abort();
 }
 
 /* Dead debug pools, freed at exit (so LeakSanitizer sees no leak). */

@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "lfpool/pool.h"
+#include "validate.h"
 
 struct lfpool_pool {
 	struct lfpool_pool_fast fast;	/* first: read by the inline fast path */
@@ -25,6 +26,8 @@ struct lfpool_pool {
 	uint64_t created, misses;
 	struct lfp_core core;
 };
+/* lfpool_pool_get and _put (pool.h) read the pool as its fast view. */
+_Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
 
 static uint32_t *pooled(lfpool_pool *p)
 {
@@ -200,3 +203,18 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 	st->live = st->created - st->retained;
 	st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_pool_validate(const lfpool_pool *p, char *why, size_t why_size)
+{
+	struct lfp_census cs;
+	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
+		uint32_t n = p->core.debug ? p->debug_count : p->fast.count;
+		if (n > p->items_cap)
+			lfp_census_fail(&cs, "%u pooled objects in an array of %u", n, p->items_cap);
+		for (uint32_t i = 0; i < n && !cs.bad; i++)
+			lfp_census_obj(&cs, p->fast.items[i], "the pool's array");
+	}
+	return lfp_census_end(&cs, p->created);
+}
+#endif

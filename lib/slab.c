@@ -223,6 +223,8 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 	uintptr_t a = (uintptr_t)p;
 	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
 	for (uint32_t n = 0; n < hw; n++) {
+		/* acquire, paired with the release stores of prepare_slot (the
+		 * leaf) and lfp_slabs_grow (mem, after the slab header) */
 		if (!lfp_load_ptr_acq((void *const *)&s->leaf[n >> LFP_LEAF_BITS]))
 			continue;
 		uintptr_t mem = (uintptr_t)lfp_load_ptr_acq(

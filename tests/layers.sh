@@ -27,11 +27,11 @@ floors='
 0 debug version
 1 slab
 2 stack threadstatic/percpu threadstatic/rseq_x86_64
-3 core
+3 core validate
 4 pool concurrent threadstatic/depot
 5 threadstatic/cache
 6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu
-7 threadstatic/threadstatic
+7 threadstatic/threadstatic threadstatic/validate
 8 layers/flavour
 9 layers/array layers/closure layers/refcount
 '
@@ -56,7 +56,8 @@ threadstatic/worker threadstatic/threadstatic lfp_ts_lock
 threadstatic/tls threadstatic/threadstatic lfp_ts_live
 '
 
-# symbols: "FILE D|U SYMBOL" for every object of the library.
+# symbols: "FILE D|U SYMBOL" for every object of the library, and one
+# "FILE O -" line per object.
 symbols() {
 	n=0
 	for lo in $(find lib -name '*.lo' | LC_ALL=C sort); do
@@ -73,6 +74,7 @@ symbols() {
 			echo "layers.sh: $lo names $dir/$obj, which is not there" >&2
 			return 1
 		fi
+		echo "$name O -"	# the file, even with no global symbol
 		$NM -P "$dir/$obj" | awk -v f="$name" '
 			$2 == "U" || $2 == "w" { print f, "U", $1; next }
 			$2 ~ /^[TDBRCVGSWui]$/ { print f, "D", $1 }'

@@ -44,6 +44,8 @@ struct lfpool_array {
 	char name[LFP_NAME_MAX];
 	struct lfp_array_class cls[LFP_ARRAY_OVERSIZE];	/* by slot */
 };
+/* The inline calls of lfpool/array.h read the array pool as its fast view. */
+_Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
 
 /* Whether n is a power of two (0 is not). */
 static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }

@@ -51,6 +51,9 @@ struct lfpool_cache {
 	lfpool_ts *pool;
 	lfpool_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
+/* lfpool_cache_get and _put (threadstatic.h) read the cache as its fast
+ * view. */
+_Static_assert(offsetof(struct lfpool_cache, fast) == 0, "fast view first");
 
 struct lfpool_ts {
 	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */

@@ -347,7 +347,9 @@ void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 		return;
 	/* The slow paths count an area operation after it happened: read
 	 * their counters first, and the differences stay >= 0 (on x86-64;
-	 * elsewhere the clamps keep a moment's skew from wrapping). */
+	 * elsewhere the clamps keep a moment's skew from wrapping).  The
+	 * acquires pair with no release: they keep the areas' loads below
+	 * after these (load-load order); the counters' adds are relaxed. */
 	uint64_t in = lfp_load_u64_acq(&t->n.moved_in), out = lfp_load_u64_acq(&t->n.moved_out);
 	uint64_t gets = lfp_load_u64_acq(&t->n.gets), puts = lfp_load_u64_acq(&t->n.puts);
 	uint64_t pushes = 0, pops = 0;
@@ -370,4 +372,10 @@ void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
 uint64_t lfp_pcpu_bytes(const lfpool_ts *p)
 {
 	return p->percpu ? p->percpu->pc.bytes : 0;
+}
+
+void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	if (p->percpu)
+		lfp_percpu_each(&p->percpu->pc, fn, ctx);
 }
