@@ -9,7 +9,9 @@
 #   make stress-quick  what CI runs: TSan and ASan briefly, the negative
 #                      control, fuzzing for 30 s
 #   make stress-long   minutes, at least 10^8 operations
-#   make fuzz          the libFuzzer target alone (FUZZ_SECONDS, default 30)
+#   make fuzz          the libFuzzer target alone: the seed corpus
+#                      (stress/fuzz/corpus/), FUZZ_SECONDS (30) of random
+#                      inputs, then the line coverage of lib/ it reached
 # STRESS_SECONDS, STRESS_THREADS, STRESS_SEED and FUZZ_SECONDS override the
 # defaults, e.g. `make stress STRESS_SECONDS=5`.  The sanitizer builds are
 # configured under this build directory (_build-stress-tsan, -asan) with
@@ -49,13 +51,19 @@ CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfm
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.
-FUZZ_FILES = stress/fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
+FUZZ_FILES = stress/fuzz/fuzz.h stress/fuzz/fuzz_ops.c stress/fuzz/fuzz_handles.c \
+	stress/fuzz/fuzz_layers.c stress/fuzz/fuzz_threads.c \
+	stress/ops.c stress/alloc.c stress/flavours.c \
 	stress/flavour_ts.c stress/flavour_percpu.c
-EXTRA_DIST += stress/variants.sh $(FUZZ_FILES)
+EXTRA_DIST += stress/variants.sh $(FUZZ_FILES) stress/fuzz/corpus stress/fuzz/seeds.py
+# The rseq fast path, where configure found it (DEFS is not passed on).
+if RSEQ
+FUZZ_RSEQ = -DLFPOOL_HAVE_RSEQ=1
+endif
 
 STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 	FUZZ_SOURCES='$(FUZZ_FILES) $(liblfpool_la_SOURCES)' \
-	FUZZ_CFLAGS='$(PTHREAD_CFLAGS) $(CK_CFLAGS) $(URCU_CFLAGS) -DLFPOOL_BUILDING' \
+	FUZZ_CFLAGS='$(PTHREAD_CFLAGS) $(CK_CFLAGS) $(URCU_CFLAGS) -DLFPOOL_BUILDING $(FUZZ_RSEQ)' \
 	FUZZ_LIBS='$(liblfpool_la_LIBADD)' \
 	bash $(srcdir)/stress/variants.sh
 

@@ -15,8 +15,12 @@
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
 # 0.1, full 0.2, long 1).
-# Every mode but fuzz also runs the negative control; every mode fuzzes
-# for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
+# Every mode but fuzz also runs the negative control; every mode fuzzes:
+# the seed corpus (stress/fuzz/corpus/), then random inputs for
+# FUZZ_SECONDS (quick 20, else 30), then the corpus again with rseq off
+# (the per-CPU fallback path), and prints the line coverage of lib/ that
+# this reached (clang's -fprofile-instr-generate, llvm-cov); `make fuzz`
+# fails below FUZZ_MIN_COVERAGE percent (85).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
 set -u
 mode=${1:?usage: variants.sh full|quick|long|fuzz}
@@ -25,6 +29,7 @@ build=$PWD
 threads=${STRESS_THREADS:-4}
 seed=${STRESS_SEED:-1}
 fuzz_seconds=${FUZZ_SECONDS:-30}
+[ "$mode" = quick ] && fuzz_seconds=${FUZZ_SECONDS:-20}
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
@@ -250,7 +255,8 @@ build_fuzz() {
 	mkdir -p "$dir/obj"
 	rm -f "$dir"/obj/*.o
 	export FUZZ_CC=${FUZZ_CC:-clang} FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined
-		-fno-sanitize-recover=undefined -I$top/include -I$top/lib -I$top/stress ${FUZZ_CFLAGS:-}"
+		-fno-sanitize-recover=undefined -fprofile-instr-generate -fcoverage-mapping
+		-I$top/include -I$top/lib -I$top/stress ${FUZZ_CFLAGS:-}"
 	# shellcheck disable=SC2016,SC2086 # expanded by the inner shell; word lists
 	printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -I{} sh -c \
 		'$FUZZ_CC $FUZZ_FLAGS -c "$1" -o "$2/obj/$(echo "$1" | tr / _).o"' sh {} "$dir" &&
@@ -258,17 +264,64 @@ build_fuzz() {
 		echo "stress: built the fuzz target ($((SECONDS - t0)) s)"
 }
 
-# run_fuzz DIR: fuzz for FUZZ_SECONDS; prints a result line like the others.
+# llvm_tool NAME: the LLVM tool that matches clang 14, or the plain one.
+llvm_tool() {
+	command -v "$1-14" || command -v "$1"
+}
+
+# coverage DIR: the line coverage of lib/ in DIR/cov/*.profraw, per file
+# and in total ("fuzz coverage: TOTAL ..." last).
+coverage() {
+	local dir=$1 profdata cov files=()
+	profdata=$(llvm_tool llvm-profdata) && cov=$(llvm_tool llvm-cov) || {
+		echo "fuzz: no llvm-profdata/llvm-cov: no coverage figure"
+		return 1
+	}
+	"$profdata" merge -sparse "$dir"/cov/*.profraw -o "$dir/cov/fuzz.profdata" || return 1
+	mapfile -t files < <(find "$top/lib" -name '*.[ch]' | sort)
+	"$cov" report "$dir/lfpool-fuzz" -instr-profile="$dir/cov/fuzz.profdata" "${files[@]}" |
+		awk '
+		# Columns: file (below lib/), regions (3), functions (3), lines
+		# (3), branches (3).
+		NF >= 13 && $1 != "Filename" {
+			name = $1 == "TOTAL" ? "TOTAL" : "lib/" $1
+			printf "fuzz coverage: %-34s %5s lines %5s missed %8s\n", name, $8, $9, $10
+		}'
+}
+
+# run_fuzz DIR: the seed corpus, FUZZ_SECONDS of random inputs, the corpus
+# again with rseq off, then the coverage; prints a result line like the
+# others.
 run_fuzz() {
-	local dir=$1 log=$logs/fuzz.out rc runs
-	(cd "$dir" && ./lfpool-fuzz -max_total_time="$fuzz_seconds" -max_len=1024 \
-		-print_final_stats=1 -seed="$seed" corpus) >"$log" 2>&1
+	local dir=$1 log=$logs/fuzz.out rc runs t0=$SECONDS pct
+	rm -rf "$dir/corpus" "$dir/cov"
+	mkdir -p "$dir/corpus" "$dir/cov"
+	(cd "$dir" && LLVM_PROFILE_FILE="$dir/cov/fuzz-%p.profraw" ./lfpool-fuzz \
+		-max_total_time="$fuzz_seconds" -max_len=2048 -print_final_stats=1 \
+		-seed="$seed" corpus "$top/stress/fuzz/corpus") >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	if [ $rc -eq 0 ]; then
+		# The per-CPU fallback path: glibc registers no rseq area.
+		(cd "$dir" && GLIBC_TUNABLES=glibc.pthread.rseq=0 \
+			LLVM_PROFILE_FILE="$dir/cov/fallback-%p.profraw" ./lfpool-fuzz -runs=0 \
+			corpus "$top/stress/fuzz/corpus") >>"$log" 2>&1
+		rc=$?
+	fi
+	if [ $rc -eq 0 ]; then
+		coverage "$dir" | tee "$dir/cov/report.txt"
+		pct=$(sed -n 's/^fuzz coverage: TOTAL .* \([0-9.]*\)%$/\1/p' "$dir/cov/report.txt")
 		echo "PASS fuzz         asan+fuzzer  seconds=$fuzz_seconds runs=${runs:-?}" \
-		     "corpus=$(find "$dir/corpus" -type f | wc -l)"
-		echo "[fuzz] 1 passed, 0 failed"
+		     "corpus=$(find "$dir/corpus" -type f | wc -l)+$(find "$top/stress/fuzz/corpus" \
+			-type f | wc -l) lib-lines=${pct:-?}% ($((SECONDS - t0)) s)"
+		if [ "$mode" = fuzz ] && ! awk -v p="${pct:-0}" -v min="${FUZZ_MIN_COVERAGE:-85}" \
+			'BEGIN { exit !(p >= min) }'; then
+			echo "FAIL fuzz: line coverage of lib/ ${pct:-?}% is below" \
+			     "FUZZ_MIN_COVERAGE=${FUZZ_MIN_COVERAGE:-85}%"
+			echo "[fuzz] 0 passed, 1 failed"
+		else
+			echo "[fuzz] 1 passed, 0 failed"
+		fi
 	else
 		tail -40 "$log"
 		echo "FAIL fuzz         asan+fuzzer  exit $rc after ${runs:-?} runs; the input is" \
