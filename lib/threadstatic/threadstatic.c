@@ -30,11 +30,6 @@ bool lfp_ts_live(uint64_t gen)
 	return false;
 }
 
-int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
-{
-	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
-}
-
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
 	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||

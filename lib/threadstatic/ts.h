@@ -76,8 +76,12 @@ extern pthread_mutex_t lfp_ts_lock;
 
 /* Whether the pool of generation gen is alive; caller holds lfp_ts_lock. */
 bool lfp_ts_live(uint64_t gen);
-/* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
-int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
+/* Create n objects of p as a chain in debug state `state`: 0 or
+ * ENOBUFS/ENOMEM.  Inline: the caches below the pool create objects too. */
+static inline int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
+{
+	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
+}
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */
