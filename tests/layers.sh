@@ -33,7 +33,7 @@ floors='
 6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
 7 threadstatic/threadstatic threadstatic/validate
 8 layers/flavour
-9 layers/array layers/closure layers/refcount
+9 layers/array layers/closure layers/rc
 '
 
 # Known edges that break the rule today: "FROM TO SYMBOL" per line, each

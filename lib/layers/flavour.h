@@ -26,11 +26,15 @@ int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *
  * a->pool keeps its value: a debug pool stays readable after destroy and
  * reports a later put. */
 int lfp_any_destroy(struct lfp_any *a);
-/* Destroy pooled objects: all but none for Pool and Concurrent, ThreadStatic's
- * idle memory; returns the number destroyed. */
+/* Destroy idle objects: every pooled one for Pool and Concurrent (trim
+ * keeping 0), what ThreadStatic's trim counts as idle; returns how many. */
 size_t lfp_any_trim(struct lfp_any *a);
 int lfp_any_owns(const struct lfp_any *a, const void *ptr);
 void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st);
+#ifdef LFPOOL_DEBUG
+/* The validate of a's flavour (validate.h): 0, or -1 with why. */
+int lfp_any_validate(const struct lfp_any *a, char *why, size_t why_size);
+#endif
 /* Add every counter of st to *sum. */
 void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st);
 

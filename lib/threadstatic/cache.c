@@ -87,7 +87,8 @@ static void make_room(lfpool_cache *c)
 			rotate(c, mag, lfp_mag_objs(d, mag), 0);
 			return;
 		}
-		/* The depot is at its bound: below it with them (one CAS). */
+		/* The depot is at its bound: the previous magazine's objects go
+		 * onto the loose stack below it instead (one CAS). */
 		lfp_depot_put_objs(d, &c->pool->core.slabs, c->prev_objs, d->mag_size);
 		c->prev_full = false;
 	}

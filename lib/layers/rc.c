@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * refcount.c - reference-counted objects over any flavour.
+ * rc.c - reference-counted objects over any flavour.
  *
  * The prefix before each object holds its owner, its count and a magic
  * word.  The magic routes each retain and release: LFP_RC_LIVE (objects of
@@ -16,7 +16,8 @@
 
 #include "core.h"
 #include "flavour.h"
-#include "lfpool/refcount.h"
+#include "validate.h"
+#include "lfpool/rc.h"
 
 #define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, atomic path */
 #define LFP_RC_LIVE_ST 0x52434c31u	/* "RCL1": release Pool, one thread */
@@ -252,3 +253,10 @@ LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st)
 {
 	lfp_any_stats(&rc->pool, st);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_rc_validate(const lfpool_rc *rc, char *why, size_t why_size)
+{
+	return lfp_any_validate(&rc->pool, why, why_size);
+}
+#endif
