@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "flavour.h"
+#include "validate.h"
 #include "lfpool/array.h"
 
 #define LFP_ARRAY_MAGIC 0x41525259u	/* "ARRY" */
@@ -365,3 +366,19 @@ LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *ge
 	*gets = lfp_load_u64_rlx(&ap->oversize_gets);
 	*out = lfp_load_u64_rlx(&ap->oversize_out);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_array_validate(const lfpool_array *ap, char *why, size_t why_size)
+{
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
+		const struct lfp_array_class *cl = &ap->cls[k];
+		if (!cl->pool.pool || lfp_any_validate(&cl->pool, why, why_size) == 0)
+			continue;
+		char inner[200];
+		snprintf(inner, sizeof(inner), "%s", why);
+		snprintf(why, why_size, "class of %zu bytes: %s", cl->size, inner);
+		return -1;
+	}
+	return 0;
+}
+#endif

@@ -9,6 +9,7 @@
 
 #include "core.h"
 #include "flavour.h"
+#include "validate.h"
 #include "lfpool/closure.h"
 
 struct lfpool_closure_pool {
@@ -96,3 +97,10 @@ LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_
 {
 	lfp_any_stats(&cp->pool, st);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_closure_validate(const lfpool_closure_pool *cp, char *why, size_t why_size)
+{
+	return lfp_any_validate(&cp->pool, why, why_size);
+}
+#endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "flavour.h"
+#include "validate.h"
 
 int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *cfg)
 {
@@ -97,3 +98,17 @@ void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st)
 	sum->live += st->live;
 	sum->bytes_held += st->bytes_held;
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_any_validate(const struct lfp_any *a, char *why, size_t why_size)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		return lfp_pool_validate(a->pool, why, why_size);
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		return lfp_concurrent_validate(a->pool, why, why_size);
+	default:	/* LFPOOL_FLAVOUR_TS */
+		return lfp_ts_validate(a->pool, why, why_size);
+	}
+}
+#endif
