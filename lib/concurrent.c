@@ -232,12 +232,10 @@ LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
 	st->created = lfp_load_u64_rlx(&c->created);
-	/* Walk the free stack, bounded by created in case it changes under us;
-	 * the acquire pairs with the release CAS of lfp_stack_push_chain_mpmc. */
-	uint64_t n = 0;
-	for (uint32_t i = (uint32_t)lfp_load_u64_acq(&c->free.head); i != LFP_NIL && n < st->created;
-	     i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i)))
-		n++;
+	/* Bounded by created: the stack may change under the count (the
+	 * count's acquire loads pair with the release CAS of
+	 * lfp_stack_push_chain_mpmc). */
+	uint64_t n = lfp_stack_count_mpmc(&c->free, &c->core.slabs, st->created);
 	st->retained = n;
 	st->live = st->created - n;
 }

@@ -305,6 +305,8 @@ void aba_provoke(struct run *r);
  * the ABA_REPLAY_* steps that went wrong, with msg saying how (the first). */
 #define ABA_REPLAY_STALE_CAS 1		/* a CAS from a stale snapshot succeeded */
 #define ABA_REPLAY_DELAYED_POP 2	/* a delayed pop installed an in-use head */
+#define ABA_REPLAY_TAG_WIDTH 4		/* a CAS stalled for up to 2^64 - 1 head changes
+					 * succeeded */
 int aba_replay(char *msg, size_t len);
 
 #endif

@@ -5,6 +5,10 @@
 # the layering of lib/, the licence lines, and in ASan builds a gate on leak
 # reports.
 
+# The Criterion tests are built only when configure found Criterion (or was
+# not given --disable-tests); the C++ check, the README, layering and licence
+# checks need nothing but the compiler.
+if ENABLE_TESTS
 # What every unit test shares (tests/support.h).
 check_LTLIBRARIES = tests/libtestsupport.la
 tests_libtestsupport_la_SOURCES = tests/support.c tests/support.h
@@ -31,8 +35,8 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_percpu \
 	tests/test_array \
 	tests/test_layers
-check_PROGRAMS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
-TESTS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
+check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
+TESTS += $(LFPOOL_UNIT_TESTS)
 
 # Every Criterion test: its flags and libraries.
 tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
@@ -65,6 +69,9 @@ tests_test_array_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_array_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_layers_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layers_LDADD = $(LFPOOL_TEST_LDADD)
+endif ENABLE_TESTS
+check_PROGRAMS += tests/test_cxx
+TESTS += tests/test_cxx
 
 # The public header from C++, warnings as errors.
 tests_test_cxx_SOURCES = tests/test_cxx.cc
@@ -77,9 +84,14 @@ tests_test_cxx_LDADD = liblfpool.la
 # variable: a rule naming the log itself would replace automake's rule).
 EXTRA_DIST += tests/leak-gate.sh
 LEAK_GATE_LOG = tests/leak-gate.sh.log
+# Criterion's logs join only where Criterion tests are built.
+LEAK_GATE_CRITERION_LOGS =
+if ENABLE_TESTS
+LEAK_GATE_CRITERION_LOGS += $(LFPOOL_UNIT_TESTS:=.log)
+endif ENABLE_TESTS
 if ASAN
 TESTS += tests/leak-gate.sh
-$(LEAK_GATE_LOG): $(LFPOOL_UNIT_TESTS:=.log) tests/test_cxx.log
+$(LEAK_GATE_LOG): tests/test_cxx.log $(LEAK_GATE_CRITERION_LOGS)
 endif
 
 # The assembly of tests/array_const_class.c, at -O2 and without the build's

@@ -54,6 +54,7 @@ static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 
 /* The loaded magazine is empty: fill it without creating objects.
  * false when the depot has nothing. */
+/* Model: stress/model/depot.pml, steps R1-R4 (its control gives R3 before R2). */
 static bool refill(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -74,6 +75,7 @@ static bool refill(lfpool_cache *c)
 }
 
 /* The loaded magazine is full: make room in it. */
+/* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
 static void make_room(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -135,6 +137,7 @@ static int create_one(lfpool_cache *c, void **obj)
 }
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
+/* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
@@ -205,6 +208,7 @@ LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t
 	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
 }
 
+/* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
 LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -255,6 +259,7 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
+/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
 void lfp_cache_free(lfpool_cache *c)
 {
 	lfpool_ts *p = c->pool;

@@ -55,6 +55,7 @@ static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n)
 	LFP_ASSERT((uint32_t)was >= n && census_within(d, was - n));
 }
 
+/* Model: stress/model/census.pml, steps J1-J2. */
 int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 {
 	uint32_t chain;
@@ -69,6 +70,7 @@ int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 	return 0;
 }
 
+/* Model: stress/model/census.pml, L1-L3: the census bound needs L2 and L3 as one FAA. */
 void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
 {
 	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[0]), mags[1]);
@@ -78,6 +80,7 @@ void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
 	LFP_ASSERT(was >= LFP_CENSUS_CACHE && census_within(d, was - LFP_CENSUS_CACHE));
 }
 
+/* Model: stress/model/depot.pml, steps M2-M3; census.pml, S1-S2. */
 uint32_t lfp_depot_spare(struct lfp_depot *d)
 {
 	uint64_t cur = lfp_load_u64_rlx(&d->census);
@@ -156,6 +159,7 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
+/* Model: stress/model/depot.pml, steps T1-T7. */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
 		      uint32_t keep_empty)
 {

@@ -76,6 +76,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 }
 
 /* Unlink p from the live pools and free all its caches (lock held). */
+/* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
 	lfpool_ts **pp = &live_pools;
@@ -87,6 +88,7 @@ static void retire(lfpool_ts *p)
 	lfp_tls_forget(p->gen);
 }
 
+/* Model: stress/model/exit.pml, steps D1-D8. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)

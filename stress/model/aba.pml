@@ -10,14 +10,14 @@
  * node, so a stale read is of valid memory (slab.h).
  *
  * Correspondence (step: lib/ code it abstracts):
- *   U1  push: load the head          lib/stack.h lfp_stack_push_chain_mpmc() 57
- *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 60
- *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 63 (lfp_stack_next_head 46-49)
- *   O1  pop: load the head           stack.h lfp_stack_pop_mpmc() 80
- *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 86
- *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 88
+ *   U1  push: load the head          lib/stack.h lfp_stack_push_chain_mpmc() 58
+ *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 61
+ *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 64 (lfp_stack_next_head 46-49)
+ *   O1  pop: load the head           stack.h lfp_stack_pop_mpmc() 82
+ *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 88
+ *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 90
  * A failed CAS returns the current head, tag included, and the next try
- * builds on it (stack.h 63-66, 88-92).
+ * builds on it (stack.h 64-67, 90-94).
  *
  * Properties:
  *   - no node is held by two threads (assertion in O3);

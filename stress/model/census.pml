@@ -8,23 +8,26 @@
  * (five per cache and more), so this model drops the objects and keeps
  * the magazines' counts: each step of a cache below is possible in the
  * real code whenever the cache holds enough objects (a spare needs its
- * two magazines nfullm and one more put), so this model has every census
- * behaviour of the real one and only such.
+ * two magazines full and one more put), and each shared access is a step
+ * of its own, so this model has every census behaviour of the real one
+ * (trim keeps nothing here: keeping some only moves fewer magazines).
  *
- * Correspondence (step: lib/ code it abstracts):
- *   J1  join: census += cache + 2   lib/threadstatic/depot.c lfp_depot_join() 54
- *   J2  join: two magazines         depot.c lfp_depot_join() 55 (lfp_core_take_raw)
- *   X1  pop nfullm / pop nemptym        cache.c refill() 61, make_room() 78
- *   X2  push the other kind back    cache.c refill() 63, make_room() 82
- *   S1  spare: the census CAS       depot.c lfp_depot_spare() 70-75
- *   S2  spare: magazine memory      depot.c lfp_depot_spare() 77
+ * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
+ * depot.c and cache.c at the commit that added this model):
+ *   J1  join: census += cache + 2   depot.c lfp_depot_join() 55
+ *   J2  join: two magazines         depot.c lfp_depot_join() 56-62 (lfp_core_take_raw)
+ *   X1  pop full / pop empty (or find none)
+ *                                   cache.c refill() 62, make_room() 80
+ *   X2  push the other kind back    cache.c refill() 64, make_room() 84
+ *   S1  spare: the census CAS       depot.c lfp_depot_spare() 77-82
+ *   S2  spare: magazine memory      depot.c lfp_depot_spare() 84-88
  *   B1  depot at bound: objects go loose, no magazine moves
- *                                   cache.c make_room() 87-89
- *   L1  leave: free two magazines   depot.c lfp_depot_leave() 62-64, free_mags() 43-44
- *   L2  leave: census -= 2          depot.c free_mags() 45
- *   L3  leave: census -= cache      depot.c lfp_depot_leave() 65
+ *                                   cache.c make_room() 89-91
+ *   L1  leave: free two magazines   depot.c lfp_depot_leave() 68-70, free_mags() 47
+ *   L2  leave: census -= 2          depot.c free_mags() 48
+ *   L3  leave: census -= cache      depot.c lfp_depot_leave() 71
  *   T1  trim: pop all, free, census -= n
- *                                   depot.c lfp_depot_trim() 149-166 (free_mags)
+ *                                   depot.c lfp_depot_trim() 153-170 (free_mags 43-49)
  *
  * The fix checked here: L2 and L3 as ONE decrement of cache + 2, after L1.
  * lib/threadstatic/depot.c still does them in two steps (L2 then L3); that
@@ -37,7 +40,7 @@
  *
  * Properties, checked by the monitor in every reachable state:
  *   magazines in memory <= census magazines <= 2 x census caches + MAXF,
- *   the depot holds at most MAXF magazines (nfullm and nemptym together),
+ *   the depot holds at most MAXF magazines (full and empty together),
  *   magazines held by caches and the depot add up to those in memory;
  * and no invalid end state.
  *
@@ -74,7 +77,8 @@ proctype cache(byte c)
 			   atomic { nemptym++; held[c]-- }		/* X2 */
 			:: atomic { nemptym > 0 -> nemptym--; held[c]++ };	/* X1 put */
 			   atomic { nfullm++; held[c]-- }			/* X2 */
-			:: atomic { nemptym == 0 ->			/* S1 put */
+			:: nemptym == 0;				/* put: no empty one */
+			   atomic {					/* S1 */
 				if
 				:: cen_mags + 1 <= 2 * cen_caches + MAXF -> cen_mags++; ok = 1
 				:: else -> ok = 0

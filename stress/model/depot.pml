@@ -14,35 +14,41 @@
  * thread's steps.  The Treiber stacks are atomic here: aba.pml checks that
  * the tagged CAS makes them so.
  *
- * Correspondence (step: lib/ code it abstracts):
- *   G1  fast get                    include/lfpool/threadstatic.h lfpool_cache_get
- *   P1  fast put (room = MAG)       include/lfpool/threadstatic.h lfpool_cache_put
- *   R1  refill: previous full, swap lib/threadstatic/cache.c refill() 57-60
- *   R2  refill: pop a full magazine cache.c refill() 61 (depot.h lfp_depot_pop)
- *   R3  refill: push the empty prev cache.c refill() 63-65
- *   R4  refill: loose objects       cache.c refill() 68-70, depot.c lfp_depot_get_objs 104-114
- *   C1  create one object           cache.c create_one() 122-129 (core.c lfp_core_create)
- *   C2  ENOBUFS, refill again       cache.c take() 140-143
- *   M1  make_room: pop an empty     cache.c make_room() 76-78
- *   M2  spare: the census CAS       depot.c lfp_depot_spare() 70-75
- *   M3  spare: magazine memory      depot.c lfp_depot_spare() 77-81
- *   M4  make_room: push full prev   cache.c make_room() 81-84
- *   M5  depot at bound: loose       cache.c make_room() 87-89 (lfp_depot_put_objs)
- *   M6  previous empty: swap        cache.c make_room() 91
- *   F1  flush the loaded magazine   cache.c lfpool_cache_flush() 206-208
- *   F2  flush the previous one      cache.c lfpool_cache_flush() 209-211
- *   L1  leave: free two magazines   depot.c lfp_depot_leave() 62-64 (free_mags 43-44)
- *   L2  leave: census magazines -2  depot.c free_mags() 45
- *   L3  leave: census caches -1     depot.c lfp_depot_leave() 65
- *   T1  trim: pop all full          depot.c pop_beyond() 120 (lfp_stack_pop_all_mpmc)
- *   T2  trim: push back keep        depot.c pop_beyond() 121-128
- *   T3  trim: same for empties      depot.c lfp_depot_trim() 150
- *   T4  trim: pop all loose         depot.c lfp_depot_trim() 151
- *   T5  trim: free magazines        depot.c lfp_depot_trim() 152-162 (free_mags)
- *   T6  trim: census -= n           depot.c free_mags() 45
- *   T7  trim: destroy objects       depot.c lfp_depot_trim() 164-166, threadstatic.c lfpool_ts_trim 179
- * (Line numbers are of lib/threadstatic/{cache,depot}.c at the commit that
- * added this model; the lib code carries "Model: depot.pml" comments.)
+ * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
+ * cache.c, depot.c and lib/stack.h at the commit that added this model,
+ * which also marked them "Model: stress/model/depot.pml"):
+ *   G1  fast get                    include/lfpool/threadstatic.h lfpool_cache_get;
+ *                                   the slow one: cache.c take() 157-162
+ *   P1  fast put (room = MAG)       threadstatic.h lfpool_cache_put; cache.c push_objs() 103-105
+ *   R1  refill: previous full, swap cache.c refill() 58-61 (rotate 41-50)
+ *   R2  refill: pop a full magazine cache.c refill() 62 (depot.h lfp_depot_pop)
+ *   R3  refill: push the empty prev cache.c refill() 63-67
+ *   R4  refill: loose objects       cache.c refill() 69-71, depot.c lfp_depot_get_objs() 111-121
+ *   C1  create one object           cache.c create_one() 124-131 (core.c lfp_core_create)
+ *   C2  ENOBUFS, refill again       cache.c take() 143-152
+ *   M1  make_room: pop an empty     cache.c make_room() 79-80
+ *   M2  spare: the census CAS       cache.c make_room() 81-82, depot.c lfp_depot_spare() 77-82
+ *   M3  spare: magazine memory      depot.c lfp_depot_spare() 84-88
+ *   M4  make_room: push full prev   cache.c make_room() 83-87
+ *   M5  depot at bound: loose       cache.c make_room() 89-91 (depot.c lfp_depot_put_objs 102-109)
+ *   M6  previous empty: swap        cache.c make_room() 93
+ *   F1  flush the loaded magazine   cache.c lfpool_cache_flush() 214-216
+ *   F2  flush the previous one      cache.c lfpool_cache_flush() 217-219
+ *   L1  leave: free two magazines   cache.c lfp_cache_free() 260-261; depot.c lfp_depot_leave()
+ *                                   68-70, free_mags() 47
+ *   L2  leave: census magazines -2  depot.c free_mags() 48
+ *   L3  leave: census caches -1     depot.c lfp_depot_leave() 71
+ *   T1  trim: pop all full          depot.c lfp_depot_trim() 157, pop_beyond() 127
+ *   T2  trim: push back keep        depot.c pop_beyond() 128-136
+ *   T3  trim: same for empties      depot.c lfp_depot_trim() 158
+ *   T4  trim: pop all loose         depot.c lfp_depot_trim() 159
+ *   T5  trim: unload, free magazines
+ *                                   depot.c lfp_depot_trim() 160-170, free_mags() 47
+ *   T6  trim: census -= n           depot.c free_mags() 48
+ *   T7  trim: destroy objects, count
+ *                                   depot.c lfp_depot_trim() 172-175, threadstatic.c
+ *                                   lfpool_ts_trim() 183-185
+ * The stacks' push and pop (lib/stack.h) are one step each: aba.pml.
  *
  * Properties, checked by the monitor in every reachable state:
  *   - every constructed object is in exactly one place (a user's hands, a

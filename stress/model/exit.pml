@@ -13,25 +13,26 @@
  * interleave with whatever runs without the lock (destroy's drain, and in
  * the negative control the exit's own check), so they are steps too.
  *
- * Correspondence (step: lib/ code it abstracts):
- *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread() 42
- *   E2  lfp_ts_live(gen)            tls.c release_thread() 43-44, threadstatic.c lfp_ts_live() 25-31
- *   E3  lfp_cache_free              tls.c release_thread() 45 -> cache.c lfp_cache_free() 252-265
- *       CF1 flush to the depot      cache.c lfp_cache_free() 255 (lfpool_cache_flush)
- *       CF2 leave the census        cache.c lfp_cache_free() 256-257 (lfp_depot_leave)
+ * Correspondence (step: lib/ code it abstracts; lines at the commit that
+ * added this model):
+ *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread() 43
+ *   E2  lfp_ts_live(gen)            tls.c release_thread() 44-45, threadstatic.c lfp_ts_live() 25-31
+ *   E3  lfp_cache_free              tls.c release_thread() 46 -> cache.c lfp_cache_free() 261-274
+ *       CF1 flush to the depot      cache.c lfp_cache_free() 264 (lfpool_cache_flush)
+ *       CF2 leave the census        cache.c lfp_cache_free() 265-267 (lfp_depot_leave)
  *       CF3 off the pool's list, freed
- *                                   cache.c lfp_cache_free() 258-264
+ *                                   cache.c lfp_cache_free() 268-273
  *   E4  release the lock, free the table
- *                                   tls.c release_thread() 46-49
- *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy() 115
- *   D2  no explicit caches          threadstatic.c lfpool_ts_destroy() 116-120
- *   D3  off the live list           threadstatic.c retire() 97-100
- *   D4  free every cache (CF1-CF3)  threadstatic.c retire() 101-102
- *   D5  release the lock            threadstatic.c lfpool_ts_destroy() 122
- *   D6  drain the depot             threadstatic.c lfpool_ts_destroy() 126 (lfp_depot_drain)
- *   D7  fini every drained object   threadstatic.c lfpool_ts_destroy() 126-130
- *   D8  free the pool               threadstatic.c lfpool_ts_destroy() 134-141
- *   N1  a new pool, same memory     threadstatic.c lfpool_ts_create() 57-84 (gen 79)
+ *                                   tls.c release_thread() 47-50
+ *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy() 117
+ *   D2  no explicit caches          threadstatic.c lfpool_ts_destroy() 118-122
+ *   D3  off the live list           threadstatic.c retire() 98-101
+ *   D4  free every cache (CF1-CF3)  threadstatic.c retire() 102-103
+ *   D5  release the lock            threadstatic.c lfpool_ts_destroy() 124
+ *   D6  drain the depot             threadstatic.c lfpool_ts_destroy() 128 (depot.c lfp_depot_drain)
+ *   D7  fini every drained object   threadstatic.c lfpool_ts_destroy() 128-132
+ *   D8  free the pool               threadstatic.c lfpool_ts_destroy() 136-143
+ *   N1  a new pool, same memory     threadstatic.c lfpool_ts_create() 56-84 (gen 79)
  *
  * Properties:
  *   - no cache is freed twice (assertion in CF1);

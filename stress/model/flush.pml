@@ -12,20 +12,24 @@
  * every CAS on the stack's head is a step of its own.  The head is the
  * tagged word of lib/stack.h (index and tag, one CAS).
  *
- * Correspondence (step: lib/ code it abstracts):
- *   W0  take the slot's lock        the fix: worker_release holds a lock
- *                                   (lfp_ts_lock) around the flush
- *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 207-208
- *   F2  link the objects            depot.c lfp_depot_put_objs() 97-100 (link_objs 85-93)
- *   F3  push the chain: load head,  stack.h lfp_stack_push_chain_mpmc() 54-64
- *       link the last, CAS the head
- *   F4  store count = 0             cache.c lfpool_cache_flush() 209
+ * Correspondence (step: lib/ code it abstracts; lines at the commit that
+ * added this model):
+ *   W0  take the slot's lock        the fix of issue 11: the flush runs under a
+ *                                   lock (today it holds none: lib/threadstatic/
+ *                                   worker.c lfpool_ts_worker_release() 64-69; the
+ *                                   capacity branch's lfpool_cache_flush takes
+ *                                   the cache's lock, lfp_cache_lock, which is one)
+ *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 214-215
+ *   F2  link the objects            depot.c lfp_depot_put_objs() 102-107 (link_objs 92-100)
+ *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 58-65
+ *       link the last, CAS the head (depot.c lfp_depot_put_objs() 108)
+ *   F4  store count = 0             cache.c lfpool_cache_flush() 216
  *   F5  load prev_full; F2, F3 for the previous magazine
- *                                   cache.c lfpool_cache_flush() 210-211
- *   F6  store prev_full = false     cache.c lfpool_cache_flush() 212
- *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 77-90 (the getter's
- *       top's link, CAS the head    refill takes a chain the same way: lfp_stack_pop_upto_mpmc)
- * worker_release itself: lib/threadstatic/worker.c lfpool_ts_worker_release() 54-59.
+ *                                   cache.c lfpool_cache_flush() 217-218
+ *   F6  store prev_full = false     cache.c lfpool_cache_flush() 219
+ *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 82-91 (the getter's
+ *       top's link, CAS the head    refill pops a chain the same way: stack.c
+ *                                   lfp_stack_pop_upto_mpmc)
  *
  * Properties:
  *   - no object is held by two owners: the getter never pops an object it

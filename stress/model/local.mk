@@ -10,7 +10,7 @@ MODEL_FILES = stress/model/check.sh stress/model/aba.pml stress/model/census.pml
 EXTRA_DIST += $(MODEL_FILES)
 
 model:
-	@CC="$(CC)" $(SHELL) $(srcdir)/stress/model/check.sh $(srcdir)/stress/model model-runs $(MODELS)
+	@CC="$(CC)" bash $(srcdir)/stress/model/check.sh $(srcdir)/stress/model model-runs $(MODELS)
 
 clean-model:
 	rm -rf model-runs

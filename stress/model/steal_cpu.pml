@@ -45,6 +45,10 @@
  * committed to the area); no invalid end state; (ltl progress, weak
  * fairness) the owner finishes every call.
  *
+ * -DDEPOT_FIRST takes from the depot only before the stop, as branch
+ * capacity at 186c4e9 does: a put that misses on the closed gate sends its
+ * object to the depot behind the thief's back (row steal-cpu-depot-first).
+ *
  * Negative control (-DNEGATIVE): the fence drains the store buffers but
  * aborts nothing, as membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) without
  * _RSEQ would: a get that read the open gate and the counters before the
@@ -53,7 +57,9 @@
 
 #define MAX	2		/* slots of the area */
 #define NOBJ	2		/* capacity: 1 in the area, 1 in the owner's hand */
-#define OPS	3		/* owner's calls */
+#ifndef OPS
+#define OPS	5		/* owner's calls */
+#endif
 #define SBN	2		/* store buffer entries */
 
 #define O	0		/* owner, on the area's CPU */
@@ -261,7 +267,9 @@ proctype thief()
 			skip
 #endif
 		};
+#ifndef DEPOT_FIRST
 		depot_take();					/* A0 again, stopped */
+#endif
 		atomic {					/* A3 */
 			sbn[T] < SBN ->
 			ld(T, A_PUSH, pu);
