@@ -8,6 +8,11 @@
  * ones on its own free list.  Functions taking `mt` use the _mpmc stack
  * operations and the grow lock when it is true, plain operations otherwise,
  * so the single-threaded Pool runs no atomic instruction and takes no lock.
+ *
+ * Owners: core.c defines every function declared here; the inlines are
+ * here.  The error hook's reports and the graveyard are debug.h's
+ * (debug.c), the index space slab.h's (slab.c), the stack stack.h's
+ * (stack.c), the flavours' validate validate.h's.
  */
 #ifndef LFP_CORE_H
 #define LFP_CORE_H
@@ -15,6 +20,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "debug.h"
 #include "lfpool/common.h"
 #include "slab.h"
 #include "stack.h"
@@ -118,18 +124,8 @@ int lfp_core_owns(const struct lfp_core *c, const void *ptr);
 /* Count a trim that destroyed n objects (n may be 0) out of *created. */
 void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
 
-/* Report a misuse through the error hook (the default aborts). */
-void lfp_report(const char *pool, const void *ptr, const char *problem);
-/* Report objects left out at destroy through the error hook; the default
- * prints the line and returns (no object has been misused yet). */
-void lfp_report_leak(const char *pool, const void *ptr, const char *problem);
-
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
-
-/* Debug pools are not freed at destroy but kept, marked dead, until exit,
- * so that a put after destroy is reported instead of touching freed memory. */
-void lfp_debug_bury(void *pool);
 
 /*
  * Whether n bytes at p may be read without an ASan report: false when they

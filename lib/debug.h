@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.h - internal assertions (debug.c owns lfp_assert_fail).
+ * debug.h - the error hook's reports, the graveyard of destroyed debug
+ * pools, and internal assertions; debug.c owns every declaration here.
  *
  * LFP_ASSERT(cond) states an invariant of the library's own code, not a
  * check of the caller's input (misuse goes to the error hook, core.h).  In
@@ -11,6 +12,19 @@
  */
 #ifndef LFP_DEBUG_H
 #define LFP_DEBUG_H
+
+/* Report a misuse through the error hook (the default aborts). */
+void lfp_debug_report(const char *pool, const void *ptr, const char *problem);
+/* Report objects left out at destroy through the error hook; the default
+ * prints the line and returns (no object has been misused yet). */
+void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem);
+/* Transitional: the names of branches still under way; remove once merged. */
+#define lfp_report lfp_debug_report
+#define lfp_report_leak lfp_debug_report_leak
+
+/* Debug pools are not freed at destroy but kept, marked dead, until exit,
+ * so that a put after destroy is reported instead of touching freed memory. */
+void lfp_debug_bury(void *pool);
 
 /* Print "lfpool: internal error: FILE:LINE: FUNC: COND" and abort. */
 void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)

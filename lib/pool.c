@@ -99,7 +99,7 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 	if (!p)
 		return;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
 		return;
 	}
 	uint32_t n = *pooled(p);
@@ -138,12 +138,12 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	if (!obj)
 		return;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, obj, "put after destroy");
+		lfp_debug_report(p->core.name, obj, "put after destroy");
 		return;
 	}
 	uint32_t *n = pooled(p);
 	if (*n >= p->items_cap) {
-		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
+		lfp_debug_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
 	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL)

@@ -16,7 +16,7 @@
  * concurrent.c (lfp_concurrent_validate), threadstatic/validate.c
  * (lfp_ts_validate), layers/array.c, layers/rc.c, layers/closure.c (the
  * layers' validate: each pool below them), layers/flavour.h
- * (lfp_any_validate, the dispatch).
+ * (lfp_flavour_validate, the dispatch).
  */
 #ifndef LFP_VALIDATE_H
 #define LFP_VALIDATE_H

@@ -41,12 +41,6 @@ floors='
 # out of both checks; one that is gone is reported so that the line can go.
 # The integrator empties this list once the branches named have merged.
 known_edges='
-# issue 16 point 2 (branches fastpath, structure): the lock and the
-# live-pool registry move to their only users.
-threadstatic/cache threadstatic/threadstatic lfp_ts_lock
-threadstatic/tls threadstatic/threadstatic lfp_ts_lock
-threadstatic/worker threadstatic/threadstatic lfp_ts_lock
-threadstatic/tls threadstatic/threadstatic lfp_ts_live
 # branch capacity (stealing, not yet merged): the caches call the steal
 # that stops and takes from them (cache.c, ts_percpu.c <-> steal.c).  To
 # remove: hand the steal to the caches as a function pointer, or move the

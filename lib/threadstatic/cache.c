@@ -23,11 +23,16 @@
 
 #include "ts.h"
 
+/* ts.h: the lock of every pool's list of caches, the live pools and the
+ * retired counters.  Here, with its lowest user: creating and freeing a
+ * cache takes it. */
+pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* The count of the loaded magazine: the fast view's, or in debug pools
  * (where the fast view stays empty) the real one next to it. */
 static uint32_t *loaded_count(lfpool_cache *c)
 {
-	return c->checked ? &c->checked_count : &c->fast.count;
+	return c->checked ? &c->debug_count : &c->fast.count;
 }
 
 /* Add n to a counter only the cache's user writes. */
@@ -290,7 +295,7 @@ LFPOOL_API void lfpool_cache_destroy(lfpool_cache *c)
 	if (!c)
 		return;
 	if (c->kind != LFP_CACHE_EXPLICIT) {
-		lfp_report(c->pool->core.name, c,
+		lfp_debug_report(c->pool->core.name, c,
 			   "cache_destroy of a worker slot cache (use lfpool_ts_worker_release)");
 		return;
 	}

@@ -18,17 +18,7 @@
 #include "ts.h"
 #include "ts_percpu.h"
 
-pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
-static lfpool_ts *live_pools;	/* under lfp_ts_lock */
 static uint64_t last_gen;	/* generations handed out */
-
-bool lfp_ts_live(uint64_t gen)
-{
-	for (lfpool_ts *p = live_pools; p; p = p->next_live)
-		if (p->gen == gen)
-			return true;
-	return false;
-}
 
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
@@ -63,8 +53,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
 	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
-	p->next_live = live_pools;
-	live_pools = p;
+	lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
@@ -79,10 +68,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 /* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
-	lfpool_ts **pp = &live_pools;
-	while (*pp != p)
-		pp = &(*pp)->next_live;
-	*pp = p->next_live;
+	lfp_tls_unregister(p);
 	while (p->caches)
 		lfp_cache_free(p->caches);
 	lfp_tls_forget(p->gen);
@@ -94,7 +80,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	if (!p)
 		return 0;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
 		errno = EINVAL;
 		return -1;
 	}
@@ -204,7 +190,7 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 {
 	if (LFPOOL_LIKELY(p->magic == LFP_MAGIC_LIVE))
 		return false;
-	lfp_report(p->core.name, ptr, problem);
+	lfp_debug_report(p->core.name, ptr, problem);
 	errno = EINVAL;
 	return true;
 }
