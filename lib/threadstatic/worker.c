@@ -73,7 +73,7 @@ LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
  * slot flushed.  A release is rare and short: a spin is cheaper here than
  * a mutex per slot.
  */
-/* Model: stress/model/flush.pml (two releases of one slot; unlocked, its control). */
+/* Model: stress/model/flush.pml, W0-W7 (two releases of one slot; without the turn: its control). */
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
 	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;

@@ -5,19 +5,23 @@
  * and loose-object stacks).  The other models take its push and pop as
  * atomic; this one checks that they are: NTH threads each pop and push
  * nodes OPS times on a stack of NN nodes, every load, link store and CAS
- * a step of its own.  The head is one word, index and tag, read and
- * compared-and-swapped whole; links live in side data that outlives every
- * node, so a stale read is of valid memory (slab.h).
+ * a step of its own.  The head is a pair, index and a 64-bit tag, read
+ * with two loads, tag first, then index (lfp_stack_load: the two may come
+ * from different heads), and compared-and-swapped whole (double-width
+ * CAS, which on failure returns the current pair at once); links live in
+ * side data that outlives every node, so a stale read is of valid memory
+ * (slab.h).
  *
  * Correspondence (step: lib/ code it abstracts):
- *   U1  push: load the head          lib/stack.h lfp_stack_push_chain_mpmc() 58
- *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 61
- *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 64 (lfp_stack_next_head 46-49)
- *   O1  pop: load the head           stack.h lfp_stack_pop_mpmc() 82
- *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 88
- *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 90
+ *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_chain_mpmc() 83
+ *                                    (lfp_stack_load 64-70: tag 67, index 68)
+ *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 86
+ *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 91 (lfp_stack_next_head 47-53)
+ *   O1  pop: load tag, then index    stack.h lfp_stack_pop_mpmc() 110 (lfp_stack_load)
+ *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 118
+ *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 122
  * A failed CAS returns the current head, tag included, and the next try
- * builds on it (stack.h 64-67, 90-94).
+ * builds on it (stack.h 91-95, 122-126).
  *
  * Properties:
  *   - no node is held by two threads (assertion in O3);
@@ -32,7 +36,8 @@
  * and O3 while others pop its node and the next and push its node back
  * succeeds with a stale link, and a node is held twice.
  * With -DTAGMOD=n the tag wraps at n: the same happens after n changes of
- * the head within one pop's window (issue 11, item 4, in small).
+ * the head within one pop's window (issue 11, item 4, in small: the 64-bit
+ * tag of lib/stack.h needs 2^64 of them).
  */
 
 #ifndef NTH
@@ -70,7 +75,8 @@ proctype user(byte me)
 		k++;
 		if
 		:: true ->					/* pop */
-			atomic { oh = head; ot = tag };		/* O1 */
+			ot = tag;				/* O1: tag, */
+			oh = head;				/* then index */
 			do
 			:: oh == NIL -> break
 			:: else ->
@@ -96,7 +102,8 @@ proctype user(byte me)
 			};
 			if
 			:: n <= NN ->
-				atomic { oh = head; ot = tag };	/* U1 */
+				ot = tag;			/* U1: tag, */
+				oh = head;			/* then index */
 				do
 				:: link[n] = oh;		/* U2 */
 				   atomic {			/* U3 */

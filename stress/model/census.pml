@@ -14,20 +14,20 @@
  *
  * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
  * depot.c and cache.c at the commit that added this model):
- *   J1  join: census += cache + 2   depot.c lfp_depot_join() 55
- *   J2  join: two magazines         depot.c lfp_depot_join() 56-62 (lfp_core_take_raw)
+ *   J1  join: census += cache + 2   depot.c lfp_depot_join() 62
+ *   J2  join: two magazines         depot.c lfp_depot_join() 64-70 (lfp_core_take_raw)
  *   X1  pop full / pop empty (or find none)
- *                                   cache.c refill() 62, make_room() 80
- *   X2  push the other kind back    cache.c refill() 64, make_room() 84
- *   S1  spare: the census CAS       depot.c lfp_depot_spare() 77-82
- *   S2  spare: magazine memory      depot.c lfp_depot_spare() 84-88
+ *                                   cache.c refill() 65, make_room() 83
+ *   X2  push the other kind back    cache.c refill() 67, make_room() 87
+ *   S1  spare: the census CAS       depot.c lfp_depot_spare() 86-91
+ *   S2  spare: magazine memory      depot.c lfp_depot_spare() 94-98
  *   B1  depot at bound: objects go loose, no magazine moves
- *                                   cache.c make_room() 89-91
- *   L1  leave: free two magazines   depot.c lfp_depot_leave() 68-70, free_mags() 47
- *   L2  leave: census -= 2          depot.c free_mags() 48
- *   L3  leave: census -= cache      depot.c lfp_depot_leave() 71
+ *                                   cache.c make_room() 92-94
+ *   L1  leave: free two magazines   depot.c lfp_depot_leave() 76-78, free_mags() 53
+ *   L2  leave: census -= 2          depot.c free_mags() 54
+ *   L3  leave: census -= cache      depot.c lfp_depot_leave() 79
  *   T1  trim: pop all, free, census -= n
- *                                   depot.c lfp_depot_trim() 153-170 (free_mags 43-49)
+ *                                   depot.c lfp_depot_trim() 163-180 (free_mags 49-56)
  *
  * The fix checked here: L2 and L3 as ONE decrement of cache + 2, after L1.
  * lib/threadstatic/depot.c still does them in two steps (L2 then L3); that

@@ -136,6 +136,8 @@ for name in "${names[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
-echo "model: $(( $(date +%s) - t0 )) s with $njobs jobs"
+cpu=$(for name in "${names[@]}"; do cat "$out/$name/result" 2>/dev/null; done |
+	sed -n 's/.*(cpu *\([0-9.]*\) s).*/\1/p' | awk '{t += $1} END {printf "%.0f", t}')
+echo "model: $(( $(date +%s) - t0 )) s wall with $njobs jobs, $cpu s of CPU"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,36 +18,36 @@
  * cache.c, depot.c and lib/stack.h at the commit that added this model,
  * which also marked them "Model: stress/model/depot.pml"):
  *   G1  fast get                    include/lfpool/threadstatic.h lfpool_cache_get;
- *                                   the slow one: cache.c take() 157-162
- *   P1  fast put (room = MAG)       threadstatic.h lfpool_cache_put; cache.c push_objs() 103-105
- *   R1  refill: previous full, swap cache.c refill() 58-61 (rotate 41-50)
- *   R2  refill: pop a full magazine cache.c refill() 62 (depot.h lfp_depot_pop)
- *   R3  refill: push the empty prev cache.c refill() 63-67
- *   R4  refill: loose objects       cache.c refill() 69-71, depot.c lfp_depot_get_objs() 111-121
- *   C1  create one object           cache.c create_one() 124-131 (core.c lfp_core_create)
- *   C2  ENOBUFS, refill again       cache.c take() 143-152
- *   M1  make_room: pop an empty     cache.c make_room() 79-80
- *   M2  spare: the census CAS       cache.c make_room() 81-82, depot.c lfp_depot_spare() 77-82
- *   M3  spare: magazine memory      depot.c lfp_depot_spare() 84-88
- *   M4  make_room: push full prev   cache.c make_room() 83-87
- *   M5  depot at bound: loose       cache.c make_room() 89-91 (depot.c lfp_depot_put_objs 102-109)
- *   M6  previous empty: swap        cache.c make_room() 93
- *   F1  flush the loaded magazine   cache.c lfpool_cache_flush() 214-216
- *   F2  flush the previous one      cache.c lfpool_cache_flush() 217-219
- *   L1  leave: free two magazines   cache.c lfp_cache_free() 260-261; depot.c lfp_depot_leave()
- *                                   68-70, free_mags() 47
- *   L2  leave: census magazines -2  depot.c free_mags() 48
- *   L3  leave: census caches -1     depot.c lfp_depot_leave() 71
- *   T1  trim: pop all full          depot.c lfp_depot_trim() 157, pop_beyond() 127
- *   T2  trim: push back keep        depot.c pop_beyond() 128-136
- *   T3  trim: same for empties      depot.c lfp_depot_trim() 158
- *   T4  trim: pop all loose         depot.c lfp_depot_trim() 159
+ *                                   the slow one: cache.c take() 162-168
+ *   P1  fast put (room = MAG)       threadstatic.h lfpool_cache_put; cache.c push_objs() 107-109
+ *   R1  refill: previous full, swap cache.c refill() 61-64 (rotate 41-53)
+ *   R2  refill: pop a full magazine cache.c refill() 65 (depot.h lfp_depot_pop)
+ *   R3  refill: push the empty prev cache.c refill() 66-70
+ *   R4  refill: loose objects       cache.c refill() 72-74, depot.c lfp_depot_get_objs() 121-131
+ *   C1  create one object           cache.c create_one() 129-136 (core.c lfp_core_create)
+ *   C2  ENOBUFS, refill again       cache.c take() 148-157
+ *   M1  make_room: pop an empty     cache.c make_room() 82-83
+ *   M2  spare: the census CAS       cache.c make_room() 84-85, depot.c lfp_depot_spare() 86-91
+ *   M3  spare: magazine memory      depot.c lfp_depot_spare() 94-98
+ *   M4  make_room: push full prev   cache.c make_room() 86-90
+ *   M5  depot at bound: loose       cache.c make_room() 92-94 (depot.c lfp_depot_put_objs 112-119)
+ *   M6  previous empty: swap        cache.c make_room() 96
+ *   F1  flush the loaded magazine   cache.c lfpool_cache_flush() 215-217
+ *   F2  flush the previous one      cache.c lfpool_cache_flush() 218-220
+ *   L1  leave: free two magazines   cache.c lfp_cache_free() 266-267; depot.c lfp_depot_leave()
+ *                                   76-78, free_mags() 53
+ *   L2  leave: census magazines -2  depot.c free_mags() 54
+ *   L3  leave: census caches -1     depot.c lfp_depot_leave() 79
+ *   T1  trim: pop all full          depot.c lfp_depot_trim() 167, pop_beyond() 137
+ *   T2  trim: push back keep        depot.c pop_beyond() 138-146
+ *   T3  trim: same for empties      depot.c lfp_depot_trim() 168
+ *   T4  trim: pop all loose         depot.c lfp_depot_trim() 169
  *   T5  trim: unload, free magazines
- *                                   depot.c lfp_depot_trim() 160-170, free_mags() 47
- *   T6  trim: census -= n           depot.c free_mags() 48
+ *                                   depot.c lfp_depot_trim() 170-180, free_mags() 53
+ *   T6  trim: census -= n           depot.c free_mags() 54
  *   T7  trim: destroy objects, count
- *                                   depot.c lfp_depot_trim() 172-175, threadstatic.c
- *                                   lfpool_ts_trim() 183-185
+ *                                   depot.c lfp_depot_trim() 182-185, threadstatic.c
+ *                                   lfpool_ts_trim() 164-166
  * The stacks' push and pop (lib/stack.h) are one step each: aba.pml.
  *
  * Properties, checked by the monitor in every reachable state:

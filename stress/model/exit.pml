@@ -17,22 +17,22 @@
  * added this model):
  *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread() 43
  *   E2  lfp_ts_live(gen)            tls.c release_thread() 44-45, threadstatic.c lfp_ts_live() 25-31
- *   E3  lfp_cache_free              tls.c release_thread() 46 -> cache.c lfp_cache_free() 261-274
- *       CF1 flush to the depot      cache.c lfp_cache_free() 264 (lfpool_cache_flush)
- *       CF2 leave the census        cache.c lfp_cache_free() 265-267 (lfp_depot_leave)
+ *   E3  lfp_cache_free              tls.c release_thread() 46 -> cache.c lfp_cache_free() 262-275
+ *       CF1 flush to the depot      cache.c lfp_cache_free() 265 (lfpool_cache_flush)
+ *       CF2 leave the census        cache.c lfp_cache_free() 266-268 (lfp_depot_leave)
  *       CF3 off the pool's list, freed
- *                                   cache.c lfp_cache_free() 268-273
+ *                                   cache.c lfp_cache_free() 269-274
  *   E4  release the lock, free the table
  *                                   tls.c release_thread() 47-50
- *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy() 117
- *   D2  no explicit caches          threadstatic.c lfpool_ts_destroy() 118-122
- *   D3  off the live list           threadstatic.c retire() 98-101
- *   D4  free every cache (CF1-CF3)  threadstatic.c retire() 102-103
- *   D5  release the lock            threadstatic.c lfpool_ts_destroy() 124
- *   D6  drain the depot             threadstatic.c lfpool_ts_destroy() 128 (depot.c lfp_depot_drain)
- *   D7  fini every drained object   threadstatic.c lfpool_ts_destroy() 128-132
- *   D8  free the pool               threadstatic.c lfpool_ts_destroy() 136-143
- *   N1  a new pool, same memory     threadstatic.c lfpool_ts_create() 56-84 (gen 79)
+ *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy() 106
+ *   D2  no explicit caches          threadstatic.c lfpool_ts_destroy() 107-111
+ *   D3  off the live list           threadstatic.c retire() 87-90
+ *   D4  free every cache (CF1-CF3)  threadstatic.c retire() 91-92
+ *   D5  release the lock            threadstatic.c lfpool_ts_destroy() 113
+ *   D6  drain the depot             threadstatic.c lfpool_ts_destroy() 117 (depot.c lfp_depot_drain)
+ *   D7  fini every drained object   threadstatic.c lfpool_ts_destroy() 117-121
+ *   D8  free the pool               threadstatic.c lfpool_ts_destroy() 122-125
+ *   N1  a new pool, same memory     threadstatic.c lfpool_ts_create() 45-73 (gen 68)
  *
  * Properties:
  *   - no cache is freed twice (assertion in CF1);
@@ -140,7 +140,7 @@ proctype destroyer()
 }
 
 /* After the destroy a new pool may get the same memory: generations are
- * never reused (threadstatic.c lfpool_ts_create() 79-84), addresses are. */
+ * never reused (threadstatic.c lfpool_ts_create() 68-73), addresses are. */
 proctype creator()
 {
 	atomic { lock == 0 && mem_gen == 0 && finished > 0 -> lock = 1; mem_gen = 2; live_gen = 2 };

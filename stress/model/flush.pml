@@ -10,24 +10,26 @@
  * Here the cache is shared by the two releasers, so nothing is merged:
  * every load and store of the cache's fields, every link word written and
  * every CAS on the stack's head is a step of its own.  The head is the
- * tagged word of lib/stack.h (index and tag, one CAS).
+ * tagged pair of lib/stack.h (tag loaded before index, one double-width
+ * CAS).
  *
  * Correspondence (step: lib/ code it abstracts; lines at the commit that
  * added this model):
- *   W0  take the slot's lock        the fix of issue 11: the flush runs under a
- *                                   lock (today it holds none: lib/threadstatic/
- *                                   worker.c lfpool_ts_worker_release() 64-69; the
- *                                   capacity branch's lfpool_cache_flush takes
- *                                   the cache's lock, lfp_cache_lock, which is one)
- *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 214-215
- *   F2  link the objects            depot.c lfp_depot_put_objs() 102-107 (link_objs 92-100)
- *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 58-65
- *       link the last, CAS the head (depot.c lfp_depot_put_objs() 108)
- *   F4  store count = 0             cache.c lfpool_cache_flush() 216
+ *   W0  take the slot's turn        lib/threadstatic/worker.c lfpool_ts_worker_release()
+ *                                   82-84: the exchange on the slot's `releasing`
+ *                                   byte (acquire), a spin while another holds it;
+ *                                   W7 its release store, 86 (issue 11's fix; the
+ *                                   capacity branch's cache lock in
+ *                                   lfpool_cache_flush would serve as well)
+ *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 215-216
+ *   F2  link the objects            depot.c lfp_depot_put_objs() 112-117 (link_objs 102-110)
+ *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 83-92
+ *       link the last, CAS the head (depot.c lfp_depot_put_objs() 118)
+ *   F4  store count = 0             cache.c lfpool_cache_flush() 217
  *   F5  load prev_full; F2, F3 for the previous magazine
- *                                   cache.c lfpool_cache_flush() 217-218
- *   F6  store prev_full = false     cache.c lfpool_cache_flush() 219
- *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 82-91 (the getter's
+ *                                   cache.c lfpool_cache_flush() 218-219
+ *   F6  store prev_full = false     cache.c lfpool_cache_flush() 220
+ *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 110-123 (the getter's
  *       top's link, CAS the head    refill pops a chain the same way: stack.c
  *                                   lfp_stack_pop_upto_mpmc)
  *
@@ -42,7 +44,7 @@
  *   - no invalid end state.
  *
  * Negative control (-DNEGATIVE): no lock, as lib/threadstatic/worker.c
- * does today.  Spin finds the double push (an object twice on the stack: a
+ * had before issue 11's fix.  Spin finds the double push (an object twice on the stack: a
  * cycle of links); with -DNOMONITOR as well, the getter's own assertion
  * shows where that leads: one object handed out twice.
  */
@@ -77,7 +79,7 @@ inline put_objs(b, n, g) {
 	:: i > 0 -> i--; atomic { link[mag[b + i]] = rest; rest = mag[b + i] }
 	:: else -> break
 	od;
-	oh = head; ot = tag;				/* F3: load the head */
+	ot = tag; oh = head;				/* F3: load the head, tag first */
 	do
 	:: atomic { link[mag[b + n - 1]] = oh };		/* link the last */
 	   atomic {					/* CAS */
@@ -109,7 +111,7 @@ proctype releaser(byte r)
 	fi;
 	atomic { prev_full = 0; gp[r] = 0 };		/* F6 */
 #ifndef NEGATIVE
-	lock = 0
+	lock = 0					/* W7 */
 #endif
 }
 
@@ -120,7 +122,7 @@ proctype getter()
 	do
 	:: k < GETS ->
 		k++;
-		oh = head; ot = tag;			/* G1: load the head */
+		ot = tag; oh = head;			/* G1: load the head, tag first */
 		do
 		:: oh == NIL -> break			/* empty: the get goes elsewhere */
 		:: else ->

@@ -4,6 +4,8 @@
 # control, one result line each and "N passed, N failed".  Needs spin and a
 # C compiler; installs nothing (run.sh installs spin).  The runs and the
 # trails of rejected controls are left in model-runs/ of the build.
+# `make model MODELS="steal exit-neg"` runs only the rows named (rows: the
+# table atop stress/model/check.sh); MODEL_JOBS sets how many run at once.
 MODEL_FILES = stress/model/check.sh stress/model/aba.pml stress/model/census.pml \
 	stress/model/depot.pml stress/model/exit.pml stress/model/flush.pml \
 	stress/model/steal.pml stress/model/steal_cpu.pml

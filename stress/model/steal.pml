@@ -18,7 +18,7 @@
  * that instant is visible to the thief's later loads, and every owner load
  * after it sees the thief's earlier stores.
  *
- * Correspondence (step: code of branch capacity, commit 186c4e9):
+ * Correspondence (step: code of branch capacity, commit 69651d5):
  *   G1  get: count - 1, stored      include/lfpool/threadstatic.h lfpool_cache_get (count store)
  *   G2  get: load low, compare      threadstatic.h lfpool_cache_get (low load, the check)
  *   G3  get hit: objs[c]            threadstatic.h lfpool_cache_get (obj = f->objs[c])
@@ -27,7 +27,7 @@
  *       (body under the lock)       refill from the depot, flush_locked; lfp_cache_unlock
  *   P1  put: slot, then count       threadstatic.h lfpool_cache_put (slot store, release count store)
  *   C2  thief: the depot            lib/threadstatic/steal.c take_depot (first, and
- *                                   again once the caches are stopped: see below)
+ *                                   again once the caches are stopped: sweep_owned)
  *   C3  stop: lock, low = STOPPED   cache.c lfp_cache_stop
  *   C4  the heavy fence             steal.c sweep_owned -> lib/threadstatic/fence.c lfp_fence_heavy
  *   C5  take from the bottom        cache.c lfp_cache_take (count load, objs[low ..))
@@ -53,8 +53,9 @@
  *     path never waits, its slow path waits only for a thief's short
  *     section.
  *
- * The depot again, stopped.  Branch capacity at 186c4e9 takes from the
- * depot only before it stops the caches (-DDEPOT_FIRST): an owner that
+ * The depot again, stopped.  Branch capacity at 186c4e9 took from the
+ * depot only before it stopped the caches (-DDEPOT_FIRST; 69651d5 takes it
+ * again inside the stopped window, as checked here): an owner that
  * flushes (or makes room) in between moves its objects into the depot after
  * the thief looked there and out of the cache before the thief looks there,
  * and the get fails with ENOBUFS while an object sat pooled all along (Spin

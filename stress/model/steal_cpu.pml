@@ -17,7 +17,7 @@
  * further step of its section and starts over from its first load (the
  * kernel moves it to the abort handler, rseq_x86_64.S END).
  *
- * Correspondence (step: code of branch capacity, commit 186c4e9):
+ * Correspondence (step: code of branch capacity, commit 69651d5):
  *   R0  arm, start the section      lib/threadstatic/rseq_x86_64.S BEGIN/ARM
  *   R1  load the gate, compare      rseq_x86_64.S AREA (cmpl 16(%rdi), cpu; jae miss)
  *   R2  load pushes and pops        rseq_x86_64.S get/put bodies
@@ -46,7 +46,8 @@
  * fairness) the owner finishes every call.
  *
  * -DDEPOT_FIRST takes from the depot only before the stop, as branch
- * capacity at 186c4e9 does: a put that misses on the closed gate sends its
+ * capacity did at 186c4e9 (69651d5 takes it again after the fence, as
+ * checked here): a put that misses on the closed gate sends its
  * object to the depot behind the thief's back (row steal-cpu-depot-first).
  *
  * Negative control (-DNEGATIVE): the fence drains the store buffers but
