@@ -8,7 +8,7 @@
  *   ThreadStatic  lfpool/threadstatic.h  per-thread magazines over a lock-free depot
  * Built on a flavour of the caller's choice (lfpool/flavour.h):
  *   Array         lfpool/array.h         byte buffers in power-of-two size classes
- *   Refcount      lfpool/refcount.h      objects with an atomic reference count
+ *   Refcount      lfpool/rc.h            objects with an atomic reference count
  *   Closure       lfpool/closure.h       a function and its captured bytes
  * Conveniences:   lfpool/typed.h (a pool per type), lfpool/scoped.h (put back
  *                 at the end of a scope)
@@ -31,7 +31,7 @@
 #include "lfpool/concurrent.h"
 #include "lfpool/threadstatic.h"
 #include "lfpool/array.h"
-#include "lfpool/refcount.h"
+#include "lfpool/rc.h"
 #include "lfpool/closure.h"
 #include "lfpool/typed.h"
 

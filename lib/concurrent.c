@@ -32,7 +32,7 @@ struct lfpool_concurrent {
 	uint64_t misses;
 	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
-	bool plain_put;			/* no reset hook, no debug checks */
+	bool fast_put;			/* no reset hook, no debug checks */
 	struct lfp_core core;
 };
 
@@ -52,7 +52,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	}
 	lfp_stack_init(&c->free);
 	c->magic = LFP_MAGIC_LIVE;
-	c->plain_put = !c->core.debug && !c->core.reset;
+	c->fast_put = !c->core.debug && !c->core.reset;
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_concurrent_destroy(c);
@@ -67,7 +67,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 	if (!c)
 		return;
 	if (c->magic != LFP_MAGIC_LIVE) {
-		lfp_report(c->core.name, c, "destroy of a pool already destroyed");
+		lfp_debug_report(c->core.name, c, "destroy of a pool already destroyed");
 		return;
 	}
 	/* Until the stack stays empty: a fini hook may put objects back. */
@@ -146,7 +146,7 @@ LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
 {
 	if (!obj)
 		return;
-	uint32_t idx = LFPOOL_LIKELY(c->plain_put) ? lfp_slabs_index(&c->core.slabs, obj)
+	uint32_t idx = LFPOOL_LIKELY(c->fast_put) ? lfp_slabs_index(&c->core.slabs, obj)
 						    : prepare_put(c, obj);
 	if (idx != LFP_NIL)
 		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
@@ -254,7 +254,7 @@ int lfp_concurrent_validate(const lfpool_concurrent *c, char *why, size_t why_si
 {
 	struct lfp_census cs;
 	if (lfp_census_begin(&cs, &c->core, why, why_size))
-		lfp_census_chain(&cs, (uint32_t)lfp_load_u64_rlx(&c->free.head), "the free stack");
+		lfp_census_chain(&cs, lfp_stack_top(lfp_stack_load(&c->free)), "the free stack");
 	return lfp_census_end(&cs, lfp_load_u64_rlx(&c->created));
 }
 #endif

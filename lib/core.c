@@ -275,10 +275,10 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 {
 	switch (lfp_slabs_lookup(&c->slabs, obj, idx)) {
 	case LFP_LOOKUP_FOREIGN:
-		lfp_report(c->name, obj, "pointer not from this pool");
+		lfp_debug_report(c->name, obj, "pointer not from this pool");
 		return -1;
 	case LFP_LOOKUP_INTERIOR:
-		lfp_report(c->name, obj, "interior pointer, not the start of an object");
+		lfp_debug_report(c->name, obj, "interior pointer, not the start of an object");
 		return -1;
 	case LFP_LOOKUP_OK:
 		break;
@@ -290,7 +290,7 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 	if (was == LFP_OBJ_OUT)
 		return 0;
 	lfp_store_u8_rlx(state, was);
-	lfp_report(c->name, obj, was == LFP_OBJ_POOLED ? "double put (object is already in the pool)"
+	lfp_debug_report(c->name, obj, was == LFP_OBJ_POOLED ? "double put (object is already in the pool)"
 			       : "put of an object the pool has not handed out");
 	return -1;
 }
@@ -391,7 +391,7 @@ void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 	const unsigned char *b = obj;
 	for (size_t i = 0; i < c->slabs.obj_size; i++) {
 		if (b[i] != LFP_POISON_BYTE) {
-			lfp_report(c->name, obj, "write after put (the object changed while it was pooled)");
+			lfp_debug_report(c->name, obj, "write after put (the object changed while it was pooled)");
 			return;
 		}
 	}

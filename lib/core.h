@@ -8,6 +8,11 @@
  * ones on its own free list.  Functions taking `mt` use the _mpmc stack
  * operations and the grow lock when it is true, plain operations otherwise,
  * so the single-threaded Pool runs no atomic instruction and takes no lock.
+ *
+ * Owners: core.c defines every function declared here; the inlines are
+ * here.  The error hook's reports and the graveyard are debug.h's
+ * (debug.c), the index space slab.h's (slab.c), the stack stack.h's
+ * (stack.c), the flavours' validate validate.h's.
  */
 #ifndef LFP_CORE_H
 #define LFP_CORE_H
@@ -16,6 +21,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "debug.h"
 #include "lfpool/common.h"
 #include "slab.h"
 #include "stack.h"
@@ -141,34 +147,10 @@ void lfp_fork_set_upper(const struct lfp_fork_hooks *h);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
 void lfp_fork_unregister(struct lfp_core *c);
-/* debug.c's locks, for fork.c. */
-void lfp_debug_fork_lock(void);
-void lfp_debug_fork_unlock(void);
-
-/* Report a misuse through the error hook (the default aborts). */
-void lfp_report(const char *pool, const void *ptr, const char *problem);
-/* Report objects left out at destroy through the error hook; the default
- * prints the line and returns (no object has been misused yet). */
-void lfp_report_leak(const char *pool, const void *ptr, const char *problem);
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
 
-/*
- * Debug pools are not freed at destroy but kept, marked dead, until exit,
- * so that a call after destroy is reported instead of touching freed
- * memory.  Given slabs (the pool's, else NULL), they may be kept too
- * (poisoned under ASan), so that an object used after destroy can still be
- * read and named: slabs of the system allocator, up to LFP_GRAVE_BYTES in
- * all; the caller frees any others (a custom allocator's context may not
- * live until exit).  Returns LFP_BURIED_WITH_SLABS, LFP_BURIED (pool kept,
- * slabs not), or 0 (out of memory: nothing kept, the caller frees pool).
- */
-enum { LFP_BURIED = 1, LFP_BURIED_WITH_SLABS = 2 };
-int lfp_debug_bury(void *pool, struct lfp_slabs *slabs, const char *name);
-#define LFP_GRAVE_BYTES ((uint64_t)64 << 20)
-/* The name of the destroyed debug pool whose kept slabs hold ptr, or NULL. */
-const char *lfp_debug_grave_name(const void *ptr);
 /*
  * Whether the pool whose magic is *magic is destroyed (or being destroyed):
  * then the call (problem, e.g. "get after destroy") is reported under c's

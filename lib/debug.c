@@ -39,12 +39,12 @@ static void report(const char *pool, const void *ptr, const char *problem, bool 
 		abort();
 }
 
-void lfp_report(const char *pool, const void *ptr, const char *problem)
+void lfp_debug_report(const char *pool, const void *ptr, const char *problem)
 {
 	report(pool, ptr, problem, true);
 }
 
-void lfp_report_leak(const char *pool, const void *ptr, const char *problem)
+void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem)
 {
 	report(pool, ptr, problem, false);
 }

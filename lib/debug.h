@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.h - internal assertions (debug.c owns lfp_assert_fail).
+ * debug.h - the error hook's reports, the graveyard of destroyed debug
+ * pools, and internal assertions; debug.c owns every declaration here.
  *
  * LFP_ASSERT(cond) states an invariant of the library's own code, not a
  * check of the caller's input (misuse goes to the error hook, core.h).  In
@@ -11,6 +12,37 @@
  */
 #ifndef LFP_DEBUG_H
 #define LFP_DEBUG_H
+
+#include <stdint.h>
+
+/* Report a misuse through the error hook (the default aborts). */
+void lfp_debug_report(const char *pool, const void *ptr, const char *problem);
+/* Report objects left out at destroy through the error hook; the default
+ * prints the line and returns (no object has been misused yet). */
+void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem);
+/* Transitional: the names of branches still under way; remove once merged. */
+#define lfp_report lfp_debug_report
+#define lfp_report_leak lfp_debug_report_leak
+
+struct lfp_slabs;
+/*
+ * Debug pools are not freed at destroy but kept, marked dead, until exit,
+ * so that a call after destroy is reported instead of touching freed
+ * memory.  Given slabs (the pool's, else NULL), they may be kept too
+ * (poisoned under ASan), so that an object used after destroy can still be
+ * read and named: slabs of the system allocator, up to LFP_GRAVE_BYTES in
+ * all; the caller frees any others (a custom allocator's context may not
+ * live until exit).  Returns LFP_BURIED_WITH_SLABS, LFP_BURIED (pool kept,
+ * slabs not), or 0 (out of memory: nothing kept, the caller frees pool).
+ */
+enum { LFP_BURIED = 1, LFP_BURIED_WITH_SLABS = 2 };
+int lfp_debug_bury(void *pool, struct lfp_slabs *slabs, const char *name);
+#define LFP_GRAVE_BYTES ((uint64_t)64 << 20)
+/* The name of the destroyed debug pool whose kept slabs hold ptr, or NULL. */
+const char *lfp_debug_grave_name(const void *ptr);
+/* debug.c's locks, for fork.c. */
+void lfp_debug_fork_lock(void);
+void lfp_debug_fork_unlock(void);
 
 /* Print "lfpool: internal error: FILE:LINE: FUNC: COND" and abort. */
 void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)

@@ -130,7 +130,7 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 	if (!p)
 		return;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
 		return;
 	}
 	/* One at a time off the top: an object a fini hook puts back is
@@ -179,7 +179,7 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	 * out with users, for which the item array has room. */
 	uint32_t *n = pooled(p);
 	if (!p->core.debug && *n >= p->items_cap) {
-		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
+		lfp_debug_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
 	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL)

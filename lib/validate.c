@@ -72,7 +72,7 @@ static void check_raw(struct lfp_census *cs)
 {
 	const struct lfp_slabs *s = &cs->core->slabs;
 	size_t steps = 0;
-	for (uint32_t i = (uint32_t)lfp_load_u64_rlx(&cs->core->raw.head); i != LFP_NIL && !cs->bad;
+	for (uint32_t i = lfp_stack_top(lfp_stack_load(&cs->core->raw)); i != LFP_NIL && !cs->bad;
 	     i = lfp_load_u32_rlx(lfp_slabs_link(s, i))) {
 		if (++steps > cs->nidx)
 			lfp_census_fail(cs, "the raw stack is a chain with a cycle");

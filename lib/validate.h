@@ -14,7 +14,9 @@
  *
  * Owners: validate.c (the census), pool.c (lfp_pool_validate),
  * concurrent.c (lfp_concurrent_validate), threadstatic/validate.c
- * (lfp_ts_validate).
+ * (lfp_ts_validate), layers/array.c, layers/rc.c, layers/closure.c (the
+ * layers' validate: each pool below them), layers/flavour.h
+ * (lfp_flavour_validate, the dispatch).
  */
 #ifndef LFP_VALIDATE_H
 #define LFP_VALIDATE_H
@@ -26,8 +28,11 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "lfpool/array.h"
+#include "lfpool/closure.h"
 #include "lfpool/concurrent.h"
 #include "lfpool/pool.h"
+#include "lfpool/rc.h"
 #include "lfpool/threadstatic.h"
 
 struct lfp_census {
@@ -58,6 +63,10 @@ int lfp_census_end(struct lfp_census *cs, uint64_t created);
 int lfp_pool_validate(const lfpool_pool *p, char *why, size_t why_size);
 int lfp_concurrent_validate(const lfpool_concurrent *c, char *why, size_t why_size);
 int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size);
+/* The layers': every pool they stand on (each size class of an array). */
+int lfp_array_validate(const lfpool_array *ap, char *why, size_t why_size);
+int lfp_rc_validate(const lfpool_rc *rc, char *why, size_t why_size);
+int lfp_closure_validate(const lfpool_closure_pool *cp, char *why, size_t why_size);
 
 #endif
 #endif

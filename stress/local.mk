@@ -68,13 +68,17 @@ STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 	bash $(srcdir)/stress/variants.sh
 
 # The stress program for reference counts, array pools and closures handed
-# between threads (see stress/rc_array_stress.c), against the library as
-# built here:
+# between threads (see stress/rc_array_stress.c), with the library's
+# sources compiled in as for lfstress (so that --enable-debug builds can
+# call every pool's validate):
 #   make stress-array   build and run it in this build directory (a TSan or
 #                       ASan one when configured so); STRESS_SECONDS and
 #                       STRESS_THREADS as for make stress
-stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h
-stress_rc_array_stress_LDADD = liblfpool.la $(PTHREAD_LIBS)
+stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h \
+	$(liblfpool_la_SOURCES)
+stress_rc_array_stress_CFLAGS = $(stress_lfstress_CFLAGS)
+stress_rc_array_stress_CCASFLAGS = $(AM_CCASFLAGS)
+stress_rc_array_stress_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 CLEANFILES += stress/rc_array_stress$(EXEEXT)
 stress-array: stress/rc_array_stress$(EXEEXT)
 	TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" \

@@ -43,6 +43,7 @@
 #include <lfpool.h>
 
 #include "stress.h"	/* the counting allocator of stress/alloc.c */
+#include "validate.h"	/* --enable-debug builds: every pool's validate */
 
 #define SLOTS 64
 #define MAX_THREADS 64
@@ -376,12 +377,37 @@ struct rs_scenario {
 	void (*drain)(struct rs_run *r, void *p);
 	bool (*close)(struct rs_run *r, char *why, size_t len);
 	bool explicit_caches;	/* ThreadStatic workers use their own cache */
+	/* --enable-debug builds: every object of the quiet pools below in
+	 * exactly one place (lib/validate.h); 0 or -1 with why */
+	int (*validate)(struct rs_run *r, char *why, size_t len);
 };
 
+#ifdef LFPOOL_DEBUG
+static int rc_validate(struct rs_run *r, char *why, size_t len)
+{
+	return lfp_rc_validate(r->pool, why, len);
+}
+
+static int array_validate(struct rs_run *r, char *why, size_t len)
+{
+	return lfp_array_validate(((struct array_run *)r->pool)->ap, why, len);
+}
+
+static int closure_validate(struct rs_run *r, char *why, size_t len)
+{
+	return lfp_closure_validate(r->pool, why, len);
+}
+# define RS_VALIDATE(fn) fn
+#else
+# define RS_VALIDATE(fn) NULL
+#endif
+
 static const struct rs_scenario scenarios[] = {
-	{ "rc", rc_open, rc_step, rc_drain, rc_close, false },
-	{ "array", array_open, array_step, array_drain, array_close, false },
-	{ "closure", closure_open, closure_step, closure_drain, closure_close, true },
+	{ "rc", rc_open, rc_step, rc_drain, rc_close, false, RS_VALIDATE(rc_validate) },
+	{ "array", array_open, array_step, array_drain, array_close, false,
+	  RS_VALIDATE(array_validate) },
+	{ "closure", closure_open, closure_step, closure_drain, closure_close, true,
+	  RS_VALIDATE(closure_validate) },
 };
 
 struct thread_arg {
@@ -434,7 +460,13 @@ static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, 
 		for (unsigned i = 0; i < SLOTS; i++)
 			if (r.slot[i])
 				sc->drain(&r, r.slot[i]);
+		char bad[200];
+		bool sound = !sc->validate || sc->validate(&r, bad, sizeof(bad)) == 0;
 		ok = sc->close(&r, why, sizeof(why));
+		if (!sound) {
+			ok = false;
+			snprintf(why, sizeof(why), "validate: %s", bad);
+		}
 		if (r.errors) {
 			ok = false;
 			snprintf(why, sizeof(why), "%llu errors, the first: %s",

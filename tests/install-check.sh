@@ -8,7 +8,7 @@
 #                      directory first (the paths inside are the prefix's)
 #   make installcheck: checks the installation at the configured prefix,
 #                      and runs tests/tsan-handover.sh against it
-# Environment (set by tests/user.mk): MAKE, prefix, libdir, includedir,
+# Environment (set by tests/local.mk): MAKE, prefix, libdir, includedir,
 # mandir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
 srcdir=${srcdir:-.}
 mode=${1:-destdir}

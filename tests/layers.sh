@@ -33,7 +33,7 @@ floors='
 6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
 7 threadstatic/threadstatic threadstatic/validate
 8 layers/flavour
-9 layers/array layers/closure layers/refcount
+9 layers/array layers/closure layers/rc
 '
 
 # Known edges that break the rule today: "FROM TO SYMBOL" per line, each
@@ -43,22 +43,14 @@ floors='
 known_edges='
 # issue 13 (branch capacity): a get of a cache that would fail steals from
 # every other cache (steal.c stops them through cache.c): the slow path
-# reaches up one floor; a callback passed down by the caller would remove it.
+# reaches up one floor.  To remove: hand the steal to the caches as a
+# function pointer, or move the sink down to the floor of the depot.
 threadstatic/cache threadstatic/steal lfp_ts_steal
 threadstatic/cache threadstatic/steal lfp_sink_give
+threadstatic/cache threadstatic/steal lfp_sink_room
 threadstatic/ts_percpu threadstatic/steal lfp_ts_steal
 threadstatic/ts_percpu threadstatic/steal lfp_sink_give
-threadstatic/steal threadstatic/threadstatic lfp_ts_lock
-# issue 16 point 2 (branch structure): object creation becomes an inline of
-# threadstatic/ts.h.
-threadstatic/cache threadstatic/threadstatic lfp_ts_create_objects
-threadstatic/ts_percpu threadstatic/threadstatic lfp_ts_create_objects
-# issue 16 point 2 (branches fastpath, structure): the lock and the
-# live-pool registry move to their only users.
-threadstatic/cache threadstatic/threadstatic lfp_ts_lock
-threadstatic/tls threadstatic/threadstatic lfp_ts_lock
-threadstatic/worker threadstatic/threadstatic lfp_ts_lock
-threadstatic/tls threadstatic/threadstatic lfp_ts_live
+threadstatic/ts_percpu threadstatic/steal lfp_sink_room
 '
 
 # symbols: "FILE D|U SYMBOL" for every object of the library, and one
@@ -179,7 +171,7 @@ check() {
 		}
 		for (a in allowed)
 			if (!(a in seen))
-				print "note: known edge \"" a "\" is gone; remove its line from tests/layers.sh"
+				print "note: known edge \"" a "\" not seen (removed, or its branch not merged yet)"
 		n = 0
 		for (f in files)
 			n++

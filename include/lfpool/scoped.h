@@ -25,7 +25,7 @@
 #include "lfpool/array.h"
 #include "lfpool/concurrent.h"
 #include "lfpool/pool.h"
-#include "lfpool/refcount.h"
+#include "lfpool/rc.h"
 #include "lfpool/threadstatic.h"
 
 #ifdef __cplusplus

@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "flavour.h"
+#include "validate.h"
 #include "lfpool/array.h"
 
 #define LFP_ARRAY_MAGIC 0x41525259u	/* "ARRY" */
@@ -27,7 +28,7 @@
 
 /* One size class: its pool and what its hooks need. */
 struct lfp_array_class {
-	struct lfp_any pool;
+	struct lfp_flavour pool;
 	size_t size;
 	size_t prefix;
 	uint8_t slot;
@@ -82,7 +83,7 @@ static void class_clear(void *obj, void *ctx)
 /* Add d to an oversize counter: atomically when threads share the pool. */
 static void count(const lfpool_array *ap, uint64_t *counter, int64_t d)
 {
-	if (lfp_any_mt(&ap->cls[ap->min_slot].pool))
+	if (lfp_flavour_mt(&ap->cls[ap->min_slot].pool))
 		lfp_faa_u64_rlx(counter, (uint64_t)d);
 	else
 		*counter += (uint64_t)d;
@@ -127,7 +128,7 @@ static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsign
 		.magazine_size = cfg->magazine_size,
 		.depot_max = cfg->depot_max,
 	};
-	return lfp_any_create(&c->pool, cfg->flavour, &pc);
+	return lfp_flavour_create(&c->pool, cfg->flavour, &pc);
 }
 
 /* The slot table of the inline paths; debug pools leave them no pool, so
@@ -149,7 +150,7 @@ static void destroy_classes(lfpool_array *ap)
 {
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
 		if (ap->cls[k].pool.pool)
-			lfp_any_destroy(&ap->cls[k].pool);
+			lfp_flavour_destroy(&ap->cls[k].pool);
 }
 
 LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
@@ -190,7 +191,7 @@ LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
 	if (!ap)
 		return;
 	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_report(ap->name, ap, "destroy of an array pool already destroyed");
+		lfp_debug_report(ap->name, ap, "destroy of an array pool already destroyed");
 		return;
 	}
 	destroy_classes(ap);
@@ -228,7 +229,7 @@ static void oversize_put(lfpool_array *ap, void *buf, size_t n)
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real)
 {
 	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_report(ap->name, ap, "get from an array pool after destroy");
+		lfp_debug_report(ap->name, ap, "get from an array pool after destroy");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -241,7 +242,7 @@ LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n
 	if (slot < ap->min_slot)
 		slot = ap->min_slot;
 	struct lfp_array_class *c = &ap->cls[slot];
-	char *obj = lfp_any_get(&c->pool);
+	char *obj = lfp_flavour_get(&c->pool);
 	if (!obj)
 		return NULL;
 	char *buf = obj + ap->align;
@@ -266,7 +267,7 @@ static unsigned class_slot(const lfpool_array *ap, size_t n)
 /* Put buf into the pool of its class (the flavour checks debug puts). */
 static void class_put(lfpool_array *ap, unsigned slot, void *buf)
 {
-	lfp_any_put(&ap->cls[slot].pool, (char *)buf - ap->align);
+	lfp_flavour_put(&ap->cls[slot].pool, (char *)buf - ap->align);
 }
 
 /* The class whose pool holds buf's object, or LFP_ARRAY_OVERSIZE: asks the
@@ -274,7 +275,7 @@ static void class_put(lfpool_array *ap, unsigned slot, void *buf)
 static unsigned owner_slot(const lfpool_array *ap, const void *buf)
 {
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
-		if (lfp_any_owns(&ap->cls[k].pool, (const char *)buf - ap->align))
+		if (lfp_flavour_owns(&ap->cls[k].pool, (const char *)buf - ap->align))
 			return k;
 	return LFP_ARRAY_OVERSIZE;
 }
@@ -288,7 +289,7 @@ static void put_checked(lfpool_array *ap, void *buf, size_t n)
 		/* A pooled buffer (poisoned, or the pattern) or a stranger. */
 		unsigned slot = owner_slot(ap, buf);
 		if (slot == LFP_ARRAY_OVERSIZE)
-			lfp_report(ap->name, buf, "pointer not from this array pool "
+			lfp_debug_report(ap->name, buf, "pointer not from this array pool "
 				   "(foreign, interior, or an oversize buffer already put)");
 		else
 			class_put(ap, slot, buf);
@@ -297,17 +298,17 @@ static void put_checked(lfpool_array *ap, void *buf, size_t n)
 	unsigned slot = h->slot;
 	if (slot == LFP_ARRAY_OVERSIZE) {
 		if (n && n != h->size)
-			lfp_report(ap->name, buf, "sized put of an oversize buffer with another size");
+			lfp_debug_report(ap->name, buf, "sized put of an oversize buffer with another size");
 		else
 			oversize_put(ap, buf, h->size);
 		return;
 	}
 	if (slot < ap->min_slot || slot > ap->max_slot) {
-		lfp_report(ap->name, buf, "pointer not from this array pool (bad prefix)");
+		lfp_debug_report(ap->name, buf, "pointer not from this array pool (bad prefix)");
 		return;
 	}
 	if (n && class_slot(ap, n) != slot) {
-		lfp_report(ap->name, buf, "sized put with a size of another class than the buffer's");
+		lfp_debug_report(ap->name, buf, "sized put with a size of another class than the buffer's");
 		return;
 	}
 	class_put(ap, slot, buf);
@@ -340,7 +341,7 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 	if (!buf)
 		return;
 	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_report(ap->name, buf, "put to an array pool after destroy");
+		lfp_debug_report(ap->name, buf, "put to an array pool after destroy");
 		return;
 	}
 	if (ap->debug) {
@@ -358,7 +359,7 @@ LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap)
 {
 	size_t n = 0;
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
-		n += lfp_any_trim(&ap->cls[k].pool);
+		n += lfp_flavour_trim(&ap->cls[k].pool);
 	return n;
 }
 
@@ -368,8 +369,8 @@ LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_st
 		memset(st, 0, sizeof(*st));
 		for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
 			lfpool_stats one;
-			lfp_any_stats(&ap->cls[k].pool, &one);
-			lfp_stats_add(st, &one);
+			lfp_flavour_stats(&ap->cls[k].pool, &one);
+			lfp_flavour_stats_add(st, &one);
 		}
 		return 0;
 	}
@@ -378,7 +379,7 @@ LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_st
 		errno = EINVAL;
 		return -1;
 	}
-	lfp_any_stats(&ap->cls[slot].pool, st);
+	lfp_flavour_stats(&ap->cls[slot].pool, st);
 	return 0;
 }
 
@@ -387,3 +388,19 @@ LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *ge
 	*gets = lfp_load_u64_rlx(&ap->oversize_gets);
 	*out = lfp_load_u64_rlx(&ap->oversize_out);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_array_validate(const lfpool_array *ap, char *why, size_t why_size)
+{
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
+		const struct lfp_array_class *cl = &ap->cls[k];
+		if (!cl->pool.pool || lfp_flavour_validate(&cl->pool, why, why_size) == 0)
+			continue;
+		char inner[200];
+		snprintf(inner, sizeof(inner), "%s", why);
+		snprintf(why, why_size, "class of %zu bytes: %s", cl->size, inner);
+		return -1;
+	}
+	return 0;
+}
+#endif

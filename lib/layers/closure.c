@@ -9,11 +9,12 @@
 
 #include "core.h"
 #include "flavour.h"
+#include "validate.h"
 #include "lfpool/closure.h"
 
 struct lfpool_closure_pool {
 	struct lfpool_closure_pool_fast fast;	/* first: read by the inline calls */
-	struct lfp_any pool;
+	struct lfp_flavour pool;
 	bool debug;
 	uint32_t magic;
 	char name[LFP_NAME_MAX];
@@ -42,7 +43,7 @@ LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavou
 	pc.align = 16;
 	snprintf(cp->name, sizeof(cp->name), "%s", cfg->name ? cfg->name : "closure");
 	pc.name = cp->name;
-	int err = lfp_any_create(&cp->pool, flavour, &pc);
+	int err = lfp_flavour_create(&cp->pool, flavour, &pc);
 	if (err) {
 		free(cp);
 		errno = err;
@@ -56,11 +57,11 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 	if (!cp)
 		return 0;
 	if (cp->magic != LFP_MAGIC_LIVE) {
-		lfp_report(cp->name, cp, "destroy of a closure pool already destroyed");
+		lfp_debug_report(cp->name, cp, "destroy of a closure pool already destroyed");
 		errno = EINVAL;
 		return -1;
 	}
-	int err = lfp_any_destroy(&cp->pool);
+	int err = lfp_flavour_destroy(&cp->pool);
 	if (err) {
 		errno = err;
 		return -1;
@@ -75,12 +76,12 @@ LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_cl
 {
 	if (!lfpool_closure_fits(cp, fn, size))
 		return NULL;
-	return lfpool_closure_arm(lfp_any_get(&cp->pool), fn, capture, size);
+	return lfpool_closure_arm(lfp_flavour_get(&cp->pool), fn, capture, size);
 }
 
 LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *c)
 {
-	lfp_any_put(&cp->pool, c);
+	lfp_flavour_put(&cp->pool, c);
 }
 
 LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp)
@@ -94,5 +95,12 @@ LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp)
 
 LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_stats *st)
 {
-	lfp_any_stats(&cp->pool, st);
+	lfp_flavour_stats(&cp->pool, st);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_closure_validate(const lfpool_closure_pool *cp, char *why, size_t why_size)
+{
+	return lfp_flavour_validate(&cp->pool, why, why_size);
+}
+#endif

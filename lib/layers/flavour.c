@@ -5,8 +5,9 @@
 #include <errno.h>
 
 #include "flavour.h"
+#include "validate.h"
 
-int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *cfg)
+int lfp_flavour_create(struct lfp_flavour *a, lfpool_flavour kind, const lfpool_config *cfg)
 {
 	a->kind = kind;
 	switch (kind) {
@@ -26,7 +27,7 @@ int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *
 	return a->pool ? 0 : errno;
 }
 
-int lfp_any_destroy(struct lfp_any *a)
+int lfp_flavour_destroy(struct lfp_flavour *a)
 {
 	switch (a->kind) {
 	case LFPOOL_FLAVOUR_POOL:
@@ -43,7 +44,7 @@ int lfp_any_destroy(struct lfp_any *a)
 	return 0;
 }
 
-size_t lfp_any_trim(struct lfp_any *a)
+size_t lfp_flavour_trim(struct lfp_flavour *a)
 {
 	switch (a->kind) {
 	case LFPOOL_FLAVOUR_POOL:
@@ -55,7 +56,7 @@ size_t lfp_any_trim(struct lfp_any *a)
 	}
 }
 
-int lfp_any_owns(const struct lfp_any *a, const void *ptr)
+int lfp_flavour_owns(const struct lfp_flavour *a, const void *ptr)
 {
 	switch (a->kind) {
 	case LFPOOL_FLAVOUR_POOL:
@@ -67,7 +68,7 @@ int lfp_any_owns(const struct lfp_any *a, const void *ptr)
 	}
 }
 
-void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st)
+void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st)
 {
 	switch (a->kind) {
 	case LFPOOL_FLAVOUR_POOL:
@@ -81,7 +82,7 @@ void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st)
 	}
 }
 
-void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st)
+void lfp_flavour_stats_add(lfpool_stats *sum, const lfpool_stats *st)
 {
 	sum->gets += st->gets;
 	sum->puts += st->puts;
@@ -97,3 +98,17 @@ void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st)
 	sum->live += st->live;
 	sum->bytes_held += st->bytes_held;
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_flavour_validate(const struct lfp_flavour *a, char *why, size_t why_size)
+{
+	switch (a->kind) {
+	case LFPOOL_FLAVOUR_POOL:
+		return lfp_pool_validate(a->pool, why, why_size);
+	case LFPOOL_FLAVOUR_CONCURRENT:
+		return lfp_concurrent_validate(a->pool, why, why_size);
+	default:	/* LFPOOL_FLAVOUR_TS */
+		return lfp_ts_validate(a->pool, why, why_size);
+	}
+}
+#endif

@@ -4,6 +4,10 @@
  * them.  Every get and put is the flavour's own public call, so a layer's
  * objects go through the same fast paths and the same debug checks as any
  * other pool's.
+ *
+ * Owners: flavour.c defines every function declared here; the inlines are
+ * here.  Its users: array.c (array pools), rc.c (counted objects),
+ * closure.c (closures).
  */
 #ifndef LFP_FLAVOUR_H
 #define LFP_FLAVOUR_H
@@ -14,38 +18,42 @@
 #include "core.h"
 #include "lfpool/flavour.h"
 
-struct lfp_any {
+struct lfp_flavour {
 	lfpool_flavour kind;
 	void *pool;
 };
 
 /* Create a pool of flavour kind per cfg into *a; 0 or errno (EINVAL for an
  * unknown flavour, else what the flavour's create set). */
-int lfp_any_create(struct lfp_any *a, lfpool_flavour kind, const lfpool_config *cfg);
+int lfp_flavour_create(struct lfp_flavour *a, lfpool_flavour kind, const lfpool_config *cfg);
 /* Destroy the pool: 0, or EBUSY (ThreadStatic with cache handles left).
  * a->pool keeps its value: a debug pool stays readable after destroy and
  * reports a later put. */
-int lfp_any_destroy(struct lfp_any *a);
-/* Destroy pooled objects: all but none for Pool and Concurrent, ThreadStatic's
- * idle memory; returns the number destroyed. */
-size_t lfp_any_trim(struct lfp_any *a);
-int lfp_any_owns(const struct lfp_any *a, const void *ptr);
-void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st);
+int lfp_flavour_destroy(struct lfp_flavour *a);
+/* Destroy idle objects: every pooled one for Pool and Concurrent (trim
+ * keeping 0), what ThreadStatic's trim counts as idle; returns how many. */
+size_t lfp_flavour_trim(struct lfp_flavour *a);
+int lfp_flavour_owns(const struct lfp_flavour *a, const void *ptr);
+void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st);
+#ifdef LFPOOL_DEBUG
+/* The validate of a's flavour (validate.h): 0, or -1 with why. */
+int lfp_flavour_validate(const struct lfp_flavour *a, char *why, size_t why_size);
+#endif
 /* Add every counter of st to *sum. */
-void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st);
+void lfp_flavour_stats_add(lfpool_stats *sum, const lfpool_stats *st);
 
 /* Whether several threads may use the pool at once. */
-static inline bool lfp_any_mt(const struct lfp_any *a)
+static inline bool lfp_flavour_mt(const struct lfp_flavour *a)
 {
 	return a->kind != LFPOOL_FLAVOUR_POOL;
 }
 
-static inline void *lfp_any_get(const struct lfp_any *a)
+static inline void *lfp_flavour_get(const struct lfp_flavour *a)
 {
 	return lfpool_flavour_get(a->kind, a->pool);
 }
 
-static inline void lfp_any_put(const struct lfp_any *a, void *obj)
+static inline void lfp_flavour_put(const struct lfp_flavour *a, void *obj)
 {
 	lfpool_flavour_put(a->kind, a->pool, obj);
 }

@@ -36,11 +36,16 @@
 #include "grace.h"
 #include "ts.h"
 
+/* ts.h: the lock of every pool's list of caches, the live pools and the
+ * retired counters.  Here, with its lowest user: creating and freeing a
+ * cache takes it. */
+pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* The count of the loaded magazine: the fast view's, or in debug pools
  * (where the fast view stays empty) the real one next to it. */
 static uint32_t *loaded_count(lfpool_cache *c)
 {
-	return c->checked ? &c->checked_count : &c->fast.count;
+	return c->checked ? &c->debug_count : &c->fast.count;
 }
 
 /* Add n to a counter only the cache's user writes. */
@@ -374,9 +379,9 @@ void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk)
 {
 	if (c->checked) {
 		/* Debug pools: every get and put runs under the lock we hold. */
-		size_t k = c->checked_count < lfp_sink_room(sk) ? c->checked_count : lfp_sink_room(sk);
-		c->checked_count -= (uint32_t)k;
-		lfp_sink_give(sk, c->fast.objs + c->checked_count, k);
+		size_t k = c->debug_count < lfp_sink_room(sk) ? c->debug_count : lfp_sink_room(sk);
+		c->debug_count -= (uint32_t)k;
+		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
 	} else {
 		/* After the fence: every get that passed its check with the old
 		 * low stored its count before it, and we see that store. */
@@ -493,7 +498,7 @@ LFPOOL_API void lfpool_cache_destroy(lfpool_cache *c)
 	if (!c)
 		return;
 	if (c->kind != LFP_CACHE_EXPLICIT) {
-		lfp_report(c->pool->core.name, c,
+		lfp_debug_report(c->pool->core.name, c,
 			   "cache_destroy of a worker slot cache (use lfpool_ts_worker_release)");
 		return;
 	}

@@ -22,17 +22,7 @@
 #include "ts.h"
 #include "ts_percpu.h"
 
-pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
-static lfpool_ts *live_pools;	/* under lfp_ts_lock */
 static uint64_t last_gen;	/* generations handed out */
-
-bool lfp_ts_live(uint64_t gen)
-{
-	for (lfpool_ts *p = live_pools; p; p = p->next_live)
-		if (p->gen == gen)
-			return true;
-	return false;
-}
 
 /*
  * fork (fork.c runs these first and last): lfp_ts_lock, then the CPU
@@ -47,20 +37,20 @@ bool lfp_ts_live(uint64_t gen)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&lfp_ts_lock);
-	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
 		lfp_pcpu_fork_lock(p, true);
 }
 
 static void fork_parent(void)
 {
-	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
 		lfp_pcpu_fork_lock(p, false);
 	pthread_mutex_unlock(&lfp_ts_lock);
 }
 
 static void fork_child(void)
 {
-	for (lfpool_ts *p = live_pools; p; p = p->next_live) {
+	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
 		lfp_pcpu_fork_lock(p, false);
 		for (lfpool_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
@@ -75,11 +65,6 @@ static void set_fork_hooks(void)
 {
 	static const struct lfp_fork_hooks h = { fork_prepare, fork_parent, fork_child };
 	lfp_fork_set_upper(&h);
-}
-
-int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
-{
-	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
 }
 
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
@@ -121,8 +106,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
 	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
-	p->next_live = live_pools;
-	live_pools = p;
+	lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
@@ -137,10 +121,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 /* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
-	lfpool_ts **pp = &live_pools;
-	while (*pp != p)
-		pp = &(*pp)->next_live;
-	*pp = p->next_live;
+	lfp_tls_unregister(p);
 	while (p->caches)
 		lfp_cache_free(p->caches);
 	lfp_tls_forget(p->gen);
@@ -152,7 +133,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	if (!p)
 		return 0;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
+		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
 		errno = EINVAL;
 		return -1;
 	}

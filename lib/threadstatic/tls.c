@@ -31,6 +31,38 @@ struct lfp_tls_table {
 __thread struct lfp_tls_entry lfp_tls_mru __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
 
+/* The live pools, under lfp_ts_lock (ts.h): a thread's entry for a pool
+ * no longer here is stale. */
+static lfpool_ts *live_pools;
+
+/* Whether the pool of generation gen is alive; caller holds lfp_ts_lock. */
+static bool live(uint64_t gen)
+{
+	for (lfpool_ts *p = live_pools; p; p = p->next_live)
+		if (p->gen == gen)
+			return true;
+	return false;
+}
+
+void lfp_tls_register(lfpool_ts *p)
+{
+	p->next_live = live_pools;
+	live_pools = p;
+}
+
+lfpool_ts *lfp_tls_live_pools(void)
+{
+	return live_pools;
+}
+
+void lfp_tls_unregister(lfpool_ts *p)
+{
+	lfpool_ts **pp = &live_pools;
+	while (*pp != p)
+		pp = &(*pp)->next_live;
+	*pp = p->next_live;
+}
+
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static int tls_key_err;
@@ -42,7 +74,7 @@ static void release_thread(void *arg)
 	struct lfp_tls_table *t = arg;
 	pthread_mutex_lock(&lfp_ts_lock);
 	for (uint32_t i = 0; i < t->n; i++)
-		if (lfp_ts_live(t->e[i].gen))
+		if (live(t->e[i].gen))
 			lfp_cache_free(t->e[i].cache);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	free(t);
@@ -87,7 +119,7 @@ static int table_room(void)
 {
 	struct lfp_tls_table *t = tls_table;
 	for (uint32_t i = 0; t && i < t->n;) {
-		if (lfp_ts_live(t->e[i].gen)) {
+		if (live(t->e[i].gen)) {
 			i++;
 			continue;
 		}

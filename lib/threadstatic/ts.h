@@ -13,6 +13,18 @@
  * is created or freed.  Only rare calls take it (cache creation and release,
  * thread exit, destroy, stats, trim); get and put never do.  It is taken
  * before any pool's slab lock, never after, and no user hook runs under it.
+ *
+ * Owners of what is declared here, lowest floor first (HACKING.md):
+ *   cache.c         lfp_ts_lock, lfp_cache_new, lfp_cache_free, lfp_cache_count
+ *   tls.c           lfp_tls_mru, lfp_tls_cache, lfp_tls_find, lfp_tls_detach,
+ *                   lfp_tls_forget, lfp_tls_register, lfp_tls_unregister (the
+ *                   live pools)
+ *   worker.c        lfp_workers_fini
+ *   here (inline)   lfp_ts_create_objects
+ * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
+ * rseq_x86_64.S; offsets in rseq_offsets.h), ts_percpu.h (ts_percpu.c);
+ * threadstatic.c defines the public calls only, validate.c lfp_ts_validate
+ * (../validate.h).
  */
 #ifndef LFP_TS_H
 #define LFP_TS_H
@@ -44,7 +56,7 @@ struct lfp_cache_counts {
 
 struct lfpool_cache {
 	struct lfpool_cache_fast fast;	/* first: read by the inline fast path */
-	uint32_t checked_count;		/* debug pools: objects in the loaded magazine */
+	uint32_t debug_count;		/* debug pools: objects in the loaded magazine */
 	uint32_t loaded, prev;		/* magazine indices */
 	void **prev_objs;
 	uint32_t prev_count;		/* objects in the previous magazine */
@@ -85,10 +97,12 @@ struct lfpool_ts {
 
 extern pthread_mutex_t lfp_ts_lock;
 
-/* Whether the pool of generation gen is alive; caller holds lfp_ts_lock. */
-bool lfp_ts_live(uint64_t gen);
-/* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
-int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
+/* Create n objects of p as a chain in debug state `state`: 0 or
+ * ENOBUFS/ENOMEM.  Inline: the caches below the pool create objects too. */
+static inline int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
+{
+	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
+}
 
 /*
  * Where a thief (steal.c) puts what it takes: into objs[got ..) up to want
@@ -168,6 +182,12 @@ lfpool_cache *lfp_tls_find(const lfpool_ts *p);
 void lfp_tls_detach(lfpool_ts *p);
 /* Whether c is the calling thread's cache for the pool of generation gen. */
 bool lfp_tls_holds(uint64_t gen, const lfpool_cache *c);
+/* Add p to the live pools (create) and take it out (destroy); caller
+ * holds lfp_ts_lock.  The thread tables (tls.c) are their only reader. */
+void lfp_tls_register(lfpool_ts *p);
+void lfp_tls_unregister(lfpool_ts *p);
+/* The first live pool (then ->next_live); caller holds lfp_ts_lock. */
+lfpool_ts *lfp_tls_live_pools(void);
 /* Drop the calling thread's entry for gen; caller holds lfp_ts_lock. */
 void lfp_tls_forget(uint64_t gen);
 

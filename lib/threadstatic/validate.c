@@ -27,17 +27,17 @@ static uint64_t count_mags(struct lfp_census *cs, const struct lfp_depot *d, uin
 static void walk_depot(struct lfp_census *cs, const lfpool_ts *p)
 {
 	const struct lfp_depot *d = &p->depot;
-	for (uint32_t m = (uint32_t)lfp_load_u64_rlx(&d->full.head); m != LFP_NIL && !cs->bad;
+	for (uint32_t m = lfp_stack_top(lfp_stack_load(&d->full)); m != LFP_NIL && !cs->bad;
 	     m = lfp_load_u32_rlx(lfp_slabs_link(&d->mags.slabs, m)))
 		for (uint32_t i = 0; i < d->mag_size; i++)
 			lfp_census_obj(cs, lfp_mag_objs(d, m)[i], "a full magazine of the depot");
-	lfp_census_chain(cs, (uint32_t)lfp_load_u64_rlx(&d->objs.head), "the depot's loose stack");
+	lfp_census_chain(cs, lfp_stack_top(lfp_stack_load(&d->objs)), "the depot's loose stack");
 }
 
 /* A cache's loaded magazine holds its count; the previous one all or none. */
 static void walk_cache(struct lfp_census *cs, const lfpool_cache *c, uint32_t mag_size)
 {
-	uint32_t loaded = c->checked ? c->checked_count : c->fast.count;
+	uint32_t loaded = c->checked ? c->debug_count : c->fast.count;
 	if (loaded > mag_size) {
 		lfp_census_fail(cs, "a cache's loaded magazine holds %u of %u", loaded, mag_size);
 		return;
@@ -59,8 +59,8 @@ static void check_census(struct lfp_census *cs, const lfpool_ts *p, uint64_t cac
 {
 	const struct lfp_depot *d = &p->depot;
 	uint64_t word = lfp_load_u64_rlx(&d->census);
-	uint64_t full = count_mags(cs, d, lfp_load_u64_rlx(&d->full.head), "full stack");
-	uint64_t empty = count_mags(cs, d, lfp_load_u64_rlx(&d->empty.head), "empty stack");
+	uint64_t full = count_mags(cs, d, lfp_stack_top(lfp_stack_load(&d->full)), "full stack");
+	uint64_t empty = count_mags(cs, d, lfp_stack_top(lfp_stack_load(&d->empty)), "empty stack");
 	if (!cs->bad && (word >> 32 != caches || (uint32_t)word != 2 * caches + full + empty))
 		lfp_census_fail(cs, "the depot's census says %llu caches and %u magazines; "
 				"there are %llu caches and %llu magazines",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lfpool/refcount.h - reference-counted pooled objects.
+ * lfpool/rc.h - reference-counted pooled objects.
  *
  * An rc pool keeps its objects in a pool of the chosen flavour.  Each object
  * has a prefix outside the caller's bytes that holds its owner and an
@@ -28,8 +28,8 @@
  * allocator of your own the memory went back at destroy, and such a call
  * reads freed memory.  In release pools it is undefined.
  */
-#ifndef LFPOOL_REFCOUNT_H
-#define LFPOOL_REFCOUNT_H
+#ifndef LFPOOL_RC_H
+#define LFPOOL_RC_H
 
 #include "lfpool/common.h"
 #include "lfpool/flavour.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * refcount.c - reference-counted objects over any flavour.
+ * rc.c - reference-counted objects over any flavour.
  *
  * The prefix before each object holds its owner, its count and a magic
  * word.  The magic routes each retain and release: LFP_RC_LIVE (objects of
@@ -16,7 +16,8 @@
 
 #include "core.h"
 #include "flavour.h"
-#include "lfpool/refcount.h"
+#include "validate.h"
+#include "lfpool/rc.h"
 
 #define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, atomic path */
 #define LFP_RC_LIVE_ST 0x52434c31u	/* "RCL1": release Pool, one thread */
@@ -30,7 +31,7 @@ struct lfp_rc_hdr {
 };
 
 struct lfpool_rc {
-	struct lfp_any pool;
+	struct lfp_flavour pool;
 	size_t prefix;		/* from an object of the pool to the caller's */
 	lfpool_hook_fn init, reset, fini;	/* the caller's hooks */
 	void *hook_ctx;
@@ -103,7 +104,7 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 	pc.fini = cfg->fini ? rc_fini : NULL;
 	pc.hook_ctx = rc;
 	pc.name = rc->name;
-	int err = lfp_any_create(&rc->pool, flavour, &pc);
+	int err = lfp_flavour_create(&rc->pool, flavour, &pc);
 	if (err) {
 		free(rc);
 		errno = err;
@@ -117,16 +118,16 @@ LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
 	if (!rc)
 		return;
 	if (rc->magic != LFP_MAGIC_LIVE) {
-		lfp_report(rc->name, rc, "destroy of an rc pool already destroyed");
+		lfp_debug_report(rc->name, rc, "destroy of an rc pool already destroyed");
 		return;
 	}
-	lfp_any_destroy(&rc->pool);
+	lfp_flavour_destroy(&rc->pool);
 	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
 {
-	char *raw = lfp_any_get(&rc->pool);
+	char *raw = lfp_flavour_get(&rc->pool);
 	if (!raw)
 		return NULL;
 	char *obj = raw + rc->prefix;
@@ -141,7 +142,7 @@ LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
 static void back_to_pool(struct lfp_rc_hdr *h)
 {
 	lfpool_rc *rc = h->owner;
-	lfp_any_put(&rc->pool, (char *)(h + 1) - rc->prefix);
+	lfp_flavour_put(&rc->pool, (char *)(h + 1) - rc->prefix);
 }
 
 /*
@@ -167,11 +168,11 @@ static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg,
 		return NULL;
 	}
 	if (h->magic == LFP_RC_DEAD) {
-		lfp_report(h->owner->name, obj, zero_msg);
+		lfp_debug_report(h->owner->name, obj, zero_msg);
 		return NULL;
 	}
 	if (h->magic != LFP_RC_CHECKED) {
-		lfp_report("(rc)", obj, "pointer is not a reference-counted pooled object");
+		lfp_debug_report("(rc)", obj, "pointer is not a reference-counted pooled object");
 		return NULL;
 	}
 	return h;
@@ -188,7 +189,7 @@ static void retain_checked(void *obj)
 		return;
 	/* Taken to zero by another thread's release a moment ago. */
 	lfp_faa_u32_rlx(&h->count, (uint32_t)-1);
-	lfp_report(h->owner->name, obj, "retain of an object whose count already reached zero");
+	lfp_debug_report(h->owner->name, obj, "retain of an object whose count already reached zero");
 }
 
 /* Debug release: refuses a count of zero, marks the object DEAD (it is
@@ -204,7 +205,7 @@ static int release_checked(void *obj)
 	uint32_t was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
 	if (was == 0) {
 		lfp_faa_u32_rlx(&h->count, 1);
-		lfp_report(h->owner->name, obj, "release of an object whose count already reached zero");
+		lfp_debug_report(h->owner->name, obj, "release of an object whose count already reached zero");
 		return 0;
 	}
 	if (was != 1)
@@ -261,5 +262,12 @@ LFPOOL_API uint32_t lfpool_rc_count(const void *obj)
 
 LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st)
 {
-	lfp_any_stats(&rc->pool, st);
+	lfp_flavour_stats(&rc->pool, st);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_rc_validate(const lfpool_rc *rc, char *why, size_t why_size)
+{
+	return lfp_flavour_validate(&rc->pool, why, why_size);
+}
+#endif
