@@ -49,11 +49,6 @@ void lfp_debug_report_leak(const char *pool, const void *ptr, const char *proble
 	report(pool, ptr, problem, false);
 }
 
-void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)
-{
-	fprintf(stderr, "lfpool: internal error: %s:%d: %s: %s\n", file, line, func, cond);
-	abort();
-}
 
 /* Dead debug pools, freed at exit (so LeakSanitizer sees no leak). */
 struct grave {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * debug.h - the error hook's reports, the graveyard of destroyed debug
- * pools, and internal assertions; debug.c owns every declaration here.
+ * pools, and internal assertions; debug.c owns every declaration here but
+ * lfp_assert_fail, which assert.c owns.
  *
  * LFP_ASSERT(cond) states an invariant of the library's own code, not a
  * check of the caller's input (misuse goes to the error hook, core.h).  In

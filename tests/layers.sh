@@ -24,16 +24,17 @@ NM=${LFPOOL_NM:-nm}
 # The floors, lowest first: a file may call its own floor and those below.
 # Names are paths below lib/ without the extension.
 floors='
-0 debug version
+0 assert version
 1 slab threadstatic/fence threadstatic/grace
-2 stack threadstatic/percpu threadstatic/rseq_x86_64
-3 core validate
-4 pool concurrent threadstatic/depot
-5 threadstatic/cache
-6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
-7 threadstatic/threadstatic threadstatic/validate
-8 layers/flavour
-9 layers/array layers/closure layers/rc
+2 debug stack threadstatic/percpu threadstatic/rseq_x86_64
+3 fork
+4 core validate
+5 pool concurrent threadstatic/depot
+6 threadstatic/cache
+7 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
+8 threadstatic/threadstatic threadstatic/validate
+9 layers/flavour
+10 layers/array layers/closure layers/rc
 '
 
 # Known edges that break the rule today: "FROM TO SYMBOL" per line, each

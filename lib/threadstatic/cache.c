@@ -68,6 +68,11 @@ void lfp_cache_lock(lfpool_cache *c)
 	}
 }
 
+bool lfp_cache_trylock(lfpool_cache *c)
+{
+	return !lfp_xchg_u8_acqrel(&c->lock, 1);	/* acquire when taken */
+}
+
 void lfp_cache_unlock(lfpool_cache *c)
 {
 	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */

@@ -10,6 +10,9 @@ void lfp_grace_enter(void) {}
 void lfp_grace_leave(void) {}
 void lfp_grace_wait(void) {}
 bool lfp_grace_reclaims(void) { return false; }
+void lfp_grace_fork_prepare(void) {}
+void lfp_grace_fork_parent(void) {}
+void lfp_grace_fork_child(void) {}
 
 #else
 
@@ -19,5 +22,8 @@ void lfp_grace_enter(void) { urcu_bp_read_lock(); }
 void lfp_grace_leave(void) { urcu_bp_read_unlock(); }
 void lfp_grace_wait(void) { urcu_bp_synchronize_rcu(); }
 bool lfp_grace_reclaims(void) { return true; }
+void lfp_grace_fork_prepare(void) { urcu_bp_before_fork(); }
+void lfp_grace_fork_parent(void) { urcu_bp_after_fork_parent(); }
+void lfp_grace_fork_child(void) { urcu_bp_after_fork_child(); }
 
 #endif

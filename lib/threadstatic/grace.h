@@ -26,5 +26,11 @@ void lfp_grace_leave(void);
 void lfp_grace_wait(void);
 /* Whether side data may be freed after lfp_grace_wait(). */
 bool lfp_grace_reclaims(void);
+/* fork: liburcu-bp's own handlers (its grace-period lock), which it leaves
+ * to the application; threadstatic.c's fork handlers call them last in
+ * prepare and first in the parent and the child. */
+void lfp_grace_fork_prepare(void);
+void lfp_grace_fork_parent(void);
+void lfp_grace_fork_child(void);
 
 #endif

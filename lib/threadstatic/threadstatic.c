@@ -11,6 +11,7 @@
  * and the rest go.  Loose objects are below the working set by definition.
  */
 #include <errno.h>
+#include <sched.h>
 #ifdef __GLIBC__
 # include <malloc.h>
 #endif
@@ -25,8 +26,13 @@
 static uint64_t last_gen;	/* generations handed out */
 
 /*
- * fork (fork.c runs these first and last): lfp_ts_lock, then the CPU
- * areas' fallback locks of every live pool.  In the child only the forking
+ * fork (fork.c runs these first and last).  prepare takes, in the order the
+ * library takes them: every live pool's steal_lock, lfp_ts_lock, every
+ * cache's slow-path lock, the CPU areas' fallback locks, then liburcu-bp's
+ * (grace.c).  A thief holds a steal_lock while it waits for lfp_ts_lock,
+ * and the live pools are read under lfp_ts_lock, so the steal_locks and
+ * cache locks are tried, not waited for: when one is busy, prepare lets
+ * everything go, yields and starts again.  In the child only the forking
  * thread exists: the implicit caches of every other thread are abandoned
  * (lfp_cache_abandon says what becomes of their objects).  Explicit caches
  * and worker slots belong to no thread and are kept as they are: one that
@@ -34,24 +40,80 @@ static uint64_t last_gen;	/* generations handed out */
  * step, and the child must not use it (nor destroy the pool while it may
  * be so: destroy flushes every worker slot).
  */
+static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_cache *upto_cache)
+{
+	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
+		for (lfpool_cache *c = p->caches; c; c = c->next) {
+			if (p == upto_pool && c == upto_cache)
+				return;
+			lfp_cache_unlock(c);
+		}
+	}
+}
+
+static void fork_unlock_steals(lfpool_ts *upto)
+{
+	for (lfpool_ts *p = lfp_tls_live_pools(); p && p != upto; p = p->next_live)
+		pthread_mutex_unlock(&p->steal_lock);
+}
+
+/* Whether every steal_lock and cache lock was taken (else none is held). */
+static bool fork_try_all(void)
+{
+	lfpool_ts *p;
+	for (p = lfp_tls_live_pools(); p; p = p->next_live) {
+		if (pthread_mutex_trylock(&p->steal_lock) != 0) {
+			fork_unlock_steals(p);
+			return false;
+		}
+	}
+	for (p = lfp_tls_live_pools(); p; p = p->next_live) {
+		for (lfpool_cache *c = p->caches; c; c = c->next) {
+			if (!lfp_cache_trylock(c)) {
+				fork_unlock_caches(p, c);
+				fork_unlock_steals(NULL);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&lfp_ts_lock);
+	for (;;) {
+		pthread_mutex_lock(&lfp_ts_lock);
+		if (fork_try_all())
+			break;
+		pthread_mutex_unlock(&lfp_ts_lock);
+		sched_yield();
+	}
 	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
 		lfp_pcpu_fork_lock(p, true);
+	lfp_grace_fork_prepare();
+}
+
+/* Let go of what prepare took, but lfp_ts_lock. */
+static void fork_release(void)
+{
+	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
+		lfp_pcpu_fork_lock(p, false);
+	fork_unlock_caches(NULL, NULL);
+	fork_unlock_steals(NULL);
 }
 
 static void fork_parent(void)
 {
-	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
-		lfp_pcpu_fork_lock(p, false);
+	lfp_grace_fork_parent();
+	fork_release();
 	pthread_mutex_unlock(&lfp_ts_lock);
 }
 
 static void fork_child(void)
 {
+	lfp_grace_fork_child();
+	fork_release();
 	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
-		lfp_pcpu_fork_lock(p, false);
 		for (lfpool_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
 			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))

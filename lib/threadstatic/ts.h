@@ -124,6 +124,8 @@ void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n);
 /* The cache's slow-path lock: owners in their slow paths, thieves. */
 void lfp_cache_lock(lfpool_cache *c);
 void lfp_cache_unlock(lfpool_cache *c);
+/* Take the lock if it is free (fork's prepare: no waiting in lock order). */
+bool lfp_cache_trylock(lfpool_cache *c);
 /* Thief's steps on cache c (steal.c; caller holds lfp_ts_lock): lock it and
  * raise its low to LFP_CACHE_STOPPED, keeping the old one in *low; after the
  * heavy fence take what the sink wants from the bottom of the loaded
