@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "stack.h"	/* lfp_stress_cas_retries */
+#include "stack.h"	/* lfp_stress_cas_retries, lfp_yield_one_in */
 #include "stress.h"
 
 /* Short rounds: a new pool and new threads often give TSan and the census
@@ -52,8 +52,22 @@ unsigned round_slack(const struct round *rd)
 	return rd->run->fl->cache_slack(&rd->cfg);
 }
 
+/* Yield injection for this round: as LFPOOL_YIELD says when set, else as
+ * run->yield says (by default every other round). */
+static void round_yield(const struct run *run)
+{
+	static int from_env = -1;
+	if (from_env < 0)
+		from_env = getenv("LFPOOL_YIELD") != NULL;
+	if (from_env)
+		return;
+	bool on = run->yield > 0 || (run->yield == 0 && (run->t.rounds & 1));
+	__atomic_store_n(&lfp_yield_one_in, on ? STRESS_YIELD_ONE_IN : 0, __ATOMIC_RELAXED);
+}
+
 bool round_open(struct round *rd, struct run *run, const lfpool_config *cfg)
 {
+	round_yield(run);
 	rd->run = run;
 	rd->cfg = *cfg;
 	rd->until = now_seconds() + ROUND_SECONDS;

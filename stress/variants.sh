@@ -12,7 +12,7 @@
 #   fuzz   the libFuzzer target only
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
-# 0.1, full 0.2, long 1).
+# 0.1, full 0.2, long 0.5).
 # Every mode but fuzz also runs the negative control; every mode fuzzes
 # for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
@@ -240,7 +240,7 @@ fuzz() {
 
 case $mode in
 quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
-long) matrix_seconds=${MATRIX_SECONDS:-1} ;;
+long) matrix_seconds=${MATRIX_SECONDS:-0.5} ;;
 *) matrix_seconds=${MATRIX_SECONDS:-0.2} ;;
 esac
 
