@@ -56,7 +56,7 @@ CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfm
 # the library's sources.
 FUZZ_FILES = fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
 	stress/flavour_ts.c stress/flavour_percpu.c
-EXTRA_DIST += stress/variants.sh $(FUZZ_FILES) fuzz/seeds
+EXTRA_DIST += stress/variants.sh $(FUZZ_FILES)
 
 STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 	FUZZ_SOURCES='$(FUZZ_FILES) $(liblfpool_la_SOURCES)' \

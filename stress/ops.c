@@ -6,7 +6,6 @@
  * there at the next get, since the pool never writes into an object.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,9 +18,7 @@
 #define CONFIG_BYTES 6
 #define BULK_MAX 8
 #define CAP_MAX 48
-#define CAP_LARGE 1024	/* capacities up to this with the "large" bit */
 #define FAIL_ONE_IN 4
-#define WORKERS 4	/* worker slots the worker ops use */
 
 enum { POOLED, OUT };
 
@@ -35,23 +32,7 @@ struct model {
 	const struct flavour *fl;
 	void *pool, *h;
 	size_t cap, size, align;
-	bool faults, debug;
-	/* Objects may sit in caches this thread's gets cannot reach (worker
-	 * slots, the other thread's cache): a get may then say ENOBUFS below
-	 * the capacity, as threadstatic.h documents. */
-	bool caches_elsewhere;
-	unsigned workers_used;	/* bit w: worker slot w has a cache */
-	uint64_t reports;	/* error hook calls (debug pools) */
-	/* Two-thread mode: ops run in lock-step on this thread or on `other`,
-	 * with its own handle h2; only one thread touches the model at a time. */
-	bool two;
-	void *h2;
-	pthread_t other;
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	void (*job)(struct model *m, unsigned arg);	/* for the other thread */
-	unsigned job_arg;
-	int job_state;		/* 0 idle, 1 posted, 2 done, 3 quit */
+	bool faults;
 	struct entry *e;
 	size_t n, max, out;
 	uint64_t stamps;
@@ -172,8 +153,7 @@ static void check_failure(struct model *m, const char *call, bool room, bool bul
 	 * in that CPU's area, out of its reach (the documented price), so a get
 	 * that needs more objects made than the capacity allows may say
 	 * ENOBUFS even below capacity. */
-	if (room && (m->fl == &flavour_percpu || m->caches_elsewhere) && m->cap &&
-	    m->n + k > m->cap && err == ENOBUFS)
+	if (room && m->fl == &flavour_percpu && m->cap && m->n + k > m->cap && err == ENOBUFS)
 		return;
 	if (room ? !injected : !(err == ENOBUFS || (bulk && injected)))
 		fail(m, "%s failed with %s; %zu out, %zu made, capacity %zu", call, strerror(err),
@@ -306,172 +286,11 @@ static void op_owns(struct model *m, unsigned arg)
 		fail(m, "owns is true for a pointer not from the pool");
 }
 
-static bool is_ts(const struct model *m)
-{
-	return m->fl == &flavour_ts || m->fl == &flavour_ts_cache || m->fl == &flavour_percpu;
-}
-
-/* ThreadStatic: a get or a put through worker slot arg % WORKERS (whose
- * cache then holds objects this thread's own cache cannot reach). */
-static void op_worker(struct model *m, unsigned arg)
-{
-	if (!is_ts(m))
-		return;
-	lfpool_cache *c = lfpool_ts_worker_cache(m->pool, arg % WORKERS);
-	if (!c) {
-		if (!(m->faults && errno == ENOMEM))
-			fail(m, "worker_cache(%u): %s", arg % WORKERS, strerror(errno));
-		return;
-	}
-	m->caches_elsewhere = true;
-	m->workers_used |= 1u << (arg % WORKERS);
-	if (arg & 0x10 && m->out) {
-		struct entry *e = nth_out(m, (arg >> 5) % m->out);
-		void *p = e->p;
-		give(m, e);
-		lfpool_cache_put(c, p);
-		return;
-	}
-	void *p = lfpool_cache_get(c);
-	if (p)
-		take(m, p);
-	else if (!(errno == ENOBUFS || (m->faults && errno == ENOMEM)))
-		fail(m, "worker cache get: %s", strerror(errno));
-}
-
-/* ThreadStatic: flush worker slot arg % WORKERS (it may never have been
- * made: a no-op then). */
-static void op_worker_release(struct model *m, unsigned arg)
-{
-	if (is_ts(m))
-		lfpool_ts_worker_release(m->pool, arg % WORKERS);
-}
-
-/* Debug pools: a put of an interior pointer or of an object twice is
- * reported through the error hook, and loses nothing. */
-static void op_bad_put(struct model *m, unsigned arg)
-{
-	if (!m->debug || m->size < 2)
-		return;
-	uint64_t before = m->reports;
-	size_t made = m->n, out = m->out;
-	if (m->out && (arg & 1)) {
-		unsigned char *p = nth_out(m, (arg >> 1) % m->out)->p;
-		m->fl->put(m->h, p + 1);
-	} else if (m->n > m->out) {
-		for (size_t i = 0; i < m->n; i++) {
-			if (m->e[i].state == POOLED) {
-				m->fl->put(m->h, m->e[i].p);
-				break;
-			}
-		}
-	} else {
-		return;
-	}
-	if (m->reports != before + 1)
-		fail(m, "a bad put was reported %llu times, not once",
-		     (unsigned long long)(m->reports - before));
-	if (m->n != made || m->out != out)
-		fail(m, "a bad put changed the objects: %zu made, %zu out (was %zu, %zu)", m->n,
-		     m->out, made, out);
-}
-
 /* Gets and puts come up most often, so that sequences reach deep states. */
 static void (*const ops[])(struct model *m, unsigned arg) = {
 	op_get, op_get, op_get, op_put, op_put, op_put, op_get_bulk, op_put_bulk,
-	op_prewarm, op_trim, op_flush, op_check_stats, op_owns, op_worker, op_worker_release,
-	op_bad_put,
+	op_prewarm, op_trim, op_flush, op_check_stats, op_owns,
 };
-
-/* ---- two-thread mode: the other thread runs posted ops, in lock-step ---- */
-
-static void *other_main(void *arg)
-{
-	struct model *m = arg;
-	pthread_mutex_lock(&m->lock);
-	m->h2 = m->fl->enter(m->pool);
-	m->job_state = 2;
-	pthread_cond_broadcast(&m->cv);
-	for (;;) {
-		while (m->job_state != 1 && m->job_state != 3)
-			pthread_cond_wait(&m->cv, &m->lock);
-		if (m->job_state == 3)
-			break;
-		void *h = m->h;
-		m->h = m->h2;
-		m->job(m, m->job_arg);
-		m->h = h;
-		m->job_state = 2;
-		pthread_cond_broadcast(&m->cv);
-	}
-	if (m->h2)
-		m->fl->leave(m->pool, m->h2);
-	m->job_state = 2;
-	pthread_cond_broadcast(&m->cv);
-	pthread_mutex_unlock(&m->lock);
-	return NULL;
-}
-
-/* Post state 1 (run job) or 3 (quit) and wait until the other thread is done. */
-static void post(struct model *m, int state)
-{
-	pthread_mutex_lock(&m->lock);
-	m->job_state = state;
-	pthread_cond_broadcast(&m->cv);
-	while (m->job_state != 2)
-		pthread_cond_wait(&m->cv, &m->lock);
-	pthread_mutex_unlock(&m->lock);
-}
-
-/* Start the other thread with its handle; false if it has none. */
-static bool start_other(struct model *m)
-{
-	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->cv, NULL);
-	m->job_state = 0;
-	if (pthread_create(&m->other, NULL, other_main, m) != 0) {
-		m->two = false;
-		return true;
-	}
-	pthread_mutex_lock(&m->lock);
-	while (m->job_state != 2)
-		pthread_cond_wait(&m->cv, &m->lock);
-	pthread_mutex_unlock(&m->lock);
-	m->caches_elsewhere = true;
-	if (!m->h2 && !(m->faults && errno == ENOMEM))
-		fail(m, "the other thread got no handle: %s", strerror(errno));
-	return m->h2 != NULL;
-}
-
-static void stop_other(struct model *m)
-{
-	post(m, 3);
-	pthread_join(m->other, NULL);
-	pthread_mutex_destroy(&m->lock);
-	pthread_cond_destroy(&m->cv);
-}
-
-/* Run op on this thread, or (two-thread mode, odd arg) on the other. */
-static void run_op(struct model *m, void (*op)(struct model *m, unsigned arg), unsigned arg)
-{
-	if (!m->two || !(arg & 0x80) || !m->h2) {
-		op(m, arg);
-		return;
-	}
-	m->job = op;
-	m->job_arg = arg;
-	post(m, 1);
-}
-
-/* The error hook of debug pools: counted (on whichever thread the op ran:
- * the lock-step orders it), and the model checks the count. */
-static void count_report(const char *pool, const void *ptr, const char *problem, void *ctx)
-{
-	(void)pool;
-	(void)ptr;
-	(void)problem;
-	((struct model *)ctx)->reports++;
-}
 
 /* How many flavours all_flavours lists. */
 static size_t count_flavours(void)
@@ -497,10 +316,6 @@ static void configure(struct model *m, lfpool_config *cfg, const uint8_t *b)
 	static const size_t aligns[] = { 0, 8, 16, 64, 256 };
 	m->fl = all_flavours[b[0] % count_flavours()];
 	m->cap = (b[1] & 1) ? 0 : (size_t)(b[1] >> 1) % CAP_MAX + 1;
-	if (b[5] & 8)
-		m->cap = m->cap ? (size_t)(b[1] >> 1) * 8 % CAP_LARGE + 1 : 0;
-	m->debug = b[5] & 2;
-	m->two = b[5] & 4;
 	m->size = sizes[b[3] % 8];
 	m->align = aligns[(b[3] >> 3) % 5];
 	m->faults = b[5] & 1;
@@ -510,7 +325,6 @@ static void configure(struct model *m, lfpool_config *cfg, const uint8_t *b)
 		.prewarm = m->cap ? b[2] % (m->cap + 1) : b[2] % 16,
 		.init = init_hook, .fini = fini_hook, .hook_ctx = m, .allocator = &m->alloc.a,
 		.name = "ops", .magazine_size = b[4] % 9, .depot_max = (b[4] >> 4) % 5,
-		.flags = m->debug ? LFPOOL_F_DEBUG : 0,
 	};
 }
 
@@ -520,12 +334,10 @@ static void finish(struct model *m)
 	while (m->out && !m->failed)
 		op_put_bulk(m, BULK_MAX);
 	op_check_stats(m, 0);
-	/* The caches: this thread's, the other thread's, the worker slots. */
-	size_t caches = 1 + (m->two && m->h2) + (size_t)__builtin_popcount(m->workers_used);
-	if (m->cap && m->fl->max_bytes &&
-	    (uint64_t)m->alloc.peak > m->fl->max_bytes(m->pool, caches))
-		fail(m, "backing memory peaked at %lld bytes, above the documented %zu for %zu caches",
-		     (long long)m->alloc.peak, m->fl->max_bytes(m->pool, caches), caches);
+	/* One cache: this thread's. */
+	if (m->cap && m->fl->max_bytes && (uint64_t)m->alloc.peak > m->fl->max_bytes(m->pool, 1))
+		fail(m, "backing memory peaked at %lld bytes, above the documented %zu",
+		     (long long)m->alloc.peak, m->fl->max_bytes(m->pool, 1));
 	m->fl->leave(m->pool, m->h);
 	if (m->fl->destroy(m->pool) != 0)
 		fail(m, "destroy: %s", strerror(errno));
@@ -566,20 +378,15 @@ int ops_run(const uint8_t *data, size_t size, struct ops_result *res)
 	struct model m = { .res = res };
 	lfpool_config cfg;
 	configure(&m, &cfg, data);
-	lfpool_set_error_hook(count_report, &m);
 	if (start(&m, &cfg)) {
-		bool other = m.two && start_other(&m);
 		for (size_t i = CONFIG_BYTES; i < size && !m.failed; i += 2, m.op++) {
 			unsigned arg = i + 1 < size ? data[i + 1] : 0;
-			run_op(&m, ops[data[i] % (sizeof(ops) / sizeof(ops[0]))], arg);
+			ops[data[i] % (sizeof(ops) / sizeof(ops[0]))](&m, arg);
 			res->ops++;
 		}
-		if (other)
-			stop_other(&m);
 		if (!m.failed)
 			finish(&m);
 	}
-	lfpool_set_error_hook(NULL, NULL);
 	free(m.e);
 	return m.failed ? -1 : 0;
 }

@@ -199,10 +199,8 @@ build_fuzz() {
 	local t0=$SECONDS
 	mkdir -p "$dir/obj"
 	rm -f "$dir"/obj/*.o
-	# -fprofile-instr-generate: run_fuzz reports the line coverage of lib/.
 	export FUZZ_CC=${FUZZ_CC:-clang} FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined
-		-fno-sanitize-recover=undefined -fprofile-instr-generate -fcoverage-mapping
-		-I$top/include -I$top/lib -I$top/stress ${FUZZ_CFLAGS:-}"
+		-fno-sanitize-recover=undefined -I$top/include -I$top/lib -I$top/stress ${FUZZ_CFLAGS:-}"
 	# shellcheck disable=SC2016,SC2086 # expanded by the inner shell; word lists
 	printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -I{} sh -c \
 		'$FUZZ_CC $FUZZ_FLAGS -c "$1" -o "$2/obj/$(echo "$1" | tr / _).o"' sh {} "$dir" &&
@@ -210,33 +208,16 @@ build_fuzz() {
 		echo "stress: built the fuzz target ($((SECONDS - t0)) s)"
 }
 
-# coverage DIR: the line coverage of lib/ in this run's profile, e.g. "87.1%"
-# ("?" without llvm-profdata and llvm-cov).
-coverage() {
-	local dir=$1 cov=${LLVM_COV:-llvm-cov} prof=${LLVM_PROFDATA:-llvm-profdata}
-	command -v "$cov" >/dev/null && command -v "$prof" >/dev/null || { echo "?"; return; }
-	"$prof" merge -sparse "$dir"/prof/*.profraw -o "$dir/fuzz.profdata" 2>/dev/null &&
-		"$cov" report "$dir/lfpool-fuzz" -instr-profile="$dir/fuzz.profdata" \
-			$(find "$top/lib" -name '*.c' | sort) 2>/dev/null |
-		awk '$1 == "TOTAL" { print $10; found = 1 } END { if (!found) print "?" }'
-}
-
-# run_fuzz DIR: fuzz for FUZZ_SECONDS from the corpus of earlier runs and the
-# seeds in fuzz/seeds (one per flavour and mode: debug, two threads, large
-# capacity, failing allocator); prints a result line like the others, with
-# the line coverage of lib/ that the run reached.
+# run_fuzz DIR: fuzz for FUZZ_SECONDS; prints a result line like the others.
 run_fuzz() {
 	local dir=$1 log=$logs/fuzz.out rc runs
-	rm -rf "$dir/prof"
-	mkdir -p "$dir/prof"
-	(cd "$dir" && LLVM_PROFILE_FILE="$dir/prof/fuzz-%p.profraw" ./lfpool-fuzz \
-		-max_total_time="$fuzz_seconds" -max_len=1024 -print_final_stats=1 -seed="$seed" \
-		corpus "$top/fuzz/seeds") >"$log" 2>&1
+	(cd "$dir" && ./lfpool-fuzz -max_total_time="$fuzz_seconds" -max_len=1024 \
+		-print_final_stats=1 -seed="$seed" corpus) >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	if [ $rc -eq 0 ]; then
 		echo "PASS fuzz         asan+fuzzer  seconds=$fuzz_seconds runs=${runs:-?}" \
-		     "corpus=$(find "$dir/corpus" -type f | wc -l) lib-line-coverage=$(coverage "$dir")"
+		     "corpus=$(find "$dir/corpus" -type f | wc -l)"
 		echo "[fuzz] 1 passed, 0 failed"
 	else
 		tail -40 "$log"
