@@ -118,6 +118,12 @@ int report_jsonl(const char *path, const struct result *res, size_t n);
 /* Memory held with 64 threads, per-thread against per-CPU ThreadStatic:
  * a table, and JSON lines (pattern "mem64") appended to jsonl if not NULL. */
 void report_mem64(const char *jsonl);
+/* Pattern "steal": gets that run a bounded pool to exhaustion and steal
+ * (bench/steal.c), beside a hit; JSON lines appended to jsonl if not NULL. */
+void report_steal(const char *jsonl);
+/* Pattern "burst": RSS of 10^6 objects of 64 B at the peak and after a
+ * drain and trims, each implementation in a child process (bench/mem64.c). */
+void report_burst_rss(const char *jsonl);
 
 /* Print a message and exit: a benchmark that lost an object measures nothing. */
 __attribute__((noreturn, format(printf, 1, 2))) void bench_die(const char *fmt, ...);

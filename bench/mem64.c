@@ -102,3 +102,123 @@ void report_mem64(const char *jsonl)
 	if (f && fclose(f) != 0)
 		bench_die("cannot write %s", jsonl);
 }
+
+/*
+ * The burst (issue 13): in a fresh process (a child), one thread gets
+ * BURST_N objects of MEM_OBJ_SIZE bytes, writes each, puts them all back,
+ * and the pool is drained and trimmed twice.  RSS (/proc/self/statm) is
+ * read at the start, at the peak and after the trims; the pointer array is
+ * allocated and touched before the start reading.
+ */
+#define BURST_N 1000000u
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static double rss_mib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+struct burst_rss {
+	double start, peak, after;
+	uint64_t side_after;	/* bytes_held after the trims (lfpool) */
+};
+
+static void burst_child(unsigned flags, bool use_malloc, int fd)
+{
+	void **objs = malloc(BURST_N * sizeof(void *));
+	if (!objs)
+		_exit(1);
+	/* Touched now (non-zero: a malloc + memset 0 may become calloc). */
+	memset(objs, 0xff, BURST_N * sizeof(void *));
+	lfpool_config cfg = { .obj_size = MEM_OBJ_SIZE, .flags = flags, .name = "burst" };
+	lfpool_ts *p = use_malloc ? NULL : lfpool_ts_create(&cfg);
+	struct burst_rss r = { .start = rss_mib() };
+	for (unsigned i = 0; i < BURST_N; i++) {
+		objs[i] = use_malloc ? malloc(MEM_OBJ_SIZE) : lfpool_ts_get(p);
+		if (!objs[i])
+			_exit(1);
+		memset(objs[i], 1, MEM_OBJ_SIZE);
+	}
+	r.peak = rss_mib();
+	for (unsigned i = 0; i < BURST_N; i++) {
+		if (use_malloc)
+			free(objs[i]);
+		else
+			lfpool_ts_put(p, objs[i]);
+	}
+	if (!use_malloc) {
+		lfpool_ts_drain(p);
+		lfpool_ts_trim(p);
+		lfpool_ts_trim(p);
+		lfpool_stats st;
+		lfpool_ts_stats(p, &st);
+		r.side_after = st.bytes_held;
+	}
+	r.after = rss_mib();
+	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+static bool burst_measure(unsigned flags, bool use_malloc, struct burst_rss *r)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return false;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		burst_child(flags, use_malloc, fds[1]);
+	}
+	close(fds[1]);
+	bool ok = pid > 0 && read(fds[0], r, sizeof(*r)) == (ssize_t)sizeof(*r);
+	close(fds[0]);
+	int status;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return ok;
+}
+
+void report_burst_rss(const char *jsonl)
+{
+	static const struct { const char *impl; unsigned flags; bool malloc; } rows[] = {
+		{ "lfpool-threadstatic", 0, false },
+		{ "lfpool-percpu", LFPOOL_F_PERCPU, false },
+		{ "glibc", 0, true },
+	};
+	printf("\n== burst: %u objects of %d B got, written, put back, then drain + trim x 2;"
+	       " RSS in MiB above the start\n", BURST_N, MEM_OBJ_SIZE);
+	printf("  %-20s %10s %14s %12s %14s\n", "implementation", "peak", "B/obj at peak",
+	       "after trim", "held (stats)");
+	FILE *f = jsonl ? fopen(jsonl, "a") : NULL;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct burst_rss r;
+		if (!burst_measure(rows[i].flags, rows[i].malloc, &r)) {
+			printf("  %-20s failed\n", rows[i].impl);
+			continue;
+		}
+		double peak = r.peak - r.start, after = r.after - r.start;
+		double per_obj = (peak * 1024 * 1024 - (double)BURST_N * MEM_OBJ_SIZE) / BURST_N;
+		printf("  %-20s %10.1f %14.1f %12.1f %14llu\n", rows[i].impl, peak, per_obj, after,
+		       (unsigned long long)r.side_after);
+		if (f)
+			fprintf(f, "{\"impl\":\"%s\",\"pattern\":\"burst\",\"objs\":%u,\"obj_size\":%d,"
+				"\"peak_mib\":%.2f,\"per_obj_bytes\":%.2f,\"after_trim_mib\":%.2f,"
+				"\"bytes_held_after_trim\":%llu}\n", rows[i].impl, BURST_N,
+				MEM_OBJ_SIZE, peak, per_obj, after, (unsigned long long)r.side_after);
+	}
+	if (f)
+		fclose(f);
+}

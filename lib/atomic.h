@@ -23,6 +23,11 @@
  *    link (the node was popped and pushed meanwhile) is harmless because the
  *    tagged CAS that follows fails.  Relaxed atomics keep that benign race
  *    defined and visible to TSan.
+ *  - *_dekker: the two sides of an asymmetric Dekker (ThreadStatic's
+ *    stop-and-take, lib/threadstatic/steal.c).  In normal builds they are
+ *    relaxed (the load also acquire) and a heavy fence between them,
+ *    membarrier(), orders them against the owner's plain accesses; TSan sees
+ *    no membarrier, so there both sides are sequentially consistent.
  *  - lfp_faa_u64_rlx: statistics and capacity counters that order nothing.
  *  - lfp_faa_u32_rlx: reference count increments.  A thread retains only an
  *    object it already holds a reference to, so the increment publishes and
@@ -131,6 +136,11 @@ LFP_ST(uint8_t, u8_rel, __ATOMIC_RELEASE)
 LFP_ST(uint32_t, u32_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rel, __ATOMIC_RELEASE)
+LFP_LD(int32_t, i32_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint32_t, u32_rel, __ATOMIC_RELEASE)
+LFP_ST(int32_t, i32_rel, __ATOMIC_RELEASE)
+LFP_LD(uint32_t, u32_dekker, __ATOMIC_SEQ_CST)
+LFP_ST(int32_t, i32_dekker, __ATOMIC_SEQ_CST)
 
 static inline void *lfp_load_ptr_rlx(void *const *p)
 {
@@ -219,6 +229,16 @@ LFP_ST(uint8_t, u8_rel, 8, ck_pr_fence_release())
 LFP_ST(uint32_t, u32_rlx, 32, (void)0)
 LFP_ST(uint64_t, u64_rlx, 64, (void)0)
 LFP_ST(uint64_t, u64_rel, 64, ck_pr_fence_release())
+LFP_ST(uint32_t, u32_rel, 32, ck_pr_fence_release())
+LFP_LD(uint32_t, u32_dekker, 32, ck_pr_fence_acquire())
+/* ck has no signed 32-bit word: the same accesses through uint32_t. */
+static inline int32_t lfp_load_i32_rlx(const int32_t *p) { return (int32_t)ck_pr_load_32((const uint32_t *)p); }
+static inline void lfp_store_i32_rel(int32_t *p, int32_t v)
+{
+	ck_pr_fence_release();
+	ck_pr_store_32((uint32_t *)p, (uint32_t)v);
+}
+static inline void lfp_store_i32_dekker(int32_t *p, int32_t v) { ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
 
 static inline void *lfp_load_ptr_rlx(void *const *p) { return LFP_Y(ck_pr_load_ptr(p)); }
 static inline void *lfp_load_ptr_acq(void *const *p)

@@ -24,6 +24,7 @@
 
 #include "core.h"
 #include "lfpool/concurrent.h"
+#include "validate.h"
 
 struct lfpool_concurrent {
 	struct lfp_stack free;		/* constructed objects; its own cache line */
@@ -43,7 +44,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	int err = lfp_core_init(&c->core, cfg, "concurrent");
+	int err = lfp_core_init(&c->core, cfg, LFP_KIND_CONCURRENT);
 	if (err) {
 		free(c);
 		errno = err;
@@ -75,15 +76,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		n++;
 	}
-	if (c->core.debug && c->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			c->core.name, (unsigned long long)(c->created - n));
-	lfp_core_fini(&c->core);
-	c->magic = LFP_MAGIC_DEAD;
-	if (c->core.debug)
-		lfp_debug_bury(c);
-	else
-		free(c);
+	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
 }
 
 /* The stack's top object for a get, marked out; NULL when empty. */
@@ -139,21 +132,11 @@ LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 /* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
 static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 {
-	uint32_t idx;
 	if (LFPOOL_UNLIKELY(c->magic != LFP_MAGIC_LIVE)) {
-		lfp_report("(destroyed)", obj, "put after destroy");
+		lfp_report(c->core.name, obj, "put after destroy");
 		return LFP_NIL;
 	}
-	if (LFPOOL_UNLIKELY(c->core.debug)) {
-		if (lfp_core_check_put(&c->core, obj, &idx) != 0)
-			return LFP_NIL;
-	} else {
-		idx = lfp_slabs_index(&c->core.slabs, obj);
-	}
-	if (c->core.reset)
-		c->core.reset(obj, c->core.hook_ctx);
-	lfp_core_poison(&c->core, obj);
-	return idx;
+	return lfp_core_accept_put(&c->core, obj);
 }
 
 LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
@@ -249,8 +232,20 @@ LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
 	st->created = lfp_load_u64_rlx(&c->created);
-	/* Bounded by created: the stack may change under the count. */
+	/* Bounded by created: the stack may change under the count (the
+	 * count's acquire loads pair with the release CAS of
+	 * lfp_stack_push_chain_mpmc). */
 	uint64_t n = lfp_stack_count_mpmc(&c->free, &c->core.slabs, st->created);
 	st->retained = n;
 	st->live = st->created - n;
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_concurrent_validate(const lfpool_concurrent *c, char *why, size_t why_size)
+{
+	struct lfp_census cs;
+	if (lfp_census_begin(&cs, &c->core, why, why_size))
+		lfp_census_chain(&cs, (uint32_t)lfp_load_u64_rlx(&c->free.head), "the free stack");
+	return lfp_census_end(&cs, lfp_load_u64_rlx(&c->created));
+}
+#endif

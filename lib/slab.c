@@ -4,8 +4,11 @@
  * See slab.h for why side data outlives the slabs it describes.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "slab.h"
 
@@ -14,18 +17,56 @@
 #define LFP_SLAB_MIN_OBJS 8u
 #define LFP_SLAB_MAX ((size_t)1 << 31)		/* offsets in a slab fit 32 bits */
 
+/*
+ * The default backing allocator.  Blocks of LFP_MMAP_MIN bytes and more
+ * (slabs) are mapped directly, aligned by trimming the mapping, and
+ * unmapped when freed: no padding lost to posix_memalign at the peak, and
+ * a trimmed pool's memory goes back to the system, not to malloc's free
+ * lists (issue 13).  Smaller blocks (side data, directory) come from
+ * malloc.  alloc and free choose by size alone, so they always agree.
+ */
+#define LFP_MMAP_MIN (64u * 1024)
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	return (n + pg - 1) & ~(pg - 1);
+}
+
+static void *map_aligned(size_t size, size_t align)
+{
+	size_t len = page_round(size), pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t extra = align > pg ? align : 0;
+	char *base = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (!extra)
+		return base;
+	char *p = (char *)(((uintptr_t)base + align - 1) & ~(uintptr_t)(align - 1));
+	if (p > base)
+		munmap(base, (size_t)(p - base));
+	if (base + len + extra > p + len)
+		munmap(p + len, (size_t)(base + len + extra - (p + len)));
+	return p;
+}
+
 static void *system_alloc(size_t size, size_t align, void *ctx)
 {
 	void *p;
 	(void)ctx;
-	return posix_memalign(&p, align, size) == 0 ? p : NULL;
+	if (size >= LFP_MMAP_MIN)
+		return map_aligned(size, align);
+	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p : NULL;
 }
 
 static void system_free(void *p, size_t size, void *ctx)
 {
-	(void)size;
 	(void)ctx;
-	free(p);
+	if (size >= LFP_MMAP_MIN)
+		munmap(p, page_round(size));
+	else
+		free(p);
 }
 
 const lfpool_allocator lfp_system_allocator = { system_alloc, system_free, NULL };
@@ -208,6 +249,24 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 	return head;
 }
 
+uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
+{
+	uint64_t freed = 0;
+	for (uint32_t n = 0; n < s->high_water; n++) {
+		if (!s->leaf[n >> LFP_LEAF_BITS])
+			continue;
+		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+		if (slot->mem || !slot->links)
+			continue;
+		backing_free(s, slot->links, side_size(s));
+		lfp_store_ptr_rel((void **)&slot->links, NULL);
+		lfp_store_ptr_rel((void **)&slot->state, NULL);
+		freed += side_size(s);
+	}
+	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - freed);
+	return freed;
+}
+
 /*
  * Lock-free, concurrently with grow and release.  A slab's pointer is
  * cleared (release) before its memory goes back to the allocator, which
@@ -223,6 +282,8 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 	uintptr_t a = (uintptr_t)p;
 	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
 	for (uint32_t n = 0; n < hw; n++) {
+		/* acquire, paired with the release stores of prepare_slot (the
+		 * leaf) and lfp_slabs_grow (mem, after the slab header) */
 		if (!lfp_load_ptr_acq((void *const *)&s->leaf[n >> LFP_LEAF_BITS]))
 			continue;
 		uintptr_t mem = (uintptr_t)lfp_load_ptr_acq(

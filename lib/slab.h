@@ -11,7 +11,9 @@
  *
  * Side data and the directory that maps slab numbers to slabs are allocated
  * once and kept until the pool is destroyed, even when trim gives a slab's
- * memory back.  A thread that read a stale stack head may therefore still
+ * memory back (but ThreadStatic pools, whose stacks are popped only inside
+ * grace-period sections, free a released slab's side data after a grace
+ * period: lfp_slabs_drop_side).  A thread that read a stale stack head may therefore still
  * read that node's link word safely; its tagged CAS then fails.  Nothing but
  * the owner of an object ever touches slab memory, and trim frees only slabs
  * whose every object is back in its hands, so freeing needs no grace period.
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "atomic.h"
+#include "debug.h"
 #include "lfpool/common.h"
 
 #define LFP_NIL UINT32_MAX
@@ -99,6 +102,15 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
  */
 uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain);
 
+/*
+ * Free the side data of every slab number that holds no slab now (grow
+ * makes it anew).  Only for a caller that knows no thread can still read
+ * those link words: ThreadStatic's trim, after a grace period during which
+ * no slab was grown or released (lib/threadstatic/grace.h).  Caller
+ * serialized with grow and release.  Returns the bytes freed.
+ */
+uint64_t lfp_slabs_drop_side(struct lfp_slabs *s);
+
 /* Map any pointer to an index without touching the memory it points to. */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);
 
@@ -107,14 +119,23 @@ uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
+	LFP_ASSERT(slab_no < s->max_slabs);
 	struct lfp_slab_leaf *leaf = (struct lfp_slab_leaf *)
 		lfp_load_ptr_rlx((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
 	return &leaf->slot[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 
+/* Whether idx names an object slot: its offset is below per_slab (the
+ * slab number is checked by lfp_slabs_slot). */
+static inline bool lfp_slabs_index_ok(const struct lfp_slabs *s, uint32_t idx)
+{
+	return idx != LFP_NIL && (idx & ((1u << s->off_bits) - 1)) < s->per_slab;
+}
+
 /* The link word of index idx.  Valid for every index ever handed out. */
 static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	uint32_t *links = (uint32_t *)lfp_load_ptr_rlx((void *const *)&slot->links);
 	return &links[idx & ((1u << s->off_bits) - 1)];
@@ -123,6 +144,7 @@ static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
 /* The state byte of index idx. */
 static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	uint8_t *state = (uint8_t *)lfp_load_ptr_rlx((void *const *)&slot->state);
 	return &state[idx & ((1u << s->off_bits) - 1)];
@@ -131,8 +153,10 @@ static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
 /* The object of an index the caller owns (its slab is allocated). */
 static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	char *mem = (char *)lfp_load_ptr_rlx((void *const *)&slot->mem);
+	LFP_ASSERT(mem != NULL);
 	return mem + s->first_off + (size_t)(idx & ((1u << s->off_bits) - 1)) * s->stride;
 }
 
@@ -143,6 +167,7 @@ static inline uint32_t lfp_slabs_index(const struct lfp_slabs *s, const void *p)
 	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
 	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
 	uint32_t off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
+	LFP_ASSERT(off < s->per_slab && (uintptr_t)p == base + s->first_off + off * s->stride);
 	return (h->slab_no << s->off_bits) | off;
 }
 

@@ -99,6 +99,8 @@ uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
 uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
 				  uint32_t *first)
 {
+	/* acquire (load and CAS), paired with the release CAS of
+	 * lfp_stack_push_chain_mpmc: the links walked below */
 	lfp_pair old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {

@@ -76,6 +76,7 @@ static inline void lfp_stack_init(struct lfp_stack *st)
 }
 
 /* Push the chain first..last (linked through their link words); any thread. */
+/* Model: stress/model/aba.pml, steps U1-U3. */
 static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct lfp_slabs *s,
 					     uint32_t first, uint32_t last)
 {
@@ -84,7 +85,9 @@ static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct 
 	for (;;) {
 		lfp_store_u32_rlx(lfp_slabs_link(s, last), lfp_stack_top(old));
 		LFP_STRESS_WINDOW();
-		/* release: the link and the pusher's writes to the object */
+		/* release: the link and the pusher's writes to the objects, for
+		 * the acquire of the pop that takes them (lfp_stack_pop_mpmc,
+		 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
 		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, first)))
 			return;
 		LFP_STRESS_RETRY();
@@ -99,8 +102,11 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
 }
 
 /* Pop one index, LFP_NIL when empty; any thread. */
+/* Model: stress/model/aba.pml, steps O1-O3 (its control drops the tag). */
 static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
 {
+	/* acquire, paired with the release CAS of lfp_stack_push_chain_mpmc:
+	 * the head node's link and the pusher's writes to the object */
 	lfp_pair old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
@@ -111,6 +117,8 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 		 * failed CAS); a stale value only makes the CAS below fail */
 		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, idx));
 		LFP_STRESS_WINDOW();
+		/* acquire as the load above (a failed CAS reloads old); release
+		 * for the next pop, which must see our link read done */
 		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, next)))
 			return idx;
 		LFP_STRESS_RETRY();
@@ -121,6 +129,8 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 /* Take the whole stack as a private chain (LFP_NIL when empty); any thread. */
 static inline uint32_t lfp_stack_pop_all_mpmc(struct lfp_stack *st)
 {
+	/* acquire (load and CAS), paired with the release CAS of
+	 * lfp_stack_push_chain_mpmc: every link of the chain taken */
 	lfp_pair old = lfp_stack_load(st);
 	while (lfp_stack_top(old) != LFP_NIL &&
 	       !lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, LFP_NIL)))

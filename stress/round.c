@@ -274,6 +274,19 @@ static void check_memory_bound(struct round *rd)
 			 (unsigned long long)bound, r->threads + 1);
 }
 
+/* --enable-debug builds: every object in exactly one place, the pool quiet
+ * (no worker runs, the census handle is given back). */
+static bool round_validate(struct round *rd, const char *when)
+{
+	char why[256];
+	const struct flavour *fl = rd->run->fl;
+	if (!fl->validate || fl->validate(rd->pool, why, sizeof(why)) == 0)
+		return true;
+	run_fail(rd->run, "validate %s: %s", when, why);
+	return false;
+}
+
+
 /*
  * Per-CPU pools: a get that refills the area of the CPU it runs on from the
  * depot leaves the rest of the magazine there; should the census thread
@@ -300,7 +313,8 @@ void round_close(struct round *rd)
 	struct run *r = rd->run;
 	struct tally t = { .rounds = 1 };
 	/* A pool found corrupt may hold a cycle: leave it alone. */
-	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0))
+	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0) ||
+	    !round_validate(rd, "after the round"))
 		return;
 	cpu_set_t saved;
 	bool pinned = census_pin(r->fl, &saved);
@@ -332,6 +346,7 @@ static void census(struct round *rd, struct tally *t0)
 	fl->put_bulk(h, objs, n);
 	free(objs);
 	fl->leave(rd->pool, h);
+	round_validate(rd, "after the census");
 	check_memory_bound(rd);
 	t.cas_retries = lfp_stress_cas_retries - retries;
 	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) == 0) {

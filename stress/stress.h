@@ -78,7 +78,21 @@ struct flavour {
 	size_t (*trim)(void *pool, size_t keep);
 	int (*owns)(const void *pool, const void *ptr);
 	void (*stats)(const void *pool, lfpool_stats *st);
+	/* --enable-debug builds: every object of the quiet pool in exactly
+	 * one place (lib/validate.h), 0 or -1 with why; NULL otherwise */
+	int (*validate)(const void *pool, char *why, size_t n);
 };
+
+/* The flavours' validate (flavours.c), as the table wants them; NULL
+ * where the library is built without LFPOOL_DEBUG. */
+#ifdef LFPOOL_DEBUG
+int validate_pool(const void *pool, char *why, size_t n);
+int validate_concurrent(const void *pool, char *why, size_t n);
+int validate_ts(const void *pool, char *why, size_t n);
+# define STRESS_VALIDATE(fn) fn
+#else
+# define STRESS_VALIDATE(fn) NULL
+#endif
 
 extern const struct flavour flavour_pool, flavour_concurrent;
 extern const struct flavour flavour_ts, flavour_ts_cache, flavour_percpu;
@@ -282,6 +296,9 @@ struct scenario {
 extern const struct scenario sc_conservation, sc_ownership, sc_transfer,
 	sc_prodcons, sc_churn, sc_aba, sc_trim, sc_faults, sc_faults_mt,
 	sc_badinput, sc_random, sc_aba_replay;
+#ifdef LFPOOL_DEBUG
+extern const struct scenario sc_validate;	/* --enable-debug builds only */
+#endif
 
 /* One round of trim under load: workers hold up to hold_max (at most 64)
  * objects of obj_size; fail_one_in makes the backing allocator fail

@@ -24,12 +24,12 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 /* Set in the environment of the child of the fallback suite. */
 #define FALLBACK_ENV "LFPOOL_TEST_FALLBACK"
 
-/* ---- helpers ---- */
+/* ---- this file's own support ---- */
 
 /* The CPUs this process may run on, in order; how many. */
 static unsigned allowed_cpus(int *cpus, unsigned max)
@@ -370,14 +370,16 @@ Test(percpu, capacity_is_never_exceeded)
 	/* 8 go to this CPU's area, 4 of them on to the depot as a magazine. */
 	lfpool_ts_put_bulk(p, objs, 10);
 	if (ncpu == 2) {
-		/* The price of per-CPU caches: another CPU reaches the depot only. */
+		/* Another CPU gets all ten: the depot's four, then (at capacity)
+		 * the six it steals from CPU 0's area, and none is made. */
 		pin(cpus[1]);
-		for (int i = 0; i < 4; i++)
-			cr_assert_not_null(objs[i] = lfpool_ts_get(p));
-		cr_assert_null(lfpool_ts_get(p), "CPU %d's area is out of reach", cpus[0]);
+		for (int i = 0; i < 10; i++)
+			cr_assert_not_null(objs[i] = lfpool_ts_get(p), "get %d on CPU %d", i, cpus[1]);
+		cr_assert_eq(stats_of(p).created, 10);
+		errno = 0;
+		cr_assert_null(lfpool_ts_get(p), "every object is out");
 		cr_assert_eq(errno, ENOBUFS);
-		lfpool_ts_put_bulk(p, objs, 4);
-		lfpool_ts_flush(p);
+		lfpool_ts_put_bulk(p, objs, 10);
 		pin(cpus[0]);
 	}
 	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 10), 0, "all ten are back within reach");
@@ -447,7 +449,7 @@ Test(percpu, flush_hands_this_cpus_objects_to_the_depot)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
-Test(percpu, trim_empties_the_depot_and_leaves_the_areas)
+Test(percpu, trim_empties_the_depot_and_the_areas)
 {
 	int cpus[1];
 	allowed_cpus(cpus, 1);
@@ -459,12 +461,13 @@ Test(percpu, trim_empties_the_depot_and_leaves_the_areas)
 	/* 8 stay in the area, 12 leave in three full magazines. */
 	for (int i = 0; i < 20; i++)
 		lfpool_ts_put(p, objs[i]);
-	cr_assert_eq(lfpool_ts_trim(p), 12, "no get took a full magazine: none is kept");
+	cr_assert_eq(lfpool_ts_trim(p), 20, "no get took a full magazine: none is kept, "
+		     "and the area's 8 are taken too");
 	lfpool_stats st = stats_of(p);
-	cr_assert_eq(st.created, 8);
+	cr_assert_eq(st.created, 0);
 	cr_assert_eq(st.trims, 1);
 	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 8), 0);
-	cr_assert_eq(stats_of(p).created, 8, "the area's objects survived the trim");
+	cr_assert_eq(stats_of(p).created, 8, "made anew");
 	lfpool_ts_put_bulk(p, objs, 8);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
@@ -572,8 +575,10 @@ Test(percpu, debug_checks_and_reset_hook_run_on_every_put)
 	assert_accounts(p, 0);
 	o = lfpool_ts_get(p);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
-	lfpool_ts_put(p, o);	/* debug pools stay readable after destroy */
 	cr_assert_eq(log.calls, 3);
+	cr_assert(strstr(log.problem, "destroyed with 1 object still out"), "%s", log.problem);
+	lfpool_ts_put(p, o);	/* debug pools stay readable after destroy */
+	cr_assert_eq(log.calls, 4);
 	cr_assert(strstr(log.problem, "after destroy"), "%s", log.problem);
 	lfpool_set_error_hook(NULL, NULL);
 }

@@ -57,6 +57,20 @@ LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void 
  * state, and a shared counter would be an atomic on every get and put. */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
 
+#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
+LFPOOL_TSAN_WRAP_GET_(lfpool_concurrent_get, void *, lfpool_concurrent *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_concurrent_put, lfpool_concurrent *, void *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_concurrent_get_bulk, lfpool_concurrent_put_bulk, lfpool_concurrent *)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_prewarm, int, lfpool_concurrent *, size_t)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_t)
+# define lfpool_concurrent_get lfpool_concurrent_get_tsan_
+# define lfpool_concurrent_put lfpool_concurrent_put_tsan_
+# define lfpool_concurrent_get_bulk lfpool_concurrent_get_bulk_tsan_
+# define lfpool_concurrent_put_bulk lfpool_concurrent_put_bulk_tsan_
+# define lfpool_concurrent_prewarm lfpool_concurrent_prewarm_tsan_
+# define lfpool_concurrent_trim lfpool_concurrent_trim_tsan_
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,10 +10,10 @@
  *   ts_get, ts_put, ts_get_bulk,  each other and themselves on any threads
  *   ts_put_bulk, ts_flush,        (each thread uses its own implicit cache)
  *   ts_attach, ts_detach,
- *   ts_prewarm, ts_trim, ts_owns,
- *   ts_stats, ts_max_bytes,
- *   cache_create, worker_cache,
- *   worker_release
+ *   ts_prewarm, ts_trim, ts_drain,
+ *   ts_owns, ts_stats,
+ *   ts_max_bytes, cache_create,
+ *   worker_cache, worker_release
  *   cache_get, cache_put,         any call above on other threads, but not
  *   cache_get_bulk, cache_put_    with another call on the SAME cache: a
  *   bulk, cache_flush,            cache has one user at a time (it may move
@@ -40,7 +40,8 @@
  * nothing anywhere creates one object.
  *
  * Bounds.  created (objects alive: out with users, in magazines, in the
- * depot) never exceeds the capacity.  The depot holds at most depot_max
+ * depot) never exceeds the capacity, and every pooled object, in whatever
+ * cache or CPU area, is within reach of every get (see Sizing).  The depot holds at most depot_max
  * magazines, full and empty together, so the magazines alive are at most
  * 2 x caches + depot_max.  Memory held from the backing allocator is at most
  *   object slabs:   ceil(capacity / objects per slab) slabs and their side
@@ -60,17 +61,27 @@
  * the backing allocator (lfpool_ts_max_bytes adds them): 64 threads on 2
  * CPUs hold 2 x 2 magazines' worth, not 64 x 2.
  *
- * Sizing a bounded pool.  Objects in one cache's magazines are not
- * reachable by another cache, so a get may fail with ENOBUFS while other
- * caches hold up to 2 x magazine_size objects each (the price of
- * magazines; DPDK's mempool caches have the same).  For gets never to fail
- * while fewer than L objects are out, make the capacity at least
- * L + caches x 2 x magazine_size, or flush idle caches (ts_flush,
- * worker_release).  A trim running at the same time may make such a get
- * fail too: it holds the magazines it inspects for a moment.  In a per-CPU
- * pool the other CPUs' areas are what is out of reach: make the capacity
- * at least L + ncpu x 2 x magazine_size (and 2 x magazine_size per
- * explicit cache).
+ * Sizing a bounded pool.  The capacity is exact: a get (or bulk get of n)
+ * fails with ENOBUFS only when the pool holds fewer objects than it needs
+ * and has created capacity objects, i.e. when every other object is out
+ * with a user or with another get that is taking it.  Before it fails, a
+ * get at capacity steals from every place objects are pooled: the depot's
+ * full magazines and loose objects, the loaded and previous magazines of
+ * every other cache (implicit caches of live threads, explicit caches,
+ * worker slots) and every CPU area of a per-CPU pool, by the stop-and-take
+ * protocol of lib/threadstatic/steal.c (the thief locks the cache, stops
+ * it, runs membarrier(), takes from the bottom of its magazine and
+ * restarts it; CPU areas are closed by a gate word and fenced with
+ * membarrier-rseq, or taken under their locks on the fallback path).  So
+ * for gets never to fail while at most L objects are out, a capacity of L
+ * is enough.  A get that steals waits for other thieves, drains and trims
+ * of the same pool (one mutex) and costs microseconds (one membarrier for
+ * all the places it stops, see bench pattern "steal"); the owners of the
+ * caches it stops wait in their slow paths meanwhile, never in a hit.
+ * Refills adapt: a cache that misses takes loose objects in batches that
+ * start at 4 and double while it keeps missing (up to magazine_size),
+ * halve when it gives surplus magazines back and start small again after
+ * a trim or drain; at capacity a refill takes only what its get needs.
  *
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
@@ -114,16 +125,23 @@
  * Trim.  Gives back depot magazines beyond the working set (as many full
  * and empty magazines as caches took from the depot since the previous
  * trim), every loose object, and every slab that then holds no object.
- * Objects in caches stay, and so do those in the CPU areas of a per-CPU
- * pool: an area may be changed only by a thread running on its CPU (a
- * restartable sequence is not atomic against a thread on another CPU,
- * which could stop it only by moving onto that CPU itself), and trim runs
- * while others get and put, so it leaves every area alone.  To give an
- * area's objects back, flush it on its CPU (ts_flush) before trimming.
- * No grace period is needed: a magazine's memory, like an object's, is
- * only ever touched by its owner (the cache that holds it, or the thread
- * whose CAS took it off a depot stack); the depot stacks link magazines
- * through side data that lives as long as the pool.
+ * In a per-CPU pool it first takes every CPU's area (stop and take, from
+ * any thread: no flush on each CPU is needed), so those objects are given
+ * back too.  Objects in per-thread caches stay (they are the threads'
+ * working sets); lfpool_ts_drain moves them to the depot first when the
+ * program idles, and a trim after it gives everything back.  Trim and
+ * drain may run on any thread while others get and put.  A slab given
+ * back takes its side data (a link word and a state byte per object) with
+ * it once a grace period has passed (liburcu-bp's synchronize_rcu: the
+ * slow paths that pop the pool's stacks read link words inside read-side
+ * sections; the get and put fast paths never do), so after a drain and a
+ * trim with nothing out a pool holds at most its kept objects and 64 KiB
+ * of its backing allocator (the slab directory and the kept magazines);
+ * with the default allocator slabs are mapped and unmapped directly, and
+ * malloc_trim gives the freed side data back to the system.  The TSan
+ * build keeps side data until destroy.  Magazines' memory needs no grace
+ * period: like an object's, it is only ever touched by its owner (the
+ * cache that holds it, or the thread whose CAS took it off a depot stack).
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H
@@ -177,6 +195,12 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
  * loose objects, then slabs with no object.  Safe while other threads get
  * and put.  Returns the number of objects destroyed. */
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool);
+/* Move every object held in any cache (implicit caches of every thread,
+ * explicit caches, worker slots) and any CPU area onto the depot, from any
+ * thread, e.g. before a job system idles; a trim then can give them back.
+ * Safe while other threads get and put (they go on; their next gets refill
+ * from the depot).  Returns the number of objects moved. */
+LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
 /* Fill *st, summing every cache's counters (exact only when quiet).
@@ -199,7 +223,8 @@ LFPOOL_API void lfpool_cache_flush(lfpool_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *cache, void *const *objs, size_t n);
-/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those. */
+/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those (the get's
+ * is entered with the cache's count already decremented). */
 LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *cache);
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 
@@ -212,13 +237,68 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
+/* Under TSan, the out-of-line gets and puts annotate each object's
+ * hand-over (see "ThreadSanitizer" in lfpool/common.h).  A call that
+ * becomes inline drops its wrapper here and uses LFPOOL_TSAN_ACQUIRE /
+ * LFPOOL_TSAN_RELEASE and LFPOOL_SLOT_LOAD_/STORE_ itself, as
+ * lfpool_cache_get and lfpool_cache_put below. */
+#ifdef LFPOOL_TSAN_ANNOTATE_
+LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get, void *, lfpool_ts *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put, lfpool_ts *, void *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_cache_get_bulk, lfpool_cache_put_bulk, lfpool_cache *)
+LFPOOL_TSAN_WRAP_GET_(lfpool_cache_get_slow, void *, lfpool_cache *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_cache_put_slow, lfpool_cache *, void *)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
+static inline size_t lfpool_ts_trim_tsan_(lfpool_ts *pool)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	size_t n = lfpool_ts_trim(pool);
+	LFPOOL_TSAN_QUIET_END_();
+	return n;
+}
+static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	size_t n = lfpool_ts_drain(pool);
+	LFPOOL_TSAN_QUIET_END_();
+	return n;
+}
+# define lfpool_ts_get lfpool_ts_get_tsan_
+# define lfpool_ts_put lfpool_ts_put_tsan_
+# define lfpool_ts_get_bulk lfpool_ts_get_bulk_tsan_
+# define lfpool_ts_put_bulk lfpool_ts_put_bulk_tsan_
+# define lfpool_cache_get_bulk lfpool_cache_get_bulk_tsan_
+# define lfpool_cache_put_bulk lfpool_cache_put_bulk_tsan_
+# define lfpool_cache_get_slow lfpool_cache_get_slow_tsan_
+# define lfpool_cache_put_slow lfpool_cache_put_slow_tsan_
+# define lfpool_ts_prewarm lfpool_ts_prewarm_tsan_
+# define lfpool_ts_trim lfpool_ts_trim_tsan_
+# define lfpool_ts_drain lfpool_ts_drain_tsan_
+#endif
+
 /* The part of a cache the inline fast path reads; it leads the struct.  In
  * pools with LFPOOL_F_DEBUG count and room stay 0 (every call is checked),
- * with a reset hook room stays 0 (every put runs it). */
+ * with a reset hook room stays 0 (every put runs it).
+ *
+ * The loaded magazine holds objs[low .. count).  Only the cache's user
+ * writes count (and objs, room); a thief (a get of another thread that
+ * would otherwise fail, lfpool_ts_drain, lfpool_ts_trim) raises low to take
+ * objects from the bottom, by the stop-and-take protocol of
+ * lib/threadstatic/steal.c: it stops the cache (low = INT32_MAX), runs
+ * membarrier() so that every thread's earlier stores are visible to it and
+ * its store is visible to every thread's later loads, reads count and takes
+ * objects below it.  That is why a get stores the decremented count BEFORE
+ * it reads low (Chase-Lev's take with the fence moved to the thief): either
+ * the thief sees the decrement and leaves objs[count] alone, or the get
+ * sees the raised low and goes to the slow path.  Both accesses are plain
+ * moves on x86-64: no atomic read-modify-write, no fence on a hit. */
 struct lfpool_cache_fast {
 	void **objs;		/* loaded magazine */
-	uint32_t count;		/* objects a fast get may take */
-	uint32_t room;		/* a fast put may push while count < room */
+	uint32_t count;		/* top of the objects a get may take */
+	uint32_t room;		/* a put may push while count < room */
+	int32_t low;		/* a get may take objs[i] only for i >= low */
+	uint32_t pad_;
 	uint64_t gets, puts;	/* successful calls; only the cache's user writes */
 };
 
@@ -226,37 +306,48 @@ struct lfpool_cache_fast {
  * lfpool_ts_stats reads them from other threads: under ThreadSanitizer the
  * store is a relaxed atomic so that the tool sees no race; otherwise a plain
  * increment (one instruction), read by stats as an approximate figure. */
-#if defined(__SANITIZE_THREAD__)
-# define LFPOOL_TSAN_ 1
-#elif defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define LFPOOL_TSAN_ 1
-# endif
-#endif
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
+/* TSan does not know membarrier: the get's store and load are sequentially
+ * consistent (a plain Dekker against the thief's), which it does see. */
+# define LFPOOL_CACHE_DEKKER_ __ATOMIC_SEQ_CST
 #else
 # define LFPOOL_CACHE_COUNT_(n) ((n)++)
+# define LFPOOL_CACHE_DEKKER_ __ATOMIC_RELAXED
 #endif
 
-/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
+ * count goes down first and low is read after it (see struct
+ * lfpool_cache_fast); lfpool_cache_get_slow is entered with count
+ * decremented and restores it. */
 static inline void *lfpool_cache_get(lfpool_cache *cache)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
-	if (LFPOOL_LIKELY(f->count != 0)) {
-		void *obj = f->objs[--f->count];
+	void *obj;
+	uint32_t c = f->count - 1;
+	__atomic_store_n(&f->count, c, LFPOOL_CACHE_DEKKER_);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: store, then load */
+	if (LFPOOL_LIKELY((int32_t)c >= __atomic_load_n(&f->low, LFPOOL_CACHE_DEKKER_))) {
+		obj = LFPOOL_SLOT_LOAD_(f->objs[c]);
 		LFPOOL_CACHE_COUNT_(f->gets);
-		return obj;
+	} else {
+		obj = lfpool_cache_get_slow(cache);
 	}
-	return lfpool_cache_get_slow(cache);
+	LFPOOL_TSAN_ACQUIRE(obj);
+	return obj;
 }
 
-/* Give obj back (it may come from any cache of the pool).  NULL: no-op. */
+/* Give obj back (it may come from any cache of the pool).  NULL: no-op.
+ * The slot is written before the count (release: a plain move on x86-64),
+ * so a thief that reads the count reads the slot's object too. */
 static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
-	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
-		f->objs[f->count++] = obj;
+	LFPOOL_TSAN_RELEASE(obj);
+	uint32_t c = f->count;
+	if (LFPOOL_LIKELY(c < f->room && obj != NULL)) {
+		LFPOOL_SLOT_STORE_(f->objs[c], obj);
+		__atomic_store_n(&f->count, c + 1, __ATOMIC_RELEASE);
 		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}

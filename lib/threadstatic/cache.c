@@ -5,7 +5,7 @@
  * calls, flush, and the explicit cache handles.
  *
  * A cache holds a loaded magazine, which the fast path empties and fills,
- * and a previous one that is always either full or empty.  When the loaded
+ * and a previous one that is full or empty (or part full, after a steal).  When the loaded
  * magazine cannot serve:
  *   get: previous full -> swap them.  Else take a full magazine from the
  *        depot and give it the empty previous one; else take up to a
@@ -16,11 +16,24 @@
  *        objects onto the loose stack as one chain, and swap.
  * Every step that touches the depot is one CAS per magazine moved, so a
  * thread pays at most two per magazine_size objects.
+ *
+ * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
+ * its bottom by raising low, so the inline get stores count - 1 before it
+ * reads low (threadstatic.h).  Every slow path here runs under the cache's
+ * lock, which thieves take too; it first settles the magazine back to
+ * objs[0 .. count).  A refill from loose objects takes `fill` of them
+ * (4, doubling while the cache keeps missing, halved when it gives a full
+ * magazine back, 4 again after a trim or drain), and at capacity only what
+ * the get needs; with nothing anywhere and nothing to create, a get steals
+ * (lfp_ts_steal) before it fails with ENOBUFS.  The previous magazine may
+ * be part full after a thief took from it (prev_count).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "ts.h"
 
 /* The count of the loaded magazine: the fast view's, or in debug pools
@@ -36,71 +49,157 @@ static void bump(uint64_t *counter, uint64_t n)
 	lfp_store_u64_rlx(counter, *counter + n);
 }
 
+void lfp_cache_lock(lfpool_cache *c)
+{
+	unsigned spins = 0;
+	while (lfp_xchg_u8_acqrel(&c->lock, 1)) {
+		while (lfp_load_u8_rlx(&c->lock)) {
+			/* A holder that was preempted: let it run. */
+			if (++spins % 256 == 0)
+				sched_yield();
+			else
+				lfp_stall();
+		}
+	}
+}
+
+void lfp_cache_unlock(lfpool_cache *c)
+{
+	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */
+}
+
+/*
+ * Lock held: bring the loaded magazine back to objs[0 .. count) after
+ * thieves raised low (they took from the bottom).  The owner is in its slow
+ * path, so no get of its own runs; thieves wait for the lock.
+ */
+static void settle(lfpool_cache *c)
+{
+	int32_t low = lfp_load_i32_rlx(&c->fast.low);
+	if (c->checked || low == 0)
+		return;
+	uint32_t n = c->fast.count - (uint32_t)low;
+	memmove(c->fast.objs, c->fast.objs + low, n * sizeof(void *));
+	lfp_store_u32_rlx(&c->fast.count, n);
+	lfp_store_i32_rel(&c->fast.low, 0);
+}
+
+void lfp_cache_cool(lfpool_cache *c)
+{
+	lfp_store_u32_rlx(&c->fill, LFP_FILL_MIN < c->pool->depot.mag_size ?
+					    LFP_FILL_MIN : c->pool->depot.mag_size);
+}
+
 /* The loaded magazine becomes the previous one; mag, holding n objects,
- * is loaded.  The loaded magazine must be full or empty. */
+ * is loaded. */
 static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
-	uint32_t *count = loaded_count(c);
+	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	/* Part full magazines too: a refill at capacity, a thief's leftovers. */
+	LFP_ASSERT(*count <= m);
+	LFP_ASSERT(n <= m);
+	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
-	c->prev_full = *count != 0;
+	c->prev_count = *count;
 	c->loaded = mag;
 	c->fast.objs = objs;
 	*count = n;
 }
 
-/* The loaded magazine is empty: fill it without creating objects.
- * false when the depot has nothing. */
-static bool refill(lfpool_cache *c)
+/* The loaded magazine is empty and the depot has a full magazine, mag, but
+ * the pool is at capacity: load only the need objects its get wants; the
+ * rest stay reachable on the loose stack, the magazine goes back empty. */
+static void refill_tight(lfpool_cache *c, uint32_t mag, uint32_t need)
 {
 	struct lfp_depot *d = &c->pool->depot;
-	if (c->prev_full) {
-		rotate(c, c->prev, c->prev_objs, d->mag_size);
+	void **objs = lfp_mag_objs(d, mag);
+	uint32_t k = need < d->mag_size ? need : d->mag_size;
+	memcpy(c->fast.objs, objs + d->mag_size - k, k * sizeof(void *));
+	*loaded_count(c) = k;
+	lfp_depot_put_objs(d, &c->pool->core.slabs, objs, d->mag_size - k);
+	lfp_depot_push(d, &d->empty, mag);
+}
+
+/* Model: stress/model/depot.pml, steps R1-R4 (its control gives R3 before R2). */
+/*
+ * Lock held, the loaded magazine is empty: fill it without creating
+ * objects, for a get that wants need more.  The previous magazine, else a
+ * full one of the depot, else loose objects: fill of them, a number that
+ * doubles while the cache keeps coming back (jemalloc's lg_fill_div, by
+ * misses) and starts small again when the pool idles (trim, drain, a
+ * magazine of surplus given away); at capacity only need.  false when the
+ * depot has nothing.
+ */
+static bool refill(lfpool_cache *c, uint32_t need)
+{
+	struct lfp_depot *d = &c->pool->depot;
+	if (c->prev_count) {
+		rotate(c, c->prev, c->prev_objs, c->prev_count);
 		return true;
 	}
+	bool tight = lfp_ts_tight(c->pool);
 	uint32_t full = lfp_depot_pop(d, &d->full);
 	if (full != LFP_NIL) {
-		lfp_depot_push(d, &d->empty, c->prev);
 		bump(&c->full_pops, 1);
+		if (tight) {
+			refill_tight(c, full, need);
+			return true;
+		}
+		lfp_depot_push(d, &d->empty, c->prev);
 		rotate(c, full, lfp_mag_objs(d, full), d->mag_size);
 		return true;
 	}
-	uint32_t n = lfp_depot_get_objs(d, &c->pool->core.slabs, c->fast.objs, d->mag_size);
+	uint32_t fill = lfp_load_u32_rlx(&c->fill);
+	uint32_t want = tight ? need : (need > fill ? need : fill);
+	if (want > d->mag_size)
+		want = d->mag_size;
+	uint32_t n = lfp_depot_get_objs(d, &c->pool->core.slabs, c->fast.objs, want);
 	*loaded_count(c) = n;
+	if (n && !tight && fill < d->mag_size)
+		lfp_store_u32_rlx(&c->fill, 2 * fill < d->mag_size ? 2 * fill : d->mag_size);
 	return n != 0;
 }
 
-/* The loaded magazine is full: make room in it. */
+/* Lock held, the loaded magazine is full: make room in it. */
+/* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
 static void make_room(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
-	if (c->prev_full) {
+	const struct lfp_slabs *s = &c->pool->core.slabs;
+	if (c->prev_count == d->mag_size) {
 		uint32_t mag = lfp_depot_pop(d, &d->empty);
 		if (mag == LFP_NIL)
 			mag = lfp_depot_spare(d);
 		if (mag != LFP_NIL) {
 			lfp_depot_push(d, &d->full, c->prev);
 			bump(&c->full_pushes, 1);
+			/* Surplus: this cache gives more than it takes. */
+			uint32_t fill = lfp_load_u32_rlx(&c->fill);
+			if (fill > LFP_FILL_MIN)
+				lfp_store_u32_rlx(&c->fill, fill / 2);
 			rotate(c, mag, lfp_mag_objs(d, mag), 0);
 			return;
 		}
-		/* The depot is at its bound: below it with them (one CAS). */
-		lfp_depot_put_objs(d, &c->pool->core.slabs, c->prev_objs, d->mag_size);
-		c->prev_full = false;
 	}
+	/* The depot is at its bound, or a thief left the previous magazine
+	 * part full: its objects go below the depot (one CAS). */
+	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
+	c->prev_count = 0;
 	rotate(c, c->prev, c->prev_objs, 0);
 }
 
-/* Put n accepted objects into the magazines. */
+/* Lock held: put n accepted objects into the magazines. */
 static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	while (n) {
+		LFP_ASSERT(*count <= m);
 		if (*count == m)
 			make_room(c);
 		uint32_t k = m - *count < n ? m - *count : (uint32_t)n;
 		memcpy(&c->fast.objs[*count], objs, k * sizeof(void *));
-		*count += k;
+		lfp_store_u32_rlx(count, *count + k);
 		objs += k;
 		n -= k;
 	}
@@ -112,57 +211,97 @@ static void unmark(lfpool_cache *c, void *const *objs, size_t n)
 {
 	struct lfp_core *core = &c->pool->core;
 	for (size_t i = 0; c->checked && i < n; i++) {
-		lfp_store_u8_rlx(lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i])),
-				 LFP_OBJ_POOLED);
+		uint8_t *state = lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i]));
+		LFP_ASSERT(lfp_load_u8_rlx(state) == LFP_OBJ_OUT);
+		lfp_store_u8_rlx(state, LFP_OBJ_POOLED);
 		lfp_core_poison(core, objs[i]);
 	}
 }
 
-/* One new object into *obj: 0 or errno. */
-static int create_one(lfpool_cache *c, void **obj)
+/* Debug pools: objs[0 .. n) are the user's now. */
+static void mark_out(lfpool_cache *c, void *const *objs, size_t n)
 {
+	for (size_t i = 0; c->checked && i < n; i++)
+		lfp_core_mark_out(&c->pool->core, lfp_slabs_index(&c->pool->core.slabs, objs[i]));
+}
+
+/*
+ * Lock held, nothing in the magazines or the depot: one new object into
+ * *obj, else (at capacity) up to n objects stolen from the pool's other
+ * places.  The lock is let go meanwhile (the init hook may call the pool;
+ * a thief never holds its own cache).  Returns how many, or 0 with *err.
+ */
+static size_t create_or_steal(lfpool_cache *c, void **objs, size_t n, int *err)
+{
+	lfp_cache_unlock(c);
 	uint32_t idx;
-	int err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx);
-	if (!err)
-		*obj = lfp_slabs_ptr(&c->pool->core.slabs, idx);
-	return err;
+	size_t k = 0;
+	*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx);
+	if (!*err) {
+		objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
+		k = 1;
+	} else if (*err == ENOBUFS) {
+		/* A steal may wait for a trim, which waits for grace sections. */
+		lfp_grace_leave();
+		k = lfp_ts_steal(c->pool, objs, n);
+		lfp_grace_enter();
+		mark_out(c, objs, k);
+		/* Nothing pooled: a trim or an exit may have made room meanwhile. */
+		if (!k && !(*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx))) {
+			objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
+			k = 1;
+		}
+	}
+	lfp_cache_lock(c);
+	settle(c);
+	return k;
 }
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
+/* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
 	size_t got = 0;
+	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
+	lfp_cache_lock(c);
+	settle(c);
 	while (got < n) {
 		if (*count == 0) {
-			if (!c->prev_full)
+			if (!c->prev_count)
 				bump(&c->misses, 1);
-			if (!refill(c)) {
-				int err = create_one(c, &objs[got]);
-				if (err == ENOBUFS && refill(c))
-					continue;	/* objects came back meanwhile */
-				if (err) {
-					unmark(c, objs, got);
-					push_objs(c, objs, got);
-					errno = err;
-					return -1;
-				}
-				got++;
+			uint32_t need = n - got < UINT32_MAX ? (uint32_t)(n - got) : UINT32_MAX;
+			if (refill(c, need))
 				continue;
+			int err;
+			size_t k = create_or_steal(c, objs + got, n - got, &err);
+			if (k == 0) {
+				unmark(c, objs, got);
+				push_objs(c, objs, got);
+				lfp_cache_unlock(c);
+				lfp_grace_leave();
+				errno = err;
+				return -1;
 			}
+			got += k;
+			continue;
 		}
 		uint32_t k = *count < n - got ? *count : (uint32_t)(n - got);
-		*count -= k;
+		LFP_ASSERT(*count <= c->pool->depot.mag_size);
+		lfp_store_u32_rlx(count, *count - k);
 		memcpy(&objs[got], &c->fast.objs[*count], k * sizeof(void *));
-		for (size_t i = got; c->checked && i < got + k; i++)
-			lfp_core_mark_out(&c->pool->core, lfp_slabs_index(&c->pool->core.slabs, objs[i]));
+		mark_out(c, objs + got, k);
 		got += k;
 	}
+	lfp_cache_unlock(c);
+	lfp_grace_leave();
 	return 0;
 }
 
 LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 {
+	/* The inline get stored count - 1 before it read low: undo that. */
+	lfp_store_u32_rlx(&c->fast.count, c->fast.count + 1);
 	void *obj;
 	if (take(c, &obj, 1) != 0)
 		return NULL;
@@ -172,9 +311,14 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 {
-	if (!obj || !lfp_ts_accept(c->pool, obj))
+	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
 		return;
+	lfp_grace_enter();
+	lfp_cache_lock(c);
+	settle(c);
 	push_objs(c, &obj, 1);
+	lfp_cache_unlock(c);
+	lfp_grace_leave();
 	bump(&c->fast.puts, 1);
 }
 
@@ -186,33 +330,81 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
-LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+/* lfp_core_accept_bulk's push: accepted objects into the magazines. */
+static void push_accepted(void *c, void *const *objs, size_t n)
 {
-	/* Accepted objects gather in blocks that are copied in with memcpy. */
-	void *block[64];
-	size_t k = 0, puts = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(c->pool, objs[i]))
-			block[k++] = objs[i];
-		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
-			push_objs(c, block, k);
-			puts += k;
-			k = 0;
-		}
-	}
-	bump(&c->fast.puts, puts);
+	lfpool_cache *cache = c;
+	lfp_grace_enter();
+	lfp_cache_lock(cache);
+	settle(cache);
+	push_objs(cache, objs, n);
+	lfp_cache_unlock(cache);
+	lfp_grace_leave();
+	bump(&cache->fast.puts, n);
 }
 
-LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
+LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+{
+	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
+}
+
+/* Lock held: every object of c onto the loose stack. */
+/* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
+static void flush_locked(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
 	uint32_t *count = loaded_count(c);
+	settle(c);
 	lfp_depot_put_objs(d, s, c->fast.objs, *count);
-	*count = 0;
-	if (c->prev_full)
-		lfp_depot_put_objs(d, s, c->prev_objs, d->mag_size);
-	c->prev_full = false;
+	lfp_store_u32_rlx(count, 0);
+	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
+	c->prev_count = 0;
+}
+
+void lfp_cache_stop(lfpool_cache *c, int32_t *low)
+{
+	lfp_cache_lock(c);
+	*low = lfp_load_i32_rlx(&c->fast.low);
+	if (!c->checked)
+		lfp_store_i32_dekker(&c->fast.low, LFP_CACHE_STOPPED);
+}
+
+void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk)
+{
+	if (c->checked) {
+		/* Debug pools: every get and put runs under the lock we hold. */
+		size_t k = c->checked_count < lfp_sink_room(sk) ? c->checked_count : lfp_sink_room(sk);
+		c->checked_count -= (uint32_t)k;
+		lfp_sink_give(sk, c->fast.objs + c->checked_count, k);
+	} else {
+		/* After the fence: every get that passed its check with the old
+		 * low stored its count before it, and we see that store. */
+		uint32_t top = lfp_load_u32_dekker(&c->fast.count);
+		if ((int32_t)top > *low) {
+			size_t held = (size_t)((int32_t)top - *low), room = lfp_sink_room(sk);
+			size_t k = held < room ? held : room;
+			lfp_sink_give(sk, c->fast.objs + *low, k);
+			*low += (int32_t)k;
+		}
+	}
+	size_t k = c->prev_count < lfp_sink_room(sk) ? c->prev_count : lfp_sink_room(sk);
+	c->prev_count -= (uint32_t)k;
+	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
+}
+
+void lfp_cache_restart(lfpool_cache *c, int32_t low)
+{
+	if (!c->checked)
+		lfp_store_i32_rel(&c->fast.low, low);
+	lfp_cache_unlock(c);
+}
+
+LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
+{
+	lfp_cache_lock(c);
+	flush_locked(c);
+	lfp_cache_unlock(c);
 }
 
 lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
@@ -221,7 +413,10 @@ lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	uint32_t mags[2];
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
-	if (lfp_depot_join(&p->depot, mags) != 0) {
+	lfp_grace_enter();
+	int err = lfp_depot_join(&p->depot, mags);
+	lfp_grace_leave();
+	if (err) {
 		free(c);
 		return NULL;
 	}
@@ -234,6 +429,7 @@ lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	c->fast.objs = lfp_mag_objs(&p->depot, mags[0]);
 	c->prev_objs = lfp_mag_objs(&p->depot, mags[1]);
 	c->fast.room = c->checked || p->core.reset ? 0 : p->depot.mag_size;
+	lfp_cache_cool(c);
 	c->next = p->caches;
 	c->pprev = &p->caches;
 	if (p->caches)
@@ -253,12 +449,15 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
+/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
 void lfp_cache_free(lfpool_cache *c)
 {
 	lfpool_ts *p = c->pool;
 	lfpool_cache_flush(c);
 	uint32_t mags[2] = { c->loaded, c->prev };
+	lfp_grace_enter();
 	lfp_depot_leave(&p->depot, mags);
+	lfp_grace_leave();
 	lfp_cache_count(c, &p->retired);
 	*c->pprev = c->next;
 	if (c->next)

@@ -13,11 +13,15 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "fence.h"
 #include "percpu.h"
 #include "slab.h"
 
 #ifdef LFP_PERCPU_RSEQ
 # include <sys/rseq.h>
+/* The kernel's struct rseq, as rseq_x86_64.S reads it (rseq_offsets.h). */
+_Static_assert(offsetof(struct rseq, cpu_id) == LFP_RSEQ_CPU_ID, "rseq: cpu_id");
+_Static_assert(offsetof(struct rseq, rseq_cs) == LFP_RSEQ_CS, "rseq: rseq_cs");
 #endif
 
 uint32_t lfp_possible_cpus(void)
@@ -67,18 +71,19 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	if (max == 0)
 		return EINVAL;
 	pc->alloc = a ? *a : lfp_system_allocator;
-	pc->hot.ncpu = lfp_possible_cpus();
+	pc->ncpu = pc->hot.ncpu = lfp_possible_cpus();
 	pc->hot.max = max;
 	pc->hot.on_empty = on_empty;
 	pc->hot.on_full = on_full;
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
 	pc->hot.stride = (sizeof(struct lfp_percpu_area) + (uint64_t)max * sizeof(void *) + 127) & ~(uint64_t)127;
-	pc->bytes = pc->hot.stride * pc->hot.ncpu;
+	pc->bytes = pc->hot.stride * pc->ncpu;
 	pc->hot.areas = pc->alloc.alloc(pc->bytes, 128, pc->alloc.ctx);
 	if (!pc->hot.areas)
 		return ENOMEM;
 	memset(pc->hot.areas, 0, pc->bytes);
-	pc->rseq = lfp_rseq_available();
+	/* rseq only where a thief can fence it (membarrier-rseq). */
+	pc->rseq = lfp_rseq_available() && lfp_fence_init();
 #ifdef LFP_PERCPU_RSEQ
 	pc->hot.rseq_offset = __rseq_offset;
 #endif
@@ -97,21 +102,28 @@ static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
 	return (struct lfp_percpu_area *)(pc->hot.areas + (uint64_t)cpu * pc->hot.stride);
 }
 
-/* Fallback: the caller's CPU area, locked.  The lock is almost never
- * contended: only threads that share a CPU meet on it. */
-static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
+/* Fallback: area ar, locked. */
+static void lock_this(struct lfp_percpu_area *ar)
 {
-	int cpu = sched_getcpu();
-	struct lfp_percpu_area *ar = area(pc, cpu < 0 ? 0 : (uint32_t)cpu % pc->hot.ncpu);
+	/* acquire, paired with unlock_area's release: the last holder's area */
 	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
 		while (lfp_load_u8_rlx(&ar->lock))
 			lfp_stall();
+}
+
+/* Fallback: the caller's CPU area, locked.  The lock is almost never
+ * contended: only threads that share a CPU (and thieves) meet on it. */
+static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
+{
+	int cpu = sched_getcpu();
+	struct lfp_percpu_area *ar = area(pc, cpu < 0 ? 0 : (uint32_t)cpu % pc->ncpu);
+	lock_this(ar);
 	return ar;
 }
 
 static void unlock_area(struct lfp_percpu_area *ar)
 {
-	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release */
+	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release, for lock_area's acquire */
 }
 
 /* The counters change under the lock, but statistics read them without it:
@@ -152,20 +164,76 @@ void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
 		pc->hot.on_full(&pc->hot, obj);
 }
 
+bool lfp_percpu_stop(struct lfp_percpu *pc)
+{
+	if (pc->rseq)
+		lfp_store_u32_rlx(&pc->hot.ncpu, 0);
+	return pc->rseq;
+}
+
+/* Up to want objects off the top of area ar to give; the caller is its only
+ * writer (gate closed and fenced, or its lock held). */
+static size_t take_area(struct lfp_percpu_area *ar, size_t want,
+			void (*give)(void *ctx, void *const *objs, size_t n), void *ctx)
+{
+	uint64_t pops = lfp_load_u64_rlx(&ar->pops);
+	uint64_t held = lfp_load_u64_rlx(&ar->pushes) - pops;
+	size_t k = held < want ? (size_t)held : want;
+	if (k) {
+		give(ctx, &ar->slot[held - k], k);
+		lfp_store_u64_rlx(&ar->pops, pops + k);
+	}
+	return k;
+}
+
+size_t lfp_percpu_take(struct lfp_percpu *pc, size_t want,
+		       void (*give)(void *ctx, void *const *objs, size_t n), void *ctx)
+{
+	size_t got = 0;
+	for (uint32_t cpu = 0; cpu < pc->ncpu && got < want; cpu++) {
+		struct lfp_percpu_area *ar = area(pc, cpu);
+		if (pc->rseq) {
+			got += take_area(ar, want - got, give, ctx);
+			continue;
+		}
+		lock_this(ar);
+		got += take_area(ar, want - got, give, ctx);
+		unlock_area(ar);
+	}
+	return got;
+}
+
+void lfp_percpu_restart(struct lfp_percpu *pc)
+{
+	/* Release: a sequence that reads the open gate sees our pops. */
+	if (pc->rseq)
+		lfp_store_u32_rel(&pc->hot.ncpu, pc->ncpu);
+}
+
+void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
+		const struct lfp_percpu_area *ar = area(pc, cpu);
+		uint64_t pops = lfp_load_u64_rlx(&ar->pops);
+		uint64_t held = lfp_load_u64_rlx(&ar->pushes) - pops;
+		LFP_ASSERT(held <= pc->hot.max);
+		for (uint64_t n = held; n > 0; n--)
+			fn(ar->slot[n - 1], ctx);
+	}
+}
+
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
 {
-	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
+	lfp_percpu_each(pc, fn, ctx);
+	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
 		struct lfp_percpu_area *ar = area(pc, cpu);
-		uint64_t pops = lfp_load_u64_rlx(&ar->pops);
-		for (uint64_t n = lfp_load_u64_rlx(&ar->pushes) - pops; n > 0; n--)
-			fn(ar->slot[n - 1], ctx);
 		lfp_store_u64_rlx(&ar->pops, lfp_load_u64_rlx(&ar->pushes));
 	}
 }
 
 void lfp_percpu_ops(const struct lfp_percpu *pc, uint64_t *pushes, uint64_t *pops)
 {
-	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
+	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
 		const struct lfp_percpu_area *ar = area(pc, cpu);
 		/* pops first: an area never shows more pops than pushes. */
 		*pops += lfp_load_u64_rlx(&ar->pops);

@@ -22,6 +22,15 @@
  *
  * get, put, pop and push may run on any thread at any time; drain only
  * when no other thread uses the table.
+ *
+ * Stop and take (steal.c has the whole protocol): hot.ncpu is the GATE, the
+ * number of areas a call may use, read inside every restartable sequence
+ * (AREA in rseq_x86_64.S) before any store.  A thief stores 0 there
+ * (lfp_percpu_stop), fences with membarrier-rseq, which aborts every
+ * sequence in flight, and is then the only writer of every area
+ * (lfp_percpu_take) until it stores the real count back
+ * (lfp_percpu_restart).  The fallback path has no gate: a thief takes each
+ * area's lock in turn.  The real CPU count is pc->ncpu.
  */
 #ifndef LFP_PERCPU_H
 #define LFP_PERCPU_H
@@ -31,6 +40,7 @@
 #include <stdint.h>
 
 #include "lfpool/common.h"
+#include "rseq_offsets.h"
 
 #if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
 # define LFP_PERCPU_RSEQ 1
@@ -46,7 +56,7 @@ typedef void (*lfp_percpu_full_fn)(struct lfp_percpu_hot *h, void *obj);
 struct lfp_percpu_hot {
 	char *areas;
 	uint64_t stride;	/* bytes per area */
-	uint32_t ncpu;		/* possible CPUs */
+	uint32_t ncpu;		/* the gate: possible CPUs, 0 while a thief works */
 	uint32_t max;		/* slots per area */
 	int64_t rseq_offset;	/* glibc's __rseq_offset, read once */
 	lfp_percpu_empty_fn on_empty;
@@ -62,8 +72,25 @@ struct lfp_percpu_area {
 	void *slot[];
 };
 
+/* The offsets rseq_x86_64.S uses (rseq_offsets.h) are these members'. */
+_Static_assert(offsetof(struct lfp_percpu_hot, areas) == LFP_HOT_AREAS, "rseq: areas");
+_Static_assert(offsetof(struct lfp_percpu_hot, stride) == LFP_HOT_STRIDE, "rseq: stride");
+_Static_assert(offsetof(struct lfp_percpu_hot, ncpu) == LFP_HOT_NCPU, "rseq: ncpu");
+_Static_assert(offsetof(struct lfp_percpu_hot, max) == LFP_HOT_MAX, "rseq: max");
+_Static_assert(offsetof(struct lfp_percpu_hot, rseq_offset) == LFP_HOT_RSEQ_OFFSET,
+	       "rseq: rseq_offset");
+_Static_assert(offsetof(struct lfp_percpu_hot, on_empty) == LFP_HOT_ON_EMPTY, "rseq: on_empty");
+_Static_assert(offsetof(struct lfp_percpu_hot, on_full) == LFP_HOT_ON_FULL, "rseq: on_full");
+_Static_assert(offsetof(struct lfp_percpu_area, pushes) == LFP_AREA_PUSHES, "rseq: pushes");
+_Static_assert(offsetof(struct lfp_percpu_area, pops) == LFP_AREA_POPS, "rseq: pops");
+_Static_assert(offsetof(struct lfp_percpu_area, slot) == LFP_AREA_SLOT, "rseq: slot");
+/* The assembly reads ncpu and max with movl, the rest with movq. */
+_Static_assert(sizeof(((struct lfp_percpu_hot *)0)->ncpu) == 4 &&
+	       sizeof(((struct lfp_percpu_hot *)0)->max) == 4, "rseq: 32-bit ncpu and max");
+
 struct lfp_percpu {
 	struct lfp_percpu_hot hot;
+	uint32_t ncpu;		/* possible CPUs */
 	bool rseq;
 	size_t bytes;
 	lfpool_allocator alloc;
@@ -79,8 +106,20 @@ bool lfp_rseq_available(void);
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
+/* Show fn every cached object, the table unchanged (no other user of the
+ * table may run). */
+void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
+/* A thief's steps (caller serializes thieves): stop every area (rseq:
+ * close the gate; the caller then runs lfp_fence_heavy(); fallback:
+ * nothing); take up to want objects, handing each area's to give(ctx, objs,
+ * n), top first; reopen.  lfp_percpu_stop returns whether a fence is
+ * needed.  take returns how many it took. */
+bool lfp_percpu_stop(struct lfp_percpu *pc);
+size_t lfp_percpu_take(struct lfp_percpu *pc, size_t want,
+		       void (*give)(void *ctx, void *const *objs, size_t n), void *ctx);
+void lfp_percpu_restart(struct lfp_percpu *pc);
 /* Objects cached now (exact only when quiet). */
 uint64_t lfp_percpu_count(const struct lfp_percpu *pc);
 /* Pushes and pops of every area added to *pushes and *pops (relaxed loads). */

@@ -11,10 +11,14 @@
  * and the rest go.  Loose objects are below the working set by definition.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+# include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "ts.h"
 #include "ts_percpu.h"
 
@@ -35,17 +39,6 @@ int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain
 	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
 }
 
-bool lfp_ts_accept(lfpool_ts *p, void *obj)
-{
-	uint32_t idx;
-	if (LFPOOL_UNLIKELY(p->core.debug) && lfp_core_check_put(&p->core, obj, &idx) != 0)
-		return false;
-	if (p->core.reset)
-		p->core.reset(obj, p->core.hook_ctx);
-	lfp_core_poison(&p->core, obj);
-	return true;
-}
-
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
 	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||
@@ -59,7 +52,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	memset(p, 0, sizeof(*p));
-	int err = lfp_core_init(&p->core, cfg, "threadstatic");
+	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
 		free(p);
 		errno = err;
@@ -76,6 +69,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = err;
 		return NULL;
 	}
+	pthread_mutex_init(&p->steal_lock, NULL);
 	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
 	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -92,6 +86,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 }
 
 /* Unlink p from the live pools and free all its caches (lock held). */
+/* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
 	lfpool_ts **pp = &live_pools;
@@ -103,6 +98,7 @@ static void retire(lfpool_ts *p)
 	lfp_tls_forget(p->gen);
 }
 
+/* Model: stress/model/exit.pml, steps D1-D8. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)
@@ -128,17 +124,10 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 		lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
 		n++;
 	}
-	if (p->core.debug && p->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			p->core.name, (unsigned long long)(p->created - n));
 	lfp_depot_fini(&p->depot);
-	lfp_core_fini(&p->core);
-	p->magic = LFP_MAGIC_DEAD;
+	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
-	if (p->core.debug)
-		lfp_debug_bury(p);
-	else
-		free(p);
+	lfp_core_retire(&p->core, p, &p->magic, p->created - n);
 	return 0;
 }
 
@@ -147,13 +136,16 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 	if (n == 0)
 		return 0;
 	uint32_t chain;
+	lfp_grace_enter();	/* creating pops the raw stack */
 	int err = lfp_ts_create_objects(p, n, LFP_OBJ_POOLED, &chain);
+	if (!err)
+		lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
+					  lfp_chain_last(&p->core.slabs, chain, NULL));
+	lfp_grace_leave();
 	if (err) {
 		errno = err;
 		return -1;
 	}
-	lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
-				  lfp_chain_last(&p->core.slabs, chain, NULL));
 	return 0;
 }
 
@@ -168,20 +160,72 @@ static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 
 static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n : max; }
 
+/*
+ * Free the side data of c's slabs that trim gave back, after a grace
+ * period (grace.h): every stale reader of their link words then has left
+ * its section, unless a slab was grown or released meanwhile (then the
+ * next trim frees them).
+ */
+static void reclaim_side(struct lfp_core *c)
+{
+	if (!lfp_grace_reclaims())
+		return;
+	pthread_mutex_lock(&c->grow_lock);
+	uint64_t allocs = lfp_load_u64_rlx(&c->slabs.slab_allocs);
+	uint64_t frees = lfp_load_u64_rlx(&c->slabs.slab_frees);
+	pthread_mutex_unlock(&c->grow_lock);
+	if (frees == 0)
+		return;		/* no slab given back: no side data to free */
+	lfp_grace_wait();
+	pthread_mutex_lock(&c->grow_lock);
+	uint64_t freed = 0;
+	if (lfp_load_u64_rlx(&c->slabs.slab_allocs) == allocs &&
+	    lfp_load_u64_rlx(&c->slabs.slab_frees) == frees)
+		freed = lfp_slabs_drop_side(&c->slabs);
+	pthread_mutex_unlock(&c->grow_lock);
+#ifdef __GLIBC__
+	/* Side data came from malloc (the default allocator): free pages in
+	 * the middle of its heap go back to the system only when asked. */
+	if (freed && c->slabs.alloc.alloc == lfp_system_allocator.alloc)
+		malloc_trim(0);
+#else
+	(void)freed;
+#endif
+}
+
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 {
 	struct lfp_cache_counts now;
+	pthread_mutex_lock(&p->steal_lock);
+	/* Every CPU area's objects first (stop and take, steal.c): below the
+	 * working set like loose objects. */
+	if (p->percpu)
+		lfp_ts_drain_areas(p);
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
 	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
 	p->trimmed_at = now;
+	for (lfpool_cache *c = p->caches; c; c = c->next)
+		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
+	lfp_grace_enter();
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 				  at_most(empty, p->depot.max_full));
+	lfp_grace_leave();
 	lfp_core_count_trim(&p->core, &p->created, n);
+	pthread_mutex_unlock(&p->steal_lock);
+	/* Holding no lock now: gets and puts may wait in grace sections for
+	 * the locks above. */
+	reclaim_side(&p->core);
+	reclaim_side(&p->depot.mags);
 	return n;
+}
+
+LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
+{
+	return lfp_ts_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
@@ -243,7 +287,7 @@ static lfpool_cache *thread_cache(lfpool_ts *p)
  * the depot. */
 static void put_uncached(lfpool_ts *p, void *obj)
 {
-	if (p->magic != LFP_MAGIC_LIVE || !lfp_ts_accept(p, obj))
+	if (p->magic != LFP_MAGIC_LIVE || lfp_core_accept_put(&p->core, obj) == LFP_NIL)
 		return;
 	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);

@@ -37,12 +37,20 @@ struct lfp_cache_counts {
 	uint64_t full_pushes;		/* full magazines given to the depot */
 };
 
+/* fast.low while a thief holds the cache: no get can pass its check. */
+#define LFP_CACHE_STOPPED INT32_MAX
+/* The first refill from loose objects takes this many (fill adapts). */
+#define LFP_FILL_MIN 4u
+
 struct lfpool_cache {
 	struct lfpool_cache_fast fast;	/* first: read by the inline fast path */
 	uint32_t checked_count;		/* debug pools: objects in the loaded magazine */
 	uint32_t loaded, prev;		/* magazine indices */
 	void **prev_objs;
-	bool prev_full;			/* the previous magazine is full, else empty */
+	uint32_t prev_count;		/* objects in the previous magazine */
+	uint32_t fill;			/* loose objects a refill takes; adapts */
+	uint8_t lock;			/* held by the slow paths and by thieves */
+	int32_t thief_low;		/* a thief's copy of fast.low, under lock */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
 	uint8_t releasing;		/* worker slots: a worker_release flushes it */
@@ -51,6 +59,9 @@ struct lfpool_cache {
 	lfpool_ts *pool;
 	lfpool_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
+/* lfpool_cache_get and _put (threadstatic.h) read the cache as its fast
+ * view. */
+_Static_assert(offsetof(struct lfpool_cache, fast) == 0, "fast view first");
 
 struct lfpool_ts {
 	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */
@@ -61,6 +72,9 @@ struct lfpool_ts {
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
 	struct lfp_core core;
 	lfpool_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
+	/* Serializes the calls that take from every place (steal, drain,
+	 * trim); taken before lfp_ts_lock. */
+	pthread_mutex_t steal_lock;
 	/* Under lfp_ts_lock: */
 	lfpool_ts *next_live;
 	lfpool_cache *caches;
@@ -75,8 +89,52 @@ extern pthread_mutex_t lfp_ts_lock;
 bool lfp_ts_live(uint64_t gen);
 /* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
-/* Debug checks, reset hook and poisoning of a put: whether obj may be pooled. */
-bool lfp_ts_accept(lfpool_ts *p, void *obj);
+
+/*
+ * Where a thief (steal.c) puts what it takes: into objs[got ..) up to want
+ * (a get), or, when objs is NULL, onto the depot's loose stack (drain).
+ */
+struct lfp_sink {
+	lfpool_ts *pool;
+	void **objs;
+	size_t want, got;
+};
+/* How many more objects the sink takes. */
+static inline size_t lfp_sink_room(const struct lfp_sink *sk)
+{
+	return sk->want - sk->got;
+}
+/* Hand objs[0 .. n) (n <= lfp_sink_room) to the sink. */
+void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n);
+
+/* The cache's slow-path lock: owners in their slow paths, thieves. */
+void lfp_cache_lock(lfpool_cache *c);
+void lfp_cache_unlock(lfpool_cache *c);
+/* Thief's steps on cache c (steal.c; caller holds lfp_ts_lock): lock it and
+ * raise its low to LFP_CACHE_STOPPED, keeping the old one in *low; after the
+ * heavy fence take what the sink wants from the bottom of the loaded
+ * magazine and from the previous one, advancing *low; then restart (store
+ * *low, release) and unlock. */
+void lfp_cache_stop(lfpool_cache *c, int32_t *low);
+void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk);
+void lfp_cache_restart(lfpool_cache *c, int32_t low);
+/* Start c's refills small again (trim, drain: the pool idles). */
+void lfp_cache_cool(lfpool_cache *c);
+
+/* Steal before failing (steal.c): up to want objects for a get that found
+ * nothing and may create none, taken from every place the pool keeps them;
+ * returns how many were put in objs (0: every object is out with a user). */
+size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want);
+/* Every pooled object of every cache and CPU area onto the loose stack;
+ * returns how many moved. */
+size_t lfp_ts_drain_all(lfpool_ts *p);
+/* The same for the CPU areas only (trim); caller holds p->steal_lock. */
+size_t lfp_ts_drain_areas(lfpool_ts *p);
+/* Whether the pool is at its capacity: refills take only what they need. */
+static inline bool lfp_ts_tight(lfpool_ts *p)
+{
+	return p->core.capacity && lfp_load_u64_rlx(&p->created) >= p->core.capacity;
+}
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */

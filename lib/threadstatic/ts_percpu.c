@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "percpu.h"
 #include "ts_percpu.h"
 
@@ -31,6 +32,10 @@ struct lfp_ts_percpu {
 		uint64_t gets, puts;	/* user gets and puts that bypassed the areas */
 		uint64_t misses, full_pops, full_pushes;
 	} n __attribute__((aligned(64)));
+	/* Slow paths that may hold objects between the depot and an area:
+	 * ended << 32 | in flight.  A steal that found nothing while one ran
+	 * sweeps again (steal.c). */
+	uint64_t transit __attribute__((aligned(64)));
 };
 
 static void *on_empty(struct lfp_percpu_hot *h);
@@ -84,6 +89,50 @@ static void count(uint64_t *counter, uint64_t n)
 }
 
 static size_t at_most(size_t n, size_t max) { return n < max ? n : max; }
+
+/* A slow path begins or ends holding objects outside the pool's places:
+ * the low half of transit counts those in flight, the high half those
+ * ended.  A transit is also a grace section (grace.h): it pops stacks. */
+static void transit_enter(struct lfp_ts_percpu *t)
+{
+	lfp_grace_enter();
+	lfp_faa_u64_rlx(&t->transit, 1);
+}
+static void transit_leave(struct lfp_ts_percpu *t)
+{
+	lfp_faa_u64_rlx(&t->transit, (1ull << 32) - 1);
+	lfp_grace_leave();
+}
+
+uint64_t lfp_pcpu_transits(const lfpool_ts *p)
+{
+	return p->percpu ? lfp_load_u64_acq(&p->percpu->transit) : 0;
+}
+
+bool lfp_pcpu_stop(lfpool_ts *p)
+{
+	return p->percpu && lfp_percpu_stop(&p->percpu->pc);
+}
+
+static void give_to_sink(void *sk, void *const *objs, size_t n)
+{
+	lfp_sink_give(sk, objs, n);
+}
+
+void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!t)
+		return;
+	/* Area pops that are no user's get (the objects leave for the sink). */
+	count(&t->n.moved_out, lfp_percpu_take(&t->pc, lfp_sink_room(sk), give_to_sink, sk));
+}
+
+void lfp_pcpu_restart(lfpool_ts *p)
+{
+	if (p->percpu)
+		lfp_percpu_restart(&p->percpu->pc);
+}
 
 /* objs[0 .. n) go into the caller's CPU area as far as it has room, the
  * rest onto the loose stack: no user's put. */
@@ -167,6 +216,7 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	size_t from_area = got, made = 0;
+	transit_enter(t);
 	while (got + made < n) {
 		size_t want = n - made - got;
 		count(&t->n.misses, 1);
@@ -178,17 +228,28 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 				objs[n - ++made] = lfp_slabs_ptr(&p->core.slabs, idx);
 				continue;
 			}
-			/* At capacity: objects may have come back meanwhile. */
-			if (err == ENOBUFS)
-				k = from_pool(p, objs + got, want, &from_area);
+			/* At capacity: take objects from every other place.  The
+			 * objects this get holds are its own: no transit. */
+			if (err == ENOBUFS) {
+				transit_leave(t);
+				k = lfp_ts_steal(p, objs + got, want);
+				transit_enter(t);
+				/* Nothing pooled: a trim may have made room meanwhile. */
+				if (!k && !(err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx))) {
+					objs[n - ++made] = lfp_slabs_ptr(&p->core.slabs, idx);
+					continue;
+				}
+			}
 			if (k == 0) {
 				untake(p, objs, got, from_area, objs + n - made, made);
+				transit_leave(t);
 				errno = err;
 				return -1;
 			}
 		}
 		got += k;
 	}
+	transit_leave(t);
 	for (size_t i = 0; t->check_gets && i < got; i++)
 		lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, objs[i]));
 	count(&t->n.gets, n - from_area);
@@ -238,14 +299,13 @@ int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
 }
 
 /*
- * A put (of accepted obj) that found the area full: obj and up to
+ * A put (of accepted obj) that found the area full (in transit): obj and up to
  * magazine_size - 1 objects off the area leave for the depot, as a full
  * magazine when one is to be had and the area still had enough (it may be
  * another CPU's by now), else onto the loose stack as one chain.
  */
-static void overflow(lfpool_ts *p, void *obj)
+static void overflow_in_transit(lfpool_ts *p, struct lfp_ts_percpu *t, void *obj)
 {
-	struct lfp_ts_percpu *t = p->percpu;
 	struct lfp_depot *d = &p->depot;
 	void *block[LFP_PCPU_BLOCK], **objs = block;
 	size_t want = at_most(d->mag_size, LFP_PCPU_BLOCK);
@@ -270,6 +330,14 @@ static void overflow(lfpool_ts *p, void *obj)
 		lfp_depot_push(d, &d->empty, mag);
 }
 
+static void overflow(lfpool_ts *p, void *obj)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	transit_enter(t);
+	overflow_in_transit(p, t, obj);
+	transit_leave(t);
+}
+
 /* The area was full: obj leaves, with a magazine's worth. */
 static void on_full(struct lfp_percpu_hot *h, void *obj)
 {
@@ -280,7 +348,7 @@ static void on_full(struct lfp_percpu_hot *h, void *obj)
  * puts. */
 __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *obj)
 {
-	if (obj && (!t->check_puts || lfp_ts_accept(t->pool, obj)))
+	if (obj && (!t->check_puts || lfp_core_accept_put(&t->pool->core, obj) != LFP_NIL))
 		lfp_percpu_put(&t->pc, obj);
 }
 
@@ -306,6 +374,12 @@ static void put_accepted(lfpool_ts *p, void *const *objs, size_t n)
 	}
 }
 
+/* lfp_core_accept_bulk's push. */
+static void push_accepted(void *p, void *const *objs, size_t n)
+{
+	put_accepted(p, objs, n);
+}
+
 void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 {
 	struct lfp_ts_percpu *t = p->percpu;
@@ -318,16 +392,7 @@ void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 		}
 		return;
 	}
-	void *block[LFP_PCPU_BLOCK];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(p, objs[i]))
-			block[k++] = objs[i];
-		if (k == LFP_PCPU_BLOCK || i + 1 == n) {
-			put_accepted(p, block, k);
-			k = 0;
-		}
-	}
+	lfp_core_accept_bulk(&p->core, objs, n, push_accepted, p);
 }
 
 void lfp_pcpu_flush(lfpool_ts *p)
@@ -336,11 +401,13 @@ void lfp_pcpu_flush(lfpool_ts *p)
 	void *block[LFP_PCPU_BLOCK];
 	/* At most an area's worth: others may keep filling it. */
 	size_t left = t->pc.hot.max, k;
+	transit_enter(t);
 	while (left && (k = lfp_percpu_pop_bulk(&t->pc, block, at_most(left, LFP_PCPU_BLOCK)))) {
 		count(&t->n.moved_out, k);
 		lfp_depot_put_objs(&p->depot, &p->core.slabs, block, k);
 		left -= k;
 	}
+	transit_leave(t);
 }
 
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
@@ -350,7 +417,9 @@ void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 		return;
 	/* The slow paths count an area operation after it happened: read
 	 * their counters first, and the differences stay >= 0 (on x86-64;
-	 * elsewhere the clamps keep a moment's skew from wrapping). */
+	 * elsewhere the clamps keep a moment's skew from wrapping).  The
+	 * acquires pair with no release: they keep the areas' loads below
+	 * after these (load-load order); the counters' adds are relaxed. */
 	uint64_t in = lfp_load_u64_acq(&t->n.moved_in), out = lfp_load_u64_acq(&t->n.moved_out);
 	uint64_t gets = lfp_load_u64_acq(&t->n.gets), puts = lfp_load_u64_acq(&t->n.puts);
 	uint64_t pushes = 0, pops = 0;
@@ -373,4 +442,10 @@ void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
 uint64_t lfp_pcpu_bytes(const lfpool_ts *p)
 {
 	return p->percpu ? p->percpu->pc.bytes : 0;
+}
+
+void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	if (p->percpu)
+		lfp_percpu_each(&p->percpu->pc, fn, ctx);
 }

@@ -47,10 +47,23 @@ int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
 void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
 void lfp_pcpu_flush(lfpool_ts *p);
 
+/* The thief's steps on the CPU areas (steal.c; nothing for a per-thread
+ * pool): stop them (true: the caller must run lfp_fence_heavy() before it
+ * takes), take what the sink wants, restart them. */
+bool lfp_pcpu_stop(lfpool_ts *p);
+void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk);
+void lfp_pcpu_restart(lfpool_ts *p);
+/* Per-CPU slow paths that may hold objects between two places: ended << 32
+ * | in flight now (0 for a per-thread pool). */
+uint64_t lfp_pcpu_transits(const lfpool_ts *p);
+
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
 /* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */
 void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st);
+/* Show fn every object of the CPU areas (validate; no other user may
+ * run).  Nothing for a per-thread pool. */
+void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Bytes of the CPU areas (0 for a per-thread pool). */
 uint64_t lfp_pcpu_bytes(const lfpool_ts *p);
 

@@ -12,7 +12,8 @@
 
 #include "ts.h"
 
-/* The cache in slot w, NULL if none yet. */
+/* The cache in slot w, NULL if none yet.  Both acquires pair with the
+ * release stores of make_slot: the chunk zeroed, the cache made. */
 static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
 {
 	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
@@ -72,6 +73,7 @@ LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
  * slot flushed.  A release is rare and short: a spin is cheaper here than
  * a mutex per slot.
  */
+/* Model: stress/model/flush.pml, W0-W7 (two releases of one slot; without the turn: its control). */
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
 	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;

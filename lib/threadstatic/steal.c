@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steal.c - stop and take: a get that would fail with ENOBUFS takes objects
+ * from every place the pool keeps them, and drain and trim reach every place
+ * too.  /work/coord/steal-protocol.md has the design note; the Spin model of
+ * it is stress/model/steal.pml.
+ *
+ * Places: the depot (full magazines, loose objects), every cache's loaded
+ * and previous magazines (implicit, explicit, worker slots), every CPU area
+ * of a per-CPU pool.  The depot is lock-free and anyone may pop it.  The
+ * others belong to owners whose hit paths run no atomic read-modify-write
+ * and no fence, so a thief stops them, fences, takes and restarts:
+ *
+ *   1. lock p->steal_lock, then lfp_ts_lock (thieves, drain and trim are
+ *      serialized; the list of caches holds still)
+ *   2. take from the depot (no fence: a get often ends here) (take_depot)
+ *   3. stop every cache: lock it, raise fast.low to
+ *      LFP_CACHE_STOPPED                                  (lfp_cache_stop)
+ *      and, in rseq mode, close the CPU areas' gate        (lfp_pcpu_stop)
+ *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
+ *   5. take from the depot again, each cache's loaded magazine (from the
+ *      bottom, below the count it now reads) and previous one, and each
+ *      CPU area               (take_depot, lfp_cache_take, lfp_pcpu_take)
+ *   6. restart: store each cache's new low (release) and unlock it, reopen
+ *      the gate                         (lfp_cache_restart, lfp_pcpu_restart)
+ *   7. nothing found while a per-CPU slow path held objects in transit
+ *      (lfp_pcpu_transits changed or was not idle): yield, sweep again
+ *   8. unlock; a get that got nothing tries to create once more, and only
+ *      then fails with ENOBUFS.
+ *
+ * Why an owner's get never returns an object a thief took (step 4): the
+ * get stores its decremented count, then loads low.  membarrier orders
+ * every running thread's earlier accesses before its later ones against
+ * the thief: if the get's store came before that point, the thief's load
+ * of the count (step 5) sees it and takes only objects below it; if after,
+ * the get's load of low sees LFP_CACHE_STOPPED or the raised low, fails its
+ * check and waits for the cache lock in its slow path.  An rseq sequence in
+ * flight on a CPU whose area we take is aborted by the same membarrier, and
+ * every later one reads the closed gate.  In the TSan build the per-CPU
+ * areas take their locks (fallback) and the cache's Dekker accesses are
+ * sequentially consistent on both sides.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "fence.h"
+#include "grace.h"
+#include "ts.h"
+#include "ts_percpu.h"
+
+void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n)
+{
+	if (!n)
+		return;
+	if (sk->objs)
+		memcpy(sk->objs + sk->got, objs, n * sizeof(void *));
+	else
+		lfp_depot_put_objs(&sk->pool->depot, &sk->pool->core.slabs, objs, n);
+	sk->got += n;
+}
+
+/* Step 2: loose objects, then full magazines (the top ones to the sink, the
+ * rest back as loose objects, the magazine to the empty stack). */
+static void take_depot(lfpool_ts *p, struct lfp_sink *sk)
+{
+	struct lfp_depot *d = &p->depot;
+	while (lfp_sink_room(sk)) {
+		size_t room = lfp_sink_room(sk);
+		uint32_t n = lfp_depot_get_objs(d, &p->core.slabs, sk->objs + sk->got,
+						room < UINT32_MAX ? (uint32_t)room : UINT32_MAX);
+		sk->got += n;
+		if (n)
+			continue;
+		uint32_t mag = lfp_depot_pop(d, &d->full);
+		if (mag == LFP_NIL)
+			return;
+		void **objs = lfp_mag_objs(d, mag);
+		size_t k = room < d->mag_size ? room : d->mag_size;
+		lfp_sink_give(sk, objs + d->mag_size - k, k);
+		lfp_depot_put_objs(d, &p->core.slabs, objs, d->mag_size - k);
+		lfp_depot_push(d, &d->empty, mag);
+	}
+}
+
+/* Steps 3-6 over the caches (when caches), the CPU areas and (when depot)
+ * the depot again: with every cache locked and every area stopped no owner
+ * can move objects between places while we look, so a sweep that finds
+ * nothing saw every pooled object (but those a per-CPU slow path holds:
+ * step 7).  Caller holds both locks. */
+static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool depot)
+{
+	lfpool_cache *list = caches ? p->caches : NULL;
+	for (lfpool_cache *c = list; c; c = c->next)
+		lfp_cache_stop(c, &c->thief_low);
+	bool fence = lfp_pcpu_stop(p);
+	if (fence || list)
+		lfp_fence_heavy();
+	if (depot)
+		take_depot(p, sk);
+	for (lfpool_cache *c = list; c; c = c->next)
+		lfp_cache_take(c, &c->thief_low, sk);
+	lfp_pcpu_take(p, sk);
+	for (lfpool_cache *c = list; c; c = c->next)
+		lfp_cache_restart(c, c->thief_low);
+	lfp_pcpu_restart(p);
+}
+
+size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
+{
+	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
+	pthread_mutex_lock(&p->steal_lock);
+	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_grace_enter();	/* take_depot pops */
+	take_depot(p, &sk);	/* the cheap place first: no fence */
+	while (!sk.got) {
+		uint64_t before = lfp_pcpu_transits(p);
+		sweep_owned(p, &sk, true, true);
+		/* Nothing, and no per-CPU slow path held objects meanwhile
+		 * (none in flight before, none begun or ended since): every
+		 * object is out with a user. */
+		if (sk.got || (before == lfp_pcpu_transits(p) && (uint32_t)before == 0))
+			break;
+		pthread_mutex_unlock(&lfp_ts_lock);
+		sched_yield();
+		pthread_mutex_lock(&lfp_ts_lock);
+	}
+	lfp_grace_leave();
+	pthread_mutex_unlock(&lfp_ts_lock);
+	pthread_mutex_unlock(&p->steal_lock);
+	return sk.got;
+}
+
+/* Every object of the caches (when caches) and CPU areas onto the loose
+ * stack; caller holds p->steal_lock.  Returns how many. */
+static size_t drain_locked(lfpool_ts *p, bool caches)
+{
+	struct lfp_sink sk = { .pool = p, .objs = NULL, .want = SIZE_MAX };
+	pthread_mutex_lock(&lfp_ts_lock);
+	sweep_owned(p, &sk, caches, false);
+	for (lfpool_cache *c = p->caches; c; c = c->next)
+		lfp_cache_cool(c);
+	pthread_mutex_unlock(&lfp_ts_lock);
+	return sk.got;
+}
+
+size_t lfp_ts_drain_all(lfpool_ts *p)
+{
+	pthread_mutex_lock(&p->steal_lock);
+	size_t n = drain_locked(p, true);
+	pthread_mutex_unlock(&p->steal_lock);
+	return n;
+}
+
+size_t lfp_ts_drain_areas(lfpool_ts *p)
+{
+	return drain_locked(p, false);
+}
