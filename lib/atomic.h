@@ -81,6 +81,30 @@
 #include <stdint.h>
 
 /*
+ * Yield injection (liburcu's tests/common/debug-yield.h): in stress builds
+ * only (LFPOOL_STRESS, the library compiled into the stress programs),
+ * every atomic step below is bracketed by LFP_YIELD(), which, when
+ * lfp_yield_one_in is N > 0, runs sched_yield() before or after about one
+ * step in N and a short spin on about one more, so that rare interleavings
+ * become common.  LFPOOL_YIELD=N in the environment sets N at start-up;
+ * the stress drivers turn it on for part of their rounds.  Other builds
+ * compile LFP_YIELD to nothing: the library pays nothing for it.
+ */
+#ifdef LFPOOL_STRESS
+extern unsigned lfp_yield_one_in;	/* 0: off; relaxed atomic */
+void lfp_yield_point(void);
+# define LFP_YIELD() \
+	do { if (__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0)) \
+		lfp_yield_point(); } while (0)
+# define LFP_Y(expr) ({ LFP_YIELD(); __typeof__(expr) y_ = (expr); LFP_YIELD(); y_; })
+# define LFP_YV(stmt) do { LFP_YIELD(); stmt; LFP_YIELD(); } while (0)
+#else
+# define LFP_YIELD() ((void)0)
+# define LFP_Y(expr) (expr)
+# define LFP_YV(stmt) stmt
+#endif
+
+/*
  * A 16-byte pair that a double-width CAS changes as one (cmpxchg16b on
  * x86-64, casp on ARMv8.1).  Its halves are read with single-word loads:
  * a torn read is harmless to a CAS loop, whose CAS then fails and returns
@@ -98,9 +122,9 @@ typedef union lfp_pair {
 #ifdef LFPOOL_TSAN
 
 #define LFP_LD(T, sfx, ord) \
-	static inline T lfp_load_##sfx(const T *p) { return __atomic_load_n(p, ord); }
+	static inline T lfp_load_##sfx(const T *p) { return LFP_Y(__atomic_load_n(p, ord)); }
 #define LFP_ST(T, sfx, ord) \
-	static inline void lfp_store_##sfx(T *p, T v) { __atomic_store_n(p, v, ord); }
+	static inline void lfp_store_##sfx(T *p, T v) { LFP_YV(__atomic_store_n(p, v, ord)); }
 
 LFP_LD(uint8_t, u8_rlx, __ATOMIC_RELAXED)
 LFP_LD(uint32_t, u32_rlx, __ATOMIC_RELAXED)
@@ -118,59 +142,68 @@ LFP_ST(int32_t, i32_rel, __ATOMIC_RELEASE)
 LFP_LD(uint32_t, u32_dekker, __ATOMIC_SEQ_CST)
 LFP_ST(int32_t, i32_dekker, __ATOMIC_SEQ_CST)
 
-static inline void *lfp_load_ptr_rlx(void *const *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void *lfp_load_ptr_acq(void *const *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline void lfp_store_ptr_rel(void **p, void *v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void *lfp_load_ptr_rlx(void *const *p)
+{
+	return LFP_Y(__atomic_load_n(p, __ATOMIC_RELAXED));
+}
+static inline void *lfp_load_ptr_acq(void *const *p)
+{
+	return LFP_Y(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+static inline void lfp_store_ptr_rel(void **p, void *v)
+{
+	LFP_YV(__atomic_store_n(p, v, __ATOMIC_RELEASE));
+}
 
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v)
 {
-	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_RELAXED));
 }
 
 static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
 {
-	return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL));
 }
 
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v)
 {
-	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_RELAXED));
 }
 
 static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v)
 {
-	return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL));
 }
 
 static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v)
 {
-	return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+	return LFP_Y(__atomic_exchange_n(p, v, __ATOMIC_ACQ_REL));
 }
 
 /* On failure *expected receives the current value. */
 static inline bool lfp_cas_u64_acqrel(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
-	return __atomic_compare_exchange_n(p, expected, desired, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return LFP_Y(__atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
 static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
-	return __atomic_compare_exchange_n(p, expected, desired, false,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return LFP_Y(__atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 {
-	return __atomic_compare_exchange_n(p, expected, desired, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return LFP_Y(__atomic_compare_exchange_n(p, expected, desired, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
 /* TSan instruments this as __tsan_atomic128_compare_exchange_strong. */
 static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
 {
-	return __atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return LFP_Y(__atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
 static inline void lfp_stall(void) { __builtin_ia32_pause(); }
@@ -181,9 +214,10 @@ static inline void lfp_stall(void) { __builtin_ia32_pause(); }
 
 /* x86-64 is TSO: ck's acquire and release fences are compiler barriers. */
 #define LFP_LD(T, sfx, ckw, fence) \
-	static inline T lfp_load_##sfx(const T *p) { T v = ck_pr_load_##ckw(p); fence; return v; }
+	static inline T lfp_load_##sfx(const T *p) \
+	{ LFP_YIELD(); T v = ck_pr_load_##ckw(p); fence; LFP_YIELD(); return v; }
 #define LFP_ST(T, sfx, ckw, fence) \
-	static inline void lfp_store_##sfx(T *p, T v) { fence; ck_pr_store_##ckw(p, v); }
+	static inline void lfp_store_##sfx(T *p, T v) { LFP_YV((fence, ck_pr_store_##ckw(p, v))); }
 
 LFP_LD(uint8_t, u8_rlx, 8, (void)0)
 LFP_LD(uint32_t, u32_rlx, 32, (void)0)
@@ -206,17 +240,21 @@ static inline void lfp_store_i32_rel(int32_t *p, int32_t v)
 }
 static inline void lfp_store_i32_dekker(int32_t *p, int32_t v) { ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
 
-static inline void *lfp_load_ptr_rlx(void *const *p) { return ck_pr_load_ptr(p); }
+static inline void *lfp_load_ptr_rlx(void *const *p) { return LFP_Y(ck_pr_load_ptr(p)); }
 static inline void *lfp_load_ptr_acq(void *const *p)
 {
+	LFP_YIELD();
 	void *v = ck_pr_load_ptr(p);
 	ck_pr_fence_acquire();
+	LFP_YIELD();
 	return v;
 }
 static inline void lfp_store_ptr_rel(void **p, void *v)
 {
+	LFP_YIELD();
 	ck_pr_fence_release();
 	ck_pr_store_ptr(p, v);
+	LFP_YIELD();
 }
 
 /*
@@ -224,14 +262,15 @@ static inline void lfp_store_ptr_rel(void **p, void *v)
  * the top of this file).  On x86-64 both are compiler barriers: lock xadd,
  * xchg and lock cmpxchg(16b) are full barriers already.
  */
-#define LFP_ACQREL(T, rmw) ({ ck_pr_fence_release(); T r_ = (rmw); ck_pr_fence_acquire(); r_; })
+#define LFP_ACQREL(T, rmw) \
+	({ LFP_YIELD(); ck_pr_fence_release(); T r_ = (rmw); ck_pr_fence_acquire(); LFP_YIELD(); r_; })
 
-static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
+static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return LFP_Y(ck_pr_faa_64(p, v)); }
 static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
 {
 	return LFP_ACQREL(uint64_t, ck_pr_faa_64(p, v));
 }
-static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
+static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return LFP_Y(ck_pr_faa_32(p, v)); }
 static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v)
 {
 	return LFP_ACQREL(uint32_t, ck_pr_faa_32(p, v));
@@ -248,7 +287,7 @@ static inline bool lfp_cas_u64_acqrel(uint64_t *p, uint64_t *expected, uint64_t 
 
 static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
-	return ck_pr_cas_64_value(p, *expected, desired, expected);
+	return LFP_Y(ck_pr_cas_64_value(p, *expected, desired, expected));
 }
 
 static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
@@ -267,8 +306,8 @@ static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair
 /* No double-width CAS in ck for this target: the compiler's (libatomic). */
 static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
 {
-	return __atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return LFP_Y(__atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 #endif
 

@@ -23,7 +23,9 @@
  *    reuses freed blocks at once, stress.h);
  *  - afterwards the census (round.c): conservation of objects, none twice,
  *    stats exact, every byte back, backing memory within the bound.
- * Each row runs once as is and once with yield injection (lfp_stress_yield).
+ * Each row runs once as is and once with yield injection: a random yield or
+ * spin around every atomic step of the library (lib/atomic.h) and in the
+ * stack's CAS windows (lfp_stress_yield).
  */
 #include <errno.h>
 #include <sched.h>
@@ -445,7 +447,8 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 	snprintf(row_name, sizeof(row_name), "%s||%s%s", calls[a].name[mode], calls[b].name[mode],
 		 yield ? "+yield" : "");
 	run_begin(r, opt, row_name, mode_flavour[mode], 2);
-	lfp_stress_yield = yield ? matrix_yield : NULL;
+	r->yield = yield ? 1 : -1;	/* every atomic step (lib/atomic.h) */
+	lfp_stress_yield = yield ? matrix_yield : NULL;	/* and the CAS windows */
 	do
 		row_round(r, &m);
 	while (!run_over(r));

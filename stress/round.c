@@ -3,12 +3,14 @@
  * round.c - one pool instance of a scenario: create it, run worker
  * threads, then take a census of every object and destroy it.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "stack.h"	/* lfp_stress_cas_retries */
+#include "stack.h"	/* lfp_stress_cas_retries, lfp_yield_one_in */
 #include "stress.h"
 
 /* Short rounds: a new pool and new threads often give TSan and the census
@@ -52,8 +54,22 @@ unsigned round_slack(const struct round *rd)
 	return rd->run->fl->cache_slack(&rd->cfg);
 }
 
+/* Yield injection for this round: as LFPOOL_YIELD says when set, else as
+ * run->yield says (by default every other round). */
+static void round_yield(const struct run *run)
+{
+	static int from_env = -1;
+	if (from_env < 0)
+		from_env = getenv("LFPOOL_YIELD") != NULL;
+	if (from_env)
+		return;
+	bool on = run->yield > 0 || (run->yield == 0 && (run->t.rounds & 1));
+	__atomic_store_n(&lfp_yield_one_in, on ? STRESS_YIELD_ONE_IN : 0, __ATOMIC_RELAXED);
+}
+
 bool round_open(struct round *rd, struct run *run, const lfpool_config *cfg)
 {
+	round_yield(run);
 	rd->run = run;
 	rd->cfg = *cfg;
 	rd->until = now_seconds() + ROUND_SECONDS;
@@ -270,15 +286,49 @@ static bool round_validate(struct round *rd, const char *when)
 	return false;
 }
 
+
+/*
+ * Per-CPU pools: a get that refills the area of the CPU it runs on from the
+ * depot leaves the rest of the magazine there; should the census thread
+ * then move to another CPU, those objects are out of its reach (the
+ * documented price) and the census would count them lost.  So it runs
+ * pinned to one CPU; false when it could not be pinned (then *saved is
+ * unused).
+ */
+static bool census_pin(const struct flavour *fl, cpu_set_t *saved)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+	if (fl != &flavour_percpu || cpu < 0 || sched_getaffinity(0, sizeof(*saved), saved) != 0)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
+static void census(struct round *rd, struct tally *t);
+
 void round_close(struct round *rd)
 {
 	struct run *r = rd->run;
-	const struct flavour *fl = r->fl;
 	struct tally t = { .rounds = 1 };
 	/* A pool found corrupt may hold a cycle: leave it alone. */
 	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0) ||
 	    !round_validate(rd, "after the round"))
 		return;
+	cpu_set_t saved;
+	bool pinned = census_pin(r->fl, &saved);
+	census(rd, &t);
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+/* The census of round_close, and destroy. */
+static void census(struct round *rd, struct tally *t0)
+{
+	struct run *r = rd->run;
+	const struct flavour *fl = r->fl;
+	struct tally t = *t0;
 	uint64_t retries = lfp_stress_cas_retries;
 	lfpool_stats st;
 	fl->stats(rd->pool, &st);

@@ -148,6 +148,8 @@ struct run {
 	uint64_t rng;		/* seeded from --seed; seeds the threads */
 	double start, deadline, failed_at, last_progress;
 	struct tally t;
+	int yield;		/* yield injection: 0 every other round, 1 always,
+				 * -1 never (LFPOOL_YIELD in the environment: always) */
 	int stop;		/* atomic: a failure was found, or time is up */
 	int failures;		/* atomic */
 	pthread_mutex_t lock;	/* first_error, t */
@@ -174,6 +176,9 @@ void parse_options(int argc, char **argv, struct options *opt, const char **only
 double now_seconds(void);
 
 /* ---- a round: one pool instance ----------------------------------------- */
+
+/* Yield injection's rate (lib/atomic.h) when a driver turns it on. */
+#define STRESS_YIELD_ONE_IN 16
 
 /* Hook context: counts and numbers the objects the pool makes. */
 struct objctx {

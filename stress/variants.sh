@@ -14,7 +14,7 @@
 #   fuzz   the libFuzzer target only
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
-# 0.1, full 0.2, long 1).
+# 0.1, full 0.2, long 0.5).
 # Every mode but fuzz also runs the negative control; every mode fuzzes:
 # the seed corpus (stress/fuzz/corpus/), then random inputs for
 # FUZZ_SECONDS (quick 20, else 30), then the corpus again with rseq off
@@ -343,7 +343,7 @@ fuzz() {
 
 case $mode in
 quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
-long) matrix_seconds=${MATRIX_SECONDS:-1} ;;
+long) matrix_seconds=${MATRIX_SECONDS:-0.5} ;;
 *) matrix_seconds=${MATRIX_SECONDS:-0.2} ;;
 esac
 

@@ -251,7 +251,9 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 /* Worker-index mode: the cache in slot `worker` (created on first use; NULL
  * with errno EINVAL beyond LFPOOL_TS_WORKERS_MAX, or ENOMEM).  The pool owns
  * it: destroy frees it, and it does not make destroy fail.  release flushes
- * the slot for the next worker that gets the index. */
+ * the slot for the next worker that gets the index; releases of one slot
+ * take turns (one waits while another flushes), so each returns with the
+ * slot flushed. */
 LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
