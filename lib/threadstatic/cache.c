@@ -25,7 +25,7 @@
 
 /* The count of the loaded magazine: the fast view's, or in debug pools
  * (where the fast view stays empty) the real one next to it. */
-static uint32_t *loaded_count(lfpool_cache *c)
+static uint32_t *loaded_count(lfpool_ts_cache *c)
 {
 	return c->checked ? &c->checked_count : &c->fast.count;
 }
@@ -38,7 +38,7 @@ static void bump(uint64_t *counter, uint64_t n)
 
 /* The loaded magazine becomes the previous one; mag, holding n objects,
  * is loaded.  The loaded magazine must be full or empty. */
-static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
+static void rotate(lfpool_ts_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
 	uint32_t *count = loaded_count(c);
 	c->prev = c->loaded;
@@ -51,7 +51,7 @@ static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 
 /* The loaded magazine is empty: fill it without creating objects.
  * false when the depot has nothing. */
-static bool refill(lfpool_cache *c)
+static bool refill(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	if (c->prev_full) {
@@ -71,7 +71,7 @@ static bool refill(lfpool_cache *c)
 }
 
 /* The loaded magazine is full: make room in it. */
-static void make_room(lfpool_cache *c)
+static void make_room(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	if (c->prev_full) {
@@ -92,7 +92,7 @@ static void make_room(lfpool_cache *c)
 }
 
 /* Put n accepted objects into the magazines. */
-static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
+static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	while (n) {
@@ -108,7 +108,7 @@ static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
 
 /* Debug pools: objects taken by a get that then failed go back to the
  * pooled state (they were never the user's: no reset hook). */
-static void unmark(lfpool_cache *c, void *const *objs, size_t n)
+static void unmark(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	struct lfp_core *core = &c->pool->core;
 	for (size_t i = 0; c->checked && i < n; i++) {
@@ -119,7 +119,7 @@ static void unmark(lfpool_cache *c, void *const *objs, size_t n)
 }
 
 /* One new object into *obj: 0 or errno. */
-static int create_one(lfpool_cache *c, void **obj)
+static int create_one(lfpool_ts_cache *c, void **obj)
 {
 	uint32_t idx;
 	int err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx);
@@ -129,7 +129,7 @@ static int create_one(lfpool_cache *c, void **obj)
 }
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
-static int take(lfpool_cache *c, void **objs, size_t n)
+static int take(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
 	size_t got = 0;
@@ -161,7 +161,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
-LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
+LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 {
 	void *obj;
 	if (take(c, &obj, 1) != 0)
@@ -170,7 +170,7 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 	return obj;
 }
 
-LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
+LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 {
 	if (!obj || !lfp_ts_accept(c->pool, obj))
 		return;
@@ -178,7 +178,7 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 	bump(&c->fast.puts, 1);
 }
 
-LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
+LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	if (take(c, objs, n) != 0)
 		return -1;
@@ -186,7 +186,7 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
-LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	/* Accepted objects gather in blocks that are copied in with memcpy. */
 	void *block[64];
@@ -203,7 +203,7 @@ LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t
 	bump(&c->fast.puts, puts);
 }
 
-LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
+LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
@@ -215,9 +215,9 @@ LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
 	c->prev_full = false;
 }
 
-lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 {
-	lfpool_cache *c;
+	lfpool_ts_cache *c;
 	uint32_t mags[2];
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
@@ -244,7 +244,7 @@ lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	return c;
 }
 
-void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
+void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum)
 {
 	sum->gets += lfp_load_u64_rlx(&c->fast.gets);
 	sum->puts += lfp_load_u64_rlx(&c->fast.puts);
@@ -253,10 +253,10 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
-void lfp_cache_free(lfpool_cache *c)
+void lfp_cache_free(lfpool_ts_cache *c)
 {
 	lfpool_ts *p = c->pool;
-	lfpool_cache_flush(c);
+	lfpool_ts_cache_flush(c);
 	uint32_t mags[2] = { c->loaded, c->prev };
 	lfp_depot_leave(&p->depot, mags);
 	lfp_cache_count(c, &p->retired);
@@ -268,17 +268,17 @@ void lfp_cache_free(lfpool_cache *c)
 	free(c);
 }
 
-LFPOOL_API lfpool_cache *lfpool_cache_create(lfpool_ts *p)
+LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 {
 	pthread_mutex_lock(&lfp_ts_lock);
-	lfpool_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
+	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (!c)
 		errno = ENOMEM;
 	return c;
 }
 
-LFPOOL_API void lfpool_cache_destroy(lfpool_cache *c)
+LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *c)
 {
 	if (!c)
 		return;

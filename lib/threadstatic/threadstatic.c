@@ -161,7 +161,7 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 {
 	*sum = p->retired;
-	for (const lfpool_cache *c = p->caches; c; c = c->next)
+	for (const lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_count(c, sum);
 	lfp_pcpu_count(p, sum);
 }
@@ -232,7 +232,7 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 }
 
 /* The calling thread's cache for p, made on first use. */
-static lfpool_cache *thread_cache(lfpool_ts *p)
+static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		return lfp_tls_mru.cache;
@@ -254,17 +254,17 @@ __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 {
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
-	lfpool_cache *c = lfp_tls_cache(p);
-	return c ? lfpool_cache_get(c) : NULL;
+	lfpool_ts_cache *c = lfp_tls_cache(p);
+	return c ? lfpool_ts_cache_get(c) : NULL;
 }
 
 __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 {
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
-	lfpool_cache *c = lfp_tls_cache(p);
+	lfpool_ts_cache *c = lfp_tls_cache(p);
 	if (c)
-		lfpool_cache_put(c, obj);
+		lfpool_ts_cache_put(c, obj);
 	else
 		put_uncached(p, obj);
 }
@@ -276,7 +276,7 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfpool_cache_get(lfp_tls_mru.cache);
+		return lfpool_ts_cache_get(lfp_tls_mru.cache);
 	if (p->percpu)
 		return lfp_pcpu_get(p->percpu);
 	return get_other(p);
@@ -285,7 +285,7 @@ LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		lfpool_cache_put(lfp_tls_mru.cache, obj);
+		lfpool_ts_cache_put(lfp_tls_mru.cache, obj);
 	else if (p->percpu)
 		lfp_pcpu_put(p->percpu, obj);
 	else
@@ -296,8 +296,8 @@ LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	if (p->percpu)
 		return lfp_pcpu_get_bulk(p, objs, n);
-	lfpool_cache *c = thread_cache(p);
-	return c ? lfpool_cache_get_bulk(c, objs, n) : -1;
+	lfpool_ts_cache *c = thread_cache(p);
+	return c ? lfpool_ts_cache_get_bulk(c, objs, n) : -1;
 }
 
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
@@ -306,9 +306,9 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 		lfp_pcpu_put_bulk(p, objs, n);
 		return;
 	}
-	lfpool_cache *c = thread_cache(p);
+	lfpool_ts_cache *c = thread_cache(p);
 	if (c) {
-		lfpool_cache_put_bulk(c, objs, n);
+		lfpool_ts_cache_put_bulk(c, objs, n);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -320,9 +320,9 @@ LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
 	if (p->percpu)
 		lfp_pcpu_flush(p);
-	lfpool_cache *c = lfp_tls_find(p);
+	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (c)
-		lfpool_cache_flush(c);
+		lfpool_ts_cache_flush(c);
 }
 
 LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)

@@ -37,8 +37,8 @@ struct lfp_cache_counts {
 	uint64_t full_pushes;		/* full magazines given to the depot */
 };
 
-struct lfpool_cache {
-	struct lfpool_cache_fast fast;	/* first: read by the inline fast path */
+struct lfpool_ts_cache {
+	struct lfpool_ts_cache_fast fast;	/* first: read by the inline fast path */
 	uint32_t checked_count;		/* debug pools: objects in the loaded magazine */
 	uint32_t loaded, prev;		/* magazine indices */
 	void **prev_objs;
@@ -48,7 +48,7 @@ struct lfpool_cache {
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	lfpool_ts *pool;
-	lfpool_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
+	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
 
 struct lfpool_ts {
@@ -59,10 +59,10 @@ struct lfpool_ts {
 	uint64_t created __attribute__((aligned(64)));	/* objects alive */
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
 	struct lfp_core core;
-	lfpool_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
+	lfpool_ts_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
 	/* Under lfp_ts_lock: */
 	lfpool_ts *next_live;
-	lfpool_cache *caches;
+	lfpool_ts_cache *caches;
 	size_t explicit_caches;
 	struct lfp_cache_counts retired;	/* of caches freed */
 	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */
@@ -79,24 +79,24 @@ bool lfp_ts_accept(lfpool_ts *p, void *obj);
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */
-lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
 /* Flush c, free it and its magazines; caller holds lfp_ts_lock. */
-void lfp_cache_free(lfpool_cache *c);
+void lfp_cache_free(lfpool_ts_cache *c);
 /* Add c's counters to *sum (relaxed loads: c may be in use). */
-void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum);
+void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
 /* The calling thread's most recently used implicit cache. */
 struct lfp_tls_entry {
 	uint64_t gen;
-	lfpool_cache *cache;
+	lfpool_ts_cache *cache;
 };
 extern __thread struct lfp_tls_entry lfp_tls_mru __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's cache for p (alive), made on first use; NULL with
  * errno ENOMEM. */
-lfpool_cache *lfp_tls_cache(lfpool_ts *p);
+lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
 /* The calling thread's cache for p if it has one, else NULL. */
-lfpool_cache *lfp_tls_find(const lfpool_ts *p);
+lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
 /* Drop the calling thread's entry for gen; caller holds lfp_ts_lock. */

@@ -13,9 +13,9 @@
 #include "ts.h"
 
 /* The cache in slot w, NULL if none yet. */
-static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
+static lfpool_ts_cache *slot(const lfpool_ts *p, unsigned w)
 {
-	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
+	lfpool_ts_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
 	if (!chunk)
 		return NULL;
 	return lfp_load_ptr_acq((void *const *)&chunk[w % LFP_WORKER_CHUNK]);
@@ -24,30 +24,30 @@ static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
 /* Make the cache of slot w (lock held): 0 or ENOMEM. */
 static int make_slot(lfpool_ts *p, unsigned w)
 {
-	lfpool_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
+	lfpool_ts_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
 	if (!*chunk) {
-		lfpool_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
+		lfpool_ts_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
 		if (!fresh)
 			return ENOMEM;
 		lfp_store_ptr_rel((void **)chunk, fresh);
 	}
-	lfpool_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
+	lfpool_ts_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
 	if (*s)
 		return 0;
-	lfpool_cache *c = lfp_cache_new(p, LFP_CACHE_WORKER);
+	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_WORKER);
 	if (!c)
 		return ENOMEM;
 	lfp_store_ptr_rel((void **)s, c);
 	return 0;
 }
 
-LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
+LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
 {
 	if (worker >= LFPOOL_TS_WORKERS_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	lfpool_cache *c = slot(p, worker);
+	lfpool_ts_cache *c = slot(p, worker);
 	if (LFPOOL_LIKELY(c != NULL))
 		return c;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -62,9 +62,9 @@ LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
 
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
-	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
+	lfpool_ts_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
 	if (c)
-		lfpool_cache_flush(c);
+		lfpool_ts_cache_flush(c);
 }
 
 void lfp_workers_fini(lfpool_ts *p)
