@@ -51,13 +51,14 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	return c;
 }
 
-LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
+LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)
-		return;
+		return 0;
 	if (c->magic != LFP_MAGIC_LIVE) {
 		lfp_report(c->core.name, c, "destroy of a pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	size_t n = 0;
 	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
@@ -74,6 +75,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		lfp_debug_bury(c);
 	else
 		free(c);
+	return 0;
 }
 
 __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)

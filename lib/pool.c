@@ -91,13 +91,14 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	return p;
 }
 
-LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
+LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)
-		return;
+		return 0;
 	if (p->magic != LFP_MAGIC_LIVE) {
 		lfp_report(p->core.name, p, "destroy of a pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	uint32_t n = *pooled(p);
 	if (p->core.debug && p->created > n)
@@ -116,6 +117,7 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 		lfp_debug_bury(p);
 	else
 		free(p);
+	return 0;
 }
 
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)

@@ -14,6 +14,15 @@ if ASAN
 $(LEAK_GATE_LOG): $(LFPOOL_USE_EXAMPLES:=.log)
 endif
 
+# Every pool's destroy returns int (Criterion).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_destroy
+TESTS += tests/test_destroy
+tests_test_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_destroy_LDADD = $(LFPOOL_TEST_LDADD)
+LEAK_GATE_CRITERION_LOGS += tests/test_destroy.log
+endif ENABLE_TESTS
+
 LFPOOL_USER_CHECKS = tests/man-check.sh tests/tsan-handover.sh tests/install-check.sh
 TESTS += $(LFPOOL_USER_CHECKS)
 EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/tsan_handover.c

@@ -183,13 +183,14 @@ LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
 	return ap;
 }
 
-LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
+LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 {
 	if (!ap)
-		return;
+		return 0;
 	if (ap->magic != LFP_MAGIC_LIVE) {
 		lfp_report(ap->name, ap, "destroy of an array pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	if (ap->debug && ap->oversize_out)
 		fprintf(stderr, "lfpool: array pool '%s': destroyed with %llu oversize buffers still out\n",
@@ -197,6 +198,7 @@ LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	lfp_layer_retire(ap, &ap->magic, ap->debug);
+	return 0;
 }
 
 /* A buffer of n bytes above the largest class, from the backing allocator. */

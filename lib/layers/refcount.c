@@ -112,16 +112,22 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 	return rc;
 }
 
-LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
+LFPOOL_API int lfpool_rc_destroy(lfpool_rc *rc)
 {
 	if (!rc)
-		return;
+		return 0;
 	if (rc->magic != LFP_MAGIC_LIVE) {
 		lfp_report(rc->name, rc, "destroy of an rc pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
-	lfp_any_destroy(&rc->pool);
+	int err = lfp_any_destroy(&rc->pool);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	lfp_layer_retire(rc, &rc->magic, rc->debug);
+	return 0;
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
