@@ -87,6 +87,13 @@ unconfigure_in_tree() {
 	fi
 }
 
+# configure_in DIR [args...]: the sources' configure, run in DIR.
+configure_in() {
+	local dir=$1
+	shift
+	cd "$dir" && "$top/configure" -q "$@"
+}
+
 # configure_build DIR [configure args...]: configure (once) and build in DIR.
 configure_build() {
 	local dir=$1; shift
@@ -95,7 +102,7 @@ configure_build() {
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ]; then
 		echo "[$dir] configure $*"
-		(cd "$dir" && "$top/configure" -q "$@")
+		talk "$dir" verbatim configure_in "$dir" "$@"
 	fi
 	echo "[$dir] building"
 	quiet_log=$dir/run-build.log
