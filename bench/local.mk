@@ -20,7 +20,7 @@
 
 if ENABLE_BENCH
 
-EXTRA_PROGRAMS = bench/lfpool-bench
+EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
 	bench/bench.h bench/loops.h \
 	bench/impl.c \
@@ -53,6 +53,7 @@ bench: $(BENCH_PROGRAM)
 	cat $$out/latest.txt && \
 	if test -n "$(GNUPLOT)"; then $(SHELL) $(srcdir)/bench/plot.sh $$out; \
 	else echo "bench: no plots: gnuplot not found (Debian: gnuplot-nox)"; fi && \
+	$(MAKE) $(AM_MAKEFLAGS) bench-sched BENCH_RESULTS="$$out" && \
 	echo "bench: results in $$out"
 
 bench-instr: $(BENCH_PROGRAM)

@@ -8,8 +8,13 @@
 #          built the programs run side by side, and each one's output is
 #          shown as soon as it ends
 #   long   normal (10 s per scenario, >= 10^8 operations), TSan and ASan
-#          (5 s per scenario)
+#          (5 s per scenario), and --enable-debug (5 s per scenario: the
+#          internal asserts and every pool's validate on; a debug parent
+#          build makes every variant a debug one already)
 #   fuzz   the libFuzzer target only
+# Each variant also runs lfmatrix, every row of the synchronization-table
+# matrix without and with yield injection: MATRIX_SECONDS per row (quick
+# 0.1, full 0.2, long 1).
 # Every mode but fuzz also runs the negative control; every mode fuzzes
 # for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
@@ -45,10 +50,12 @@ fi
 eval "parent=($(./config.status --config))"
 plain=()
 sanitized=no
+debug=no
 for a in "${parent[@]}"; do
 	case $a in
 	--enable-tsan* | --enable-asan*) sanitized=yes ;;
 	--disable-tsan | --disable-asan) ;;
+	--enable-debug*) debug=yes plain+=("$a") ;;
 	*) plain+=("$a") ;;
 	esac
 done
@@ -192,7 +199,7 @@ run_queue() {
 
 # stress VARIANT SECONDS [ARGS...]: build VARIANT's stress programs and
 # queue the runs of lfstress and, where the build has it, of the array
-# stress program (make stress-array, from stress/array.mk).
+# stress program (make stress-array).
 stress() {
 	local v=$1 s=$2 dir
 	shift 2
@@ -204,6 +211,8 @@ stress() {
 	fi
 	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" \
 		"${progress[@]}" "$@"
+	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
+		"${progress[@]}"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
@@ -228,7 +237,7 @@ build_fuzz() {
 		case $f in *.c | *.S) srcs+=("$top/$f") ;; esac
 	done
 	if [ -x "$dir/lfpool-fuzz" ] && [ -z "$(find "$top/include" "$top/lib" "$top/stress" \
-		"$top/fuzz" -newer "$dir/lfpool-fuzz" -print -quit)" ]; then
+		-newer "$dir/lfpool-fuzz" -print -quit)" ]; then
 		return 0
 	fi
 	local t0=$SECONDS
@@ -274,6 +283,12 @@ fuzz() {
 }
 
 case $mode in
+quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
+long) matrix_seconds=${MATRIX_SECONDS:-1} ;;
+*) matrix_seconds=${MATRIX_SECONDS:-0.2} ;;
+esac
+
+case $mode in
 full)
 	stress normal "${STRESS_SECONDS:-2}"
 	stress tsan "${STRESS_SECONDS:-2}"
@@ -289,6 +304,7 @@ long)
 	stress normal "${STRESS_SECONDS:-10}" --min-ops 100000000
 	stress tsan "${STRESS_SECONDS:-5}"
 	stress asan "${STRESS_SECONDS:-5}"
+	[ "$debug" = yes ] || stress debug "${STRESS_SECONDS:-5}"
 	negative_control
 	;;
 fuzz) ;;

@@ -3,7 +3,7 @@
 # Every source, header and script carries an SPDX licence line (LICENSE);
 # a new file without one fails make check.
 srcdir=${srcdir:-.}
-missing=$(cd "$srcdir" && find include lib tests stress bench examples fuzz cmake man \
+missing=$(cd "$srcdir" && find include lib tests stress bench examples cmake man \
 	\( -name '*.[chS]' -o -name '*.cc' -o -name '*.sh' -o -name '*.mk' \
 	   -o -name '*.gp' -o -name '*.pml' -o -name '*.cmake.in' \) -print 2>/dev/null |
 	while read -r f; do

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "helpers.h"
+#include "support.h"
 
 static const lfpool_config cfg = { .obj_size = 32, .prewarm = 4 };
 static const lfpool_config dbg = { .obj_size = 32, .prewarm = 4, .flags = LFPOOL_F_DEBUG,

@@ -15,8 +15,9 @@
  *
  * get and put are lock-free: each is one CAS on the shared head when it
  * does not contend (an uncontended get+put pair is exactly two CAS), with
- * exponential backoff when it does.  The head is a 32-bit object index and
- * a 32-bit tag in one 64-bit word, so the stack is ABA-safe.  A get that
+ * exponential backoff when it does.  The head is an object index and a
+ * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
+ * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
  * A put never allocates.
  */

@@ -126,7 +126,7 @@ LFPOOL_API int lfpool_rc_destroy(lfpool_rc *rc)
 		errno = err;
 		return -1;
 	}
-	lfp_layer_retire(rc, &rc->magic, rc->debug);
+	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
 	return 0;
 }
 
@@ -194,6 +194,8 @@ static int release_checked(void *obj)
 	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero");
 	if (!h)
 		return 0;
+	/* release for the last releaser; acquire, if last, of every
+	 * other releaser's release (their writes to obj) */
 	uint32_t was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
 	if (was == 0) {
 		lfp_faa_u32_rlx(&h->count, 1);
@@ -235,7 +237,7 @@ LFPOOL_API int lfpool_rc_release(void *obj)
 		return 0;
 	uint32_t magic, was;
 	struct lfp_rc_hdr *h = hdr_magic(obj, &magic);
-	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))
+	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))	/* acq_rel: as release_checked */
 		was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
 	else if (magic == LFP_RC_LIVE_ST)
 		was = h->count--;

@@ -36,6 +36,7 @@ static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static int tls_key_err;
 
 /* Thread exit: give back the caches of the pools still alive. */
+/* Model: stress/model/exit.pml, steps E1-E4. */
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
