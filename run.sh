@@ -30,8 +30,9 @@ install_missing() {
 	echo "run.sh: installing ${missing[*]}"
 	local sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+	talk apt-get verbatim $sudo apt-get update -qq
+	talk apt-get verbatim $sudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq "${missing[@]}"
 }
 
 # ---- Output that keeps talking ---------------------------------------------
@@ -66,6 +67,8 @@ talk() {
 quiet() { cat >"${quiet_log:-/dev/null}"; }
 verbatim() { cat; }
 stress_lines() { grep --line-buffered -Ev '^  (CC|CCLD|CPPAS|CXX|CXXLD) ' | tee "$stress_out"; }
+# make model's lines, kept in $model_out, shown as "[model] ...".
+model_lines() { tee "$model_out" | sed -u 's/^/[model] /'; }
 
 # ---- Build directories ---------------------------------------------------------
 # An in-tree ./configure leaves config.status here, and then configure
@@ -87,6 +90,13 @@ unconfigure_in_tree() {
 	fi
 }
 
+# configure_in DIR [args...]: the sources' configure, run in DIR.
+configure_in() {
+	local dir=$1
+	shift
+	cd "$dir" && "$top/configure" -q "$@"
+}
+
 # configure_build DIR [configure args...]: configure (once) and build in DIR.
 configure_build() {
 	local dir=$1; shift
@@ -95,7 +105,7 @@ configure_build() {
 	mkdir -p "$dir"
 	if [ ! -f "$dir/Makefile" ]; then
 		echo "[$dir] configure $*"
-		(cd "$dir" && "$top/configure" -q "$@")
+		talk "$dir" verbatim configure_in "$dir" "$@"
 	fi
 	echo "[$dir] building"
 	quiet_log=$dir/run-build.log
@@ -177,10 +187,10 @@ cmd_test() {
 	fi
 	# --- Spin models of the ThreadStatic protocols (stress/model/, make model) ---
 	if grep -q '^model:' _build/Makefile 2>/dev/null; then
-		local mout mp mf mrc=0
-		mout=$(make -C _build -s model 2>&1) || mrc=$?
-		echo "$mout" | sed 's/^/[model] /'
-		read -r mp mf < <(echo "$mout" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | awk '{p = $1; f = $2} END {print p + 0, f + 0}')
+		local mp mf mrc=0
+		model_out=_build/model.out
+		talk model model_lines make -C _build -s model || mrc=$?
+		read -r mp mf < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$model_out" | awk '{p = $1; f = $2} END {print p + 0, f + 0}')
 		[ $mrc -eq 0 ] || [ "$mf" -gt 0 ] || mf=1
 		tally "$mp" "$mf"
 	fi

@@ -168,22 +168,22 @@ const struct impl impl_lfpool_percpu = {
 
 static void *cache_attach(void *ts)
 {
-	lfpool_cache *c = lfpool_cache_create(ts);
+	lfpool_ts_cache *c = lfpool_ts_cache_create(ts);
 	if (!c)
-		bench_die("lfpool_cache_create failed");
+		bench_die("lfpool_ts_cache_create failed");
 	return c;
 }
 
 static void cache_detach(void *ts, void *c)
 {
 	(void)ts;
-	lfpool_cache_destroy(c);
+	lfpool_ts_cache_destroy(c);
 }
 
-#define cache_get lfpool_cache_get
-#define cache_put lfpool_cache_put
-#define cache_get_bulk lfpool_cache_get_bulk
-#define cache_put_bulk lfpool_cache_put_bulk
+#define cache_get lfpool_ts_cache_get
+#define cache_put lfpool_ts_cache_put
+#define cache_get_bulk lfpool_ts_cache_get_bulk
+#define cache_put_bulk lfpool_ts_cache_put_bulk
 
 #define IMPL cache
 #define IMPL_HAS_BULK

@@ -62,13 +62,14 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	return c;
 }
 
-LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
+LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)
-		return;
+		return 0;
 	if (c->magic != LFP_MAGIC_LIVE) {
 		lfp_debug_report(c->core.name, c, "destroy of a pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	/* Until the stack stays empty: a fini hook may put objects back. */
 	size_t n = 0;
@@ -80,6 +81,7 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		}
 	}
 	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
+	return 0;
 }
 
 /* The stack's top object for a get, marked out; NULL when empty. */

@@ -120,7 +120,7 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 	if (err) {
 		if (err == LFP_EMISALIGNED) {
 			if (c->debug)
-				lfp_report(c->name, NULL, "the backing allocator returned memory "
+				lfp_debug_report(c->name, NULL, "the backing allocator returned memory "
 					   "not aligned as asked (given back; ENOMEM)");
 			err = ENOMEM;
 		}
@@ -163,7 +163,7 @@ int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, ui
 	if (lfp_init_running == c) {
 		/* From c's own init hook: each new object would want another. */
 		if (c->debug)
-			lfp_report(c->name, NULL, "get from the pool's own init hook with no "
+			lfp_debug_report(c->name, NULL, "get from the pool's own init hook with no "
 				   "object pooled (refused: EDEADLK)");
 		return EDEADLK;
 	}
@@ -333,7 +333,7 @@ static void report_out(void *owner, bool debug, const char *name, uint64_t out, 
 	char msg[96];
 	snprintf(msg, sizeof(msg), "destroyed with %llu %s still out", (unsigned long long)out,
 		 what);
-	lfp_report_leak(name, owner, msg);
+	lfp_debug_report_leak(name, owner, msg);
 }
 
 void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
@@ -369,7 +369,7 @@ bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic, const void *
 {
 	if (LFPOOL_LIKELY(*magic == LFP_MAGIC_LIVE))
 		return false;
-	lfp_report(c->name, ptr, problem);
+	lfp_debug_report(c->name, ptr, problem);
 	errno = EINVAL;
 	return true;
 }

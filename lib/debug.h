@@ -21,9 +21,6 @@ void lfp_debug_report(const char *pool, const void *ptr, const char *problem);
 /* Report objects left out at destroy through the error hook; the default
  * prints the line and returns (no object has been misused yet). */
 void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem);
-/* Transitional: the names of branches still under way; remove once merged. */
-#define lfp_report lfp_debug_report
-#define lfp_report_leak lfp_debug_report_leak
 
 struct lfp_slabs;
 /*

@@ -54,7 +54,7 @@ static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap
 				   &misaligned);
 	if (!*items) {
 		if (misaligned && p->core.debug)
-			lfp_report(p->core.name, NULL, "the backing allocator returned memory "
+			lfp_debug_report(p->core.name, NULL, "the backing allocator returned memory "
 				   "not aligned as asked (given back; ENOMEM)");
 		return ENOMEM;
 	}
@@ -125,13 +125,14 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	return p;
 }
 
-LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
+LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)
-		return;
+		return 0;
 	if (p->magic != LFP_MAGIC_LIVE) {
 		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
@@ -146,6 +147,7 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
 	lfp_core_retire(&p->core, p, &p->magic, out);
+	return 0;
 }
 
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)

@@ -101,7 +101,7 @@ struct run {
 struct worker {
 	struct run *r;
 	unsigned id;
-	lfpool_cache *cache;	/* explicit or worker slot */
+	lfpool_ts_cache *cache;	/* explicit or worker slot */
 };
 
 /* Take a stamp: the object must be pooled. */
@@ -126,14 +126,14 @@ static void unstamp(struct run *r, void *o, unsigned long id)
 static void *get_one(struct worker *w)
 {
 	if (w->cache)
-		return lfpool_cache_get(w->cache);
+		return lfpool_ts_cache_get(w->cache);
 	return lfpool_ts_get(w->r->pool);
 }
 
 static void put_one(struct worker *w, void *o)
 {
 	if (w->cache)
-		lfpool_cache_put(w->cache, o);
+		lfpool_ts_cache_put(w->cache, o);
 	else
 		lfpool_ts_put(w->r->pool, o);
 }
@@ -142,7 +142,7 @@ static void put_one(struct worker *w, void *o)
 static void open_cache(struct worker *w)
 {
 	if (w->r->mode == M_EXPLICIT)
-		w->cache = lfpool_cache_create(w->r->pool);
+		w->cache = lfpool_ts_cache_create(w->r->pool);
 	else if (w->r->mode == M_WORKER)
 		w->cache = lfpool_ts_worker_cache(w->r->pool, w->id);
 }
@@ -150,7 +150,7 @@ static void open_cache(struct worker *w)
 static void close_cache(struct worker *w)
 {
 	if (w->r->mode == M_EXPLICIT)
-		lfpool_cache_destroy(w->cache);
+		lfpool_ts_cache_destroy(w->cache);
 	w->cache = NULL;	/* worker slots keep their objects */
 }
 

@@ -2,7 +2,7 @@
 /*
  * flavour_ts.c - adapters for ThreadStatic: through the implicit
  * per-thread caches (lfpool_ts_*), and through explicit cache handles
- * (lfpool_cache_*), one per thread.
+ * (lfpool_ts_cache_*), one per thread.
  */
 #include <stddef.h>
 
@@ -58,31 +58,31 @@ const struct flavour flavour_ts = {
 	.stats = ts_stats, .validate = STRESS_VALIDATE(validate_ts),
 };
 
-/* ---- explicit caches: the handle is an lfpool_cache ---- */
+/* ---- explicit caches: the handle is an lfpool_ts_cache ---- */
 
-static void *cache_enter(void *pool) { return lfpool_cache_create(pool); }
+static void *cache_enter(void *pool) { return lfpool_ts_cache_create(pool); }
 
 /* Flush and free the thread's explicit cache. */
 static void cache_leave(void *pool, void *h)
 {
 	(void)pool;
-	lfpool_cache_destroy(h);
+	lfpool_ts_cache_destroy(h);
 }
 
-static void *cache_get(void *h) { return lfpool_cache_get(h); }
-static void cache_put(void *h, void *obj) { lfpool_cache_put(h, obj); }
+static void *cache_get(void *h) { return lfpool_ts_cache_get(h); }
+static void cache_put(void *h, void *obj) { lfpool_ts_cache_put(h, obj); }
 
 static int cache_get_bulk(void *h, void **objs, size_t n)
 {
-	return lfpool_cache_get_bulk(h, objs, n);
+	return lfpool_ts_cache_get_bulk(h, objs, n);
 }
 
 static void cache_put_bulk(void *h, void *const *objs, size_t n)
 {
-	lfpool_cache_put_bulk(h, objs, n);
+	lfpool_ts_cache_put_bulk(h, objs, n);
 }
 
-static void cache_flush(void *h) { lfpool_cache_flush(h); }
+static void cache_flush(void *h) { lfpool_ts_cache_flush(h); }
 
 const struct flavour flavour_ts_cache = {
 	.name = "ts-cache", .shared = true, .exit_flushes = false, .trim_keeps = false,

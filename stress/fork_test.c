@@ -65,7 +65,7 @@ static void *get_as(int who)
 	case M_CONCURRENT:
 		return lfpool_concurrent_get(shared);
 	case M_TS_WORKER:
-		return lfpool_cache_get(lfpool_ts_worker_cache(shared, (unsigned)who));
+		return lfpool_ts_cache_get(lfpool_ts_worker_cache(shared, (unsigned)who));
 	default:
 		return lfpool_ts_get(shared);
 	}
@@ -81,7 +81,7 @@ static void put_as(int who, void *obj)
 		lfpool_concurrent_put(shared, obj);
 		break;
 	case M_TS_WORKER:
-		lfpool_cache_put(lfpool_ts_worker_cache(shared, (unsigned)who), obj);
+		lfpool_ts_cache_put(lfpool_ts_worker_cache(shared, (unsigned)who), obj);
 		break;
 	default:
 		lfpool_ts_put(shared, obj);
@@ -111,10 +111,10 @@ static void rare_calls(int who)
 	default: {
 		lfpool_ts_trim(shared);
 		lfpool_ts_stats(shared, &st);
-		lfpool_cache *c = lfpool_cache_create(shared);
+		lfpool_ts_cache *c = lfpool_ts_cache_create(shared);
 		if (c) {
-			lfpool_cache_put(c, lfpool_cache_get(c));
-			lfpool_cache_destroy(c);
+			lfpool_ts_cache_put(c, lfpool_ts_cache_get(c));
+			lfpool_ts_cache_destroy(c);
 		}
 	}
 	}

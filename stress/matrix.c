@@ -77,7 +77,7 @@ struct mx {
 	int done;			/* atomic: the row's time is up */
 	void *stash[2][HOLD];		/* got by thread 0, put by the other */
 	unsigned stashed[2];
-	lfpool_cache *shared_slot;	/* atomic: what worker_cache(W_SHARED) gave */
+	lfpool_ts_cache *shared_slot;	/* atomic: what worker_cache(W_SHARED) gave */
 };
 
 /* ---- steps ---------------------------------------------------------------- */
@@ -245,9 +245,9 @@ static void step_max_bytes(struct worker *w, struct mx *m)
 }
 
 /* One get and put through cache c. */
-static void cache_round_trip(struct worker *w, struct mx *m, lfpool_cache *c)
+static void cache_round_trip(struct worker *w, struct mx *m, lfpool_ts_cache *c)
 {
-	void *o = lfpool_cache_get(c);
+	void *o = lfpool_ts_cache_get(c);
 	if (!o) {
 		if (errno == ENOBUFS && m->enobufs_ok)
 			w->t.failed_gets++;
@@ -256,25 +256,25 @@ static void cache_round_trip(struct worker *w, struct mx *m, lfpool_cache *c)
 		return;
 	}
 	if (obj_claim(w, o) && obj_release(w, o))
-		lfpool_cache_put(c, o);
+		lfpool_ts_cache_put(c, o);
 }
 
 static void step_cache_create(struct worker *w, struct mx *m)
 {
-	lfpool_cache *c = lfpool_cache_create(w->rd->pool);
+	lfpool_ts_cache *c = lfpool_ts_cache_create(w->rd->pool);
 	if (!c) {
 		run_fail(w->rd->run, "cache_create: %s", strerror(errno));
 		return;
 	}
 	cache_round_trip(w, m, c);
-	lfpool_cache_destroy(c);
+	lfpool_ts_cache_destroy(c);
 }
 
 /* The shared slot's cache is one and the same for every caller; the
  * thread's own slot is used. */
 static void step_worker_cache(struct worker *w, struct mx *m)
 {
-	lfpool_cache *c = lfpool_ts_worker_cache(w->rd->pool, W_SHARED), *first = NULL;
+	lfpool_ts_cache *c = lfpool_ts_worker_cache(w->rd->pool, W_SHARED), *first = NULL;
 	if (!c) {
 		run_fail(w->rd->run, "worker_cache: %s", strerror(errno));
 		return;
@@ -293,19 +293,19 @@ static void step_worker_cache(struct worker *w, struct mx *m)
 static void prep_worker_release(struct worker *w0, struct mx *m, unsigned who)
 {
 	(void)who;
-	lfpool_cache *c = lfpool_ts_worker_cache(w0->rd->pool, W_SHARED);
+	lfpool_ts_cache *c = lfpool_ts_worker_cache(w0->rd->pool, W_SHARED);
 	void *objs[HOLD];
 	unsigned n = 0;
 	if (!c) {
 		run_fail(w0->rd->run, "worker_cache: %s", strerror(errno));
 		return;
 	}
-	while (n < HOLD && (objs[n] = lfpool_cache_get(c)) != NULL && obj_claim(w0, objs[n]))
+	while (n < HOLD && (objs[n] = lfpool_ts_cache_get(c)) != NULL && obj_claim(w0, objs[n]))
 		n++;
 	while (n) {
 		void *o = objs[--n];
 		if (obj_release(w0, o))
-			lfpool_cache_put(c, o);
+			lfpool_ts_cache_put(c, o);
 	}
 	(void)m;
 }

@@ -313,7 +313,7 @@ static void job_fn(void *capture, void *arg)
 
 /* Run a closure taken from a slot and release it (into the worker's own
  * cache when it has one). */
-static void closure_drop(struct rs_run *r, lfpool_closure *c, lfpool_cache *cache)
+static void closure_drop(struct rs_run *r, lfpool_closure *c, lfpool_ts_cache *cache)
 {
 	lfpool_closure_invoke(c, NULL);
 	if (cache)
@@ -420,7 +420,7 @@ static void *worker_main(void *arg)
 	struct thread_arg *t = arg;
 	struct rs_run *r = t->w.r;
 	if (t->sc->explicit_caches && r->flavour == LFPOOL_FLAVOUR_TS) {
-		t->w.cache = lfpool_cache_create(lfpool_closure_pool_ts(r->pool));
+		t->w.cache = lfpool_ts_cache_create(lfpool_closure_pool_ts(r->pool));
 		if (!t->w.cache) {
 			fail(r, "cache_create failed", 0);
 			return NULL;
@@ -428,7 +428,7 @@ static void *worker_main(void *arg)
 	}
 	for (uint64_t i = 0; (i & 15) || now() < r->deadline; i++)
 		t->sc->step(&t->w);
-	lfpool_cache_destroy(t->w.cache);
+	lfpool_ts_cache_destroy(t->w.cache);
 	return NULL;
 }
 

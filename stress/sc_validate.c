@@ -51,17 +51,17 @@ static void cache_duplicate(struct run *r)
 {
 	lfpool_config cfg = { .obj_size = 32, .magazine_size = 8 };
 	lfpool_ts *p = lfpool_ts_create(&cfg);
-	lfpool_cache *c = p ? lfpool_cache_create(p) : NULL;
-	void *a = c ? lfpool_cache_get(c) : NULL, *b = c ? lfpool_cache_get(c) : NULL;
+	lfpool_ts_cache *c = p ? lfpool_ts_cache_create(p) : NULL;
+	void *a = c ? lfpool_ts_cache_get(c) : NULL, *b = c ? lfpool_ts_cache_get(c) : NULL;
 	if (!a || !b) {
 		run_fail(r, "threadstatic: create, cache or get failed");
 	} else {
-		lfpool_cache_put(c, a);
-		lfpool_cache_put(c, b);
+		lfpool_ts_cache_put(c, a);
+		lfpool_ts_cache_put(c, b);
 		expect_duplicate(r, "threadstatic", p, validate_ts,
-				 ((struct lfpool_cache_fast *)c)->objs);
+				 ((struct lfpool_ts_cache_fast *)c)->objs);
 	}
-	lfpool_cache_destroy(c);
+	lfpool_ts_cache_destroy(c);
 	lfpool_ts_destroy(p);
 }
 

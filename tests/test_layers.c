@@ -530,7 +530,7 @@ Test(closure, explicit_caches_take_and_release_without_allocation)
 	lfpool_closure_pool *cp = make_closures(LFPOOL_FLAVOUR_TS, &t.a, 0);
 	lfpool_ts *ts = lfpool_closure_pool_ts(cp);
 	cr_assert_not_null(ts);
-	lfpool_cache *a = lfpool_cache_create(ts), *b = lfpool_cache_create(ts);
+	lfpool_ts_cache *a = lfpool_ts_cache_create(ts), *b = lfpool_ts_cache_create(ts);
 	cr_assert(a && b);
 	long total = 0;
 	int calls = 0;
@@ -560,8 +560,8 @@ Test(closure, explicit_caches_take_and_release_without_allocation)
 	errno = 0;
 	cr_assert_eq(lfpool_closure_pool_destroy(cp), -1, "caches are still alive");
 	cr_assert_eq(errno, EBUSY);
-	lfpool_cache_destroy(a);
-	lfpool_cache_destroy(b);
+	lfpool_ts_cache_destroy(a);
+	lfpool_ts_cache_destroy(b);
 	cr_assert_eq(lfpool_closure_pool_destroy(cp), 0);
 	cr_assert_eq(t.live, 0);
 	test_alloc_fini(&t);

@@ -535,16 +535,16 @@ Test(percpu, threads_keep_nothing_and_explicit_caches_work_alongside)
 	cr_assert_eq(stats_of(p).bytes_held, held);
 	assert_accounts(p, 0);
 
-	lfpool_cache *cache = lfpool_cache_create(p);
+	lfpool_ts_cache *cache = lfpool_ts_cache_create(p);
 	cr_assert_not_null(cache);
-	void *x = lfpool_cache_get(cache), *y = lfpool_ts_get(p);
+	void *x = lfpool_ts_cache_get(cache), *y = lfpool_ts_get(p);
 	cr_assert_neq(x, y);
 	lfpool_ts_put(p, x);
-	lfpool_cache_put(cache, y);
+	lfpool_ts_cache_put(cache, y);
 	assert_accounts(p, 0);
 	cr_assert_eq(lfpool_ts_destroy(p), -1);
 	cr_assert_eq(errno, EBUSY);
-	lfpool_cache_destroy(cache);
+	lfpool_ts_cache_destroy(cache);
 	lfpool_ts_detach(p);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }

@@ -41,22 +41,22 @@ Test(ts_hit, the_inline_cache_path_counts_too)
 {
 	lfpool_config c = ts_config(16, 4, 2);
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k = lfpool_cache_create(p);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p);
 	cr_assert_not_null(k);
 	void *o[4];
 	for (int i = 0; i < 4; i++)
-		o[i] = lfpool_cache_get(k);
+		o[i] = lfpool_ts_cache_get(k);
 	for (int i = 0; i < 4; i++)
-		lfpool_cache_put(k, o[i]);
+		lfpool_ts_cache_put(k, o[i]);
 	for (int i = 0; i < 4; i++)
-		cr_assert_eq(lfpool_cache_get(k), o[3 - i]);
+		cr_assert_eq(lfpool_ts_cache_get(k), o[3 - i]);
 	lfpool_stats st = stats_of(p);
 	cr_assert_eq(st.gets, 8);
 	cr_assert_eq(st.puts, 4);
 	cr_assert_eq(st.created, 4);
 	cr_assert_eq(st.live, 4);
-	lfpool_cache_put_bulk(k, o, 4);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_put_bulk(k, o, 4);
+	lfpool_ts_cache_destroy(k);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -129,12 +129,12 @@ Test(ts_exchange, the_depot_keeps_at_most_depot_max_magazines)
 	cr_assert_eq(st.created, K * M);
 	cr_assert_eq(st.retained, K * M);
 	/* All of them are still reachable from another thread's cache. */
-	lfpool_cache *k = lfpool_cache_create(p);
-	cr_assert_eq(lfpool_cache_get_bulk(k, o, K * M - 2 * M), 0);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(k, o, K * M - 2 * M), 0);
 	cr_assert_eq(stats_of(p).created, K * M);
 	cr_assert_eq(stats_of(p).mag_exchanges, 2 * D, "the depot's D full magazines went whole");
-	lfpool_cache_put_bulk(k, o, K * M - 2 * M);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_put_bulk(k, o, K * M - 2 * M);
+	lfpool_ts_cache_destroy(k);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -200,16 +200,16 @@ Test(ts_bulk, cache_bulk_with_reset_hook_and_debug)
 	c.magazine_size = 8;
 	c.flags = LFPOOL_F_DEBUG;
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k = lfpool_cache_create(p);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p);
 	void *o[50];
-	cr_assert_eq(lfpool_cache_get_bulk(k, o, 50), 0);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(k, o, 50), 0);
 	cr_assert(all_distinct(o, 50));
-	lfpool_cache_put_bulk(k, o, 50);
+	lfpool_ts_cache_put_bulk(k, o, 50);
 	cr_assert_eq(hook_count(&h.reset), 50);
-	cr_assert_eq(lfpool_cache_get_bulk(k, o, 50), 0);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(k, o, 50), 0);
 	cr_assert_eq(stats_of(p).created, 50, "the second round created nothing");
-	lfpool_cache_put_bulk(k, o, 50);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_put_bulk(k, o, 50);
+	lfpool_ts_cache_destroy(k);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
 }

@@ -22,25 +22,25 @@ Test(ts_capacity, four_caches_share_an_exact_capacity)
 	c.capacity = 128;
 	c.prewarm = 128;
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k[4];
+	lfpool_ts_cache *k[4];
 	void *objs[128];
 	for (int i = 0; i < 4; i++)
-		cr_assert_not_null(k[i] = lfpool_cache_create(p));
+		cr_assert_not_null(k[i] = lfpool_ts_cache_create(p));
 	for (int round = 0; round < 3; round++) {
 		for (int n = 0; n < 32; n++)
 			for (int i = 0; i < 4; i++)
-				cr_assert_not_null(objs[i * 32 + n] = lfpool_cache_get(k[i]),
+				cr_assert_not_null(objs[i * 32 + n] = lfpool_ts_cache_get(k[i]),
 						   "round %d: get %d of cache %d", round, n, i);
 		cr_assert(all_distinct(objs, 128));
 		cr_assert_eq(stats_of(p).created, 128);
 		errno = 0;
-		cr_assert_null(lfpool_cache_get(k[0]), "all 128 are out");
+		cr_assert_null(lfpool_ts_cache_get(k[0]), "all 128 are out");
 		cr_assert_eq(errno, ENOBUFS);
 		/* Back in a skewed way: cache 3 gets everything. */
-		lfpool_cache_put_bulk(k[round == 1 ? 3 : 0], objs, 128);
+		lfpool_ts_cache_put_bulk(k[round == 1 ? 3 : 0], objs, 128);
 	}
 	for (int i = 0; i < 4; i++)
-		lfpool_cache_destroy(k[i]);
+		lfpool_ts_cache_destroy(k[i]);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -53,20 +53,20 @@ Test(ts_capacity, refills_start_small_and_grow)
 	lfpool_config c = ts_config(32, 64, 8);
 	c.prewarm = 256;
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k = lfpool_cache_create(p);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p);
 	void *objs[124];
 	for (int i = 0; i < 124; i++)
-		cr_assert_not_null(objs[i] = lfpool_cache_get(k));
+		cr_assert_not_null(objs[i] = lfpool_ts_cache_get(k));
 	cr_assert_eq(stats_of(p).misses, 5);
 	cr_assert_eq(stats_of(p).created, 256, "none made: all came from the depot");
-	lfpool_cache_put_bulk(k, objs, 124);
-	lfpool_cache_flush(k);
+	lfpool_ts_cache_put_bulk(k, objs, 124);
+	lfpool_ts_cache_flush(k);
 	cr_assert_eq(lfpool_ts_drain(p), 0, "the flush left nothing to drain");
 	for (int i = 0; i < 12; i++)
-		cr_assert_not_null(objs[i] = lfpool_cache_get(k));
+		cr_assert_not_null(objs[i] = lfpool_ts_cache_get(k));
 	cr_assert_eq(stats_of(p).misses, 7, "after the drain: 4, then 8");
-	lfpool_cache_put_bulk(k, objs, 12);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_put_bulk(k, objs, 12);
+	lfpool_ts_cache_destroy(k);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -110,12 +110,12 @@ Test(ts_capacity, steal_and_drain_reach_every_cache)
 	pthread_barrier_wait(&held);
 	cr_assert(h.ok);
 
-	lfpool_cache *k = lfpool_cache_create(p), *w = lfpool_ts_worker_cache(p, 5);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p), *w = lfpool_ts_worker_cache(p, 5);
 	void *objs[30];
-	cr_assert_eq(lfpool_cache_get_bulk(k, objs, 10), 0);
-	lfpool_cache_put_bulk(k, objs, 10);
-	cr_assert_eq(lfpool_cache_get_bulk(w, objs, 10), 0);
-	lfpool_cache_put_bulk(w, objs, 10);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(k, objs, 10), 0);
+	lfpool_ts_cache_put_bulk(k, objs, 10);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(w, objs, 10), 0);
+	lfpool_ts_cache_put_bulk(w, objs, 10);
 	cr_assert_eq(stats_of(p).created, 30);
 
 	/* This thread's cache has none: every get steals. */
@@ -128,8 +128,8 @@ Test(ts_capacity, steal_and_drain_reach_every_cache)
 	cr_assert_eq(errno, ENOBUFS, "every object is out");
 
 	/* Back into the three caches, then drained from this thread. */
-	lfpool_cache_put_bulk(k, objs, 10);
-	lfpool_cache_put_bulk(w, objs + 10, 10);
+	lfpool_ts_cache_put_bulk(k, objs, 10);
+	lfpool_ts_cache_put_bulk(w, objs + 10, 10);
 	lfpool_ts_put_bulk(p, objs + 20, 10);
 	cr_assert_eq(lfpool_ts_drain(p), 30);
 	cr_assert_eq(lfpool_ts_trim(p), 30, "all in the depot, no working set");
@@ -137,7 +137,7 @@ Test(ts_capacity, steal_and_drain_reach_every_cache)
 
 	pthread_barrier_wait(&done);
 	pthread_join(th, NULL);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_destroy(k);
 	pthread_barrier_destroy(&held);
 	pthread_barrier_destroy(&done);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
@@ -152,17 +152,17 @@ Test(ts_capacity, debug_pools_steal_too)
 	c.capacity = 12;
 	c.flags = LFPOOL_F_DEBUG;
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *a = lfpool_cache_create(p), *b = lfpool_cache_create(p);
+	lfpool_ts_cache *a = lfpool_ts_cache_create(p), *b = lfpool_ts_cache_create(p);
 	void *objs[12];
-	cr_assert_eq(lfpool_cache_get_bulk(a, objs, 12), 0);
-	lfpool_cache_put_bulk(a, objs, 12);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(a, objs, 12), 0);
+	lfpool_ts_cache_put_bulk(a, objs, 12);
 	for (int i = 0; i < 12; i++)
-		cr_assert_not_null(objs[i] = lfpool_cache_get(b));
+		cr_assert_not_null(objs[i] = lfpool_ts_cache_get(b));
 	cr_assert(all_distinct(objs, 12));
 	cr_assert_eq(stats_of(p).created, 12);
-	lfpool_cache_put_bulk(b, objs, 12);
-	lfpool_cache_destroy(a);
-	lfpool_cache_destroy(b);
+	lfpool_ts_cache_put_bulk(b, objs, 12);
+	lfpool_ts_cache_destroy(a);
+	lfpool_ts_cache_destroy(b);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 

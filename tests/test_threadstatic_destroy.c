@@ -97,22 +97,22 @@ Test(ts_destroy, explicit_caches_make_it_fail_with_ebusy)
 	struct hooks h;
 	lfpool_config c = hooked_config(&h, 32, 16);
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k1 = lfpool_cache_create(p), *k2 = lfpool_cache_create(p);
-	void *o = lfpool_cache_get(k1);
-	lfpool_cache_put(k2, o);
+	lfpool_ts_cache *k1 = lfpool_ts_cache_create(p), *k2 = lfpool_ts_cache_create(p);
+	void *o = lfpool_ts_cache_get(k1);
+	lfpool_ts_cache_put(k2, o);
 	errno = 0;
 	cr_assert_eq(lfpool_ts_destroy(p), -1);
 	cr_assert_eq(errno, EBUSY);
 	/* Nothing was done: the pool and both caches still work. */
-	cr_assert_eq(lfpool_cache_get(k2), o);
+	cr_assert_eq(lfpool_ts_cache_get(k2), o);
 	lfpool_ts_put(p, o);
 	cr_assert_eq(hook_count(&h.init) - hook_count(&h.fini), 1, "nothing finalized");
-	lfpool_cache_destroy(k1);
+	lfpool_ts_cache_destroy(k1);
 	errno = 0;
 	cr_assert_eq(lfpool_ts_destroy(p), -1);
 	cr_assert_eq(errno, EBUSY);
-	lfpool_cache_destroy(k2);
-	lfpool_cache_destroy(NULL);
+	lfpool_ts_cache_destroy(k2);
+	lfpool_ts_cache_destroy(NULL);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
 }

@@ -18,7 +18,7 @@ enum { N = 1000 };
 
 struct batch {
 	lfpool_ts *pool;
-	lfpool_cache *cache;
+	lfpool_ts_cache *cache;
 	size_t n, put;		/* objects in objs; how many to put back */
 	void *objs[N];
 	int failed;
@@ -28,7 +28,7 @@ static void *get_batch(void *arg)
 {
 	struct batch *b = arg;
 	for (size_t i = 0; i < b->n; i++)
-		if (!(b->objs[i] = b->cache ? lfpool_cache_get(b->cache) : lfpool_ts_get(b->pool)))
+		if (!(b->objs[i] = b->cache ? lfpool_ts_cache_get(b->cache) : lfpool_ts_get(b->pool)))
 			b->failed++;
 	return NULL;
 }
@@ -38,7 +38,7 @@ static void *put_batch(void *arg)
 	struct batch *b = arg;
 	for (size_t i = 0; i < b->put; i++) {
 		if (b->cache)
-			lfpool_cache_put(b->cache, b->objs[i]);
+			lfpool_ts_cache_put(b->cache, b->objs[i]);
 		else
 			lfpool_ts_put(b->pool, b->objs[i]);
 	}
@@ -138,7 +138,7 @@ Test(ts_explicit, a_cache_used_on_several_threads)
 {
 	lfpool_config c = ts_config(48, 16, 4);
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *k = lfpool_cache_create(p);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p);
 	cr_assert_not_null(k);
 	/* Like a fiber: gets on one thread, puts on a second, gets on a third,
 	 * always through its own handle. */
@@ -161,9 +161,9 @@ Test(ts_explicit, a_cache_used_on_several_threads)
 		cr_assert(seen);
 	}
 	run_on_thread(put_batch, &b);
-	lfpool_cache_flush(k);
+	lfpool_ts_cache_flush(k);
 	cr_assert_eq(stats_of(p).live, 0);
-	lfpool_cache_destroy(k);
+	lfpool_ts_cache_destroy(k);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -172,7 +172,7 @@ Test(ts_worker, slots_are_flushed_for_the_next_worker)
 	lfpool_config c = ts_config(32, 8, 2);
 	c.capacity = 10;
 	lfpool_ts *p = lfpool_ts_create(&c);
-	lfpool_cache *w3 = lfpool_ts_worker_cache(p, 3);
+	lfpool_ts_cache *w3 = lfpool_ts_worker_cache(p, 3);
 	cr_assert_not_null(w3);
 	cr_assert_eq(lfpool_ts_worker_cache(p, 3), w3, "one cache per slot");
 	cr_assert_neq(lfpool_ts_worker_cache(p, 4), w3);

@@ -59,7 +59,7 @@ static void *worker(void *arg)
 {
 	const struct pools *p = arg;
 	unsigned char mark = (unsigned char)(uintptr_t)pthread_self();
-	lfpool_cache *cache = lfpool_cache_create(p->ts_explicit);
+	lfpool_ts_cache *cache = lfpool_ts_cache_create(p->ts_explicit);
 	void *objs[BATCH];
 	int sum = 0;
 	if (!cache)
@@ -70,7 +70,7 @@ static void *worker(void *arg)
 			void *c = lfpool_concurrent_get(p->conc);
 			void *t = lfpool_ts_get(p->ts);
 			void *pc = lfpool_ts_get(p->percpu);
-			void *e = lfpool_cache_get(cache);
+			void *e = lfpool_ts_cache_get(cache);
 			void *a = lfpool_array_get(p->array, OBJ, NULL);
 			void *rc = lfpool_rc_get(p->rc);
 			if (!c || !t || !pc || !e || !a || !rc)
@@ -84,7 +84,7 @@ static void *worker(void *arg)
 			use(rc, OBJ, mark);
 			objs[i] = c;
 			lfpool_ts_put(p->ts, t);
-			lfpool_cache_put(cache, e);
+			lfpool_ts_cache_put(cache, e);
 			lfpool_array_put(p->array, a);
 			lfpool_rc_release(rc);
 		}
@@ -114,7 +114,7 @@ static void *worker(void *arg)
 			lfpool_array_trim(p->array);
 		}
 	}
-	lfpool_cache_destroy(cache);
+	lfpool_ts_cache_destroy(cache);
 	return NULL;
 }
 

@@ -61,8 +61,8 @@ struct worker {
 	uint64_t rng;
 	uint64_t spawned, ran;
 	uint64_t tree_nodes;
-	lfpool_cache *closure_cache;	/* this worker's slot caches */
-	lfpool_cache *join_cache;
+	lfpool_ts_cache *closure_cache;	/* this worker's slot caches */
+	lfpool_ts_cache *join_cache;
 	pthread_t thread;
 } __attribute__((aligned(64)));
 
@@ -91,7 +91,7 @@ static void job_done(struct worker *w, lfpool_closure *c)
 
 static struct join *join_new(struct worker *w, struct join *parent, int64_t pending)
 {
-	struct join *j = w->s->alloc == JOBS_LFPOOL ? lfpool_cache_get(w->join_cache)
+	struct join *j = w->s->alloc == JOBS_LFPOOL ? lfpool_ts_cache_get(w->join_cache)
 						    : malloc(sizeof(*j));
 	if (!j) {
 		perror("jobs: join record");
@@ -113,7 +113,7 @@ static void join_arrive(struct worker *w, struct join *j)
 			return;
 		}
 		if (w->s->alloc == JOBS_LFPOOL)
-			lfpool_cache_put(w->join_cache, j);
+			lfpool_ts_cache_put(w->join_cache, j);
 		else
 			free(j);
 		j = parent;
@@ -280,7 +280,7 @@ static void range_job(void *cap, void *arg)
 #define FIBER_STEPS 64
 
 struct fiber {
-	lfpool_cache *cache;		/* explicit handle: moves with the fiber */
+	lfpool_ts_cache *cache;		/* explicit handle: moves with the fiber */
 	void *held[FIBER_HOLD];
 	unsigned step, migrations, last_worker;
 	struct join *join;
@@ -301,13 +301,13 @@ static void fiber_job(void *cap, void *arg)
 			fprintf(stderr, "jobs: fiber object changed while held\n");
 			exit(1);
 		}
-		lfpool_cache_put(f->cache, f->held[i]);
+		lfpool_ts_cache_put(f->cache, f->held[i]);
 	}
 	if (f->step == FIBER_STEPS) {
 		join_arrive(w, f->join);
 		return;
 	}
-	if (lfpool_cache_get_bulk(f->cache, f->held, FIBER_HOLD) != 0) {
+	if (lfpool_ts_cache_get_bulk(f->cache, f->held, FIBER_HOLD) != 0) {
 		perror("jobs: fiber get");
 		exit(1);
 	}
@@ -429,7 +429,7 @@ static double run(enum job_alloc alloc, const struct options *o)
 	if (alloc == JOBS_LFPOOL && o->workers >= 2) {
 		lfpool_config fc = { .obj_size = sizeof(uintptr_t), .magazine_size = 4, .name = "fiber" };
 		fiber_pool = lfpool_ts_create(&fc);
-		struct fiber f = { .cache = lfpool_cache_create(fiber_pool) };
+		struct fiber f = { .cache = lfpool_ts_cache_create(fiber_pool) };
 		if (!fiber_pool || !f.cache) {
 			perror("jobs: fiber pool");
 			exit(1);
@@ -439,7 +439,7 @@ static double run(enum job_alloc alloc, const struct options *o)
 		run_root(&s, fiber_job, &fcap, sizeof(fcap), &root);
 		check(f.step == FIBER_STEPS && f.migrations == FIBER_STEPS,
 		      "fiber: resumed on another worker at every step");
-		lfpool_cache_destroy(f.cache);
+		lfpool_ts_cache_destroy(f.cache);
 		lfpool_stats st;
 		lfpool_ts_stats(fiber_pool, &st);
 		check(st.live == 0 && st.created == st.retained,

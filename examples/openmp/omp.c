@@ -10,8 +10,8 @@
  * Binding a thread to its cache takes one line per pool:
  *
  *	caches[i] = lfpool_ts_worker_cache(pool, i);	   i < omp_get_max_threads()
- *	obj = lfpool_cache_get(caches[omp_get_thread_num()]);
- *	lfpool_cache_put(caches[omp_get_thread_num()], obj);
+ *	obj = lfpool_ts_cache_get(caches[omp_get_thread_num()]);
+ *	lfpool_ts_cache_put(caches[omp_get_thread_num()], obj);
  *
  * Look the slot up at each call, never keep it across a task scheduling
  * point (task creation, taskwait): a tied task (the default) resumes on its
@@ -53,7 +53,7 @@ static const char *const alloc_name[] = { "lfpool-worker", "glibc" };
 /* Per OpenMP thread: its cache slots, and gets minus puts of either kind
  * (for malloc, the check that every object came back). */
 struct worker {
-	lfpool_cache *payloads, *scratches;
+	lfpool_ts_cache *payloads, *scratches;
 	int64_t out;
 } __attribute__((aligned(64)));
 
@@ -66,9 +66,9 @@ static struct worker *me(void)
 	return &workers[omp_get_thread_num()];
 }
 
-static void *obj_get(lfpool_cache *cache, size_t size)
+static void *obj_get(lfpool_ts_cache *cache, size_t size)
 {
-	void *obj = alloc == ALLOC_LFPOOL ? lfpool_cache_get(cache) : malloc(size);
+	void *obj = alloc == ALLOC_LFPOOL ? lfpool_ts_cache_get(cache) : malloc(size);
 	if (!obj) {
 		perror("omp: get");
 		exit(1);
@@ -77,11 +77,11 @@ static void *obj_get(lfpool_cache *cache, size_t size)
 	return obj;
 }
 
-static void obj_put(lfpool_cache *cache, void *obj)
+static void obj_put(lfpool_ts_cache *cache, void *obj)
 {
 	me()->out--;
 	if (alloc == ALLOC_LFPOOL)
-		lfpool_cache_put(cache, obj);
+		lfpool_ts_cache_put(cache, obj);
 	else
 		free(obj);
 }

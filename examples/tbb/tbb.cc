@@ -6,8 +6,8 @@
 // slot the body runs in.  Binding a thread to its cache:
 //
 //	caches[i] = lfpool_ts_worker_cache(pool, i);	// i < arena.max_concurrency()
-//	obj = lfpool_cache_get(caches[tbb::this_task_arena::current_thread_index()]);
-//	lfpool_cache_put(caches[tbb::this_task_arena::current_thread_index()], obj);
+//	obj = lfpool_ts_cache_get(caches[tbb::this_task_arena::current_thread_index()]);
+//	lfpool_ts_cache_put(caches[tbb::this_task_arena::current_thread_index()], obj);
 //
 // A slot has one thread at a time, so its cache has one user at a time, as
 // lfpool/threadstatic.h asks.  A TBB task runs to its end on one thread (a
@@ -64,8 +64,8 @@ const char *const kAllocName[kAllocs] = { "lfpool-worker", "new-delete", "tbbmal
 
 // Per arena slot: its caches, and allocations minus frees of either kind.
 struct alignas(64) Worker {
-	lfpool_cache *jobs = nullptr;
-	lfpool_cache *scratch = nullptr;
+	lfpool_ts_cache *jobs = nullptr;
+	lfpool_ts_cache *scratch = nullptr;
 	std::int64_t out = 0;
 };
 
@@ -130,7 +130,7 @@ Scratch *scratch_get()
 	Worker &w = me();
 	void *s;
 	if (alloc == kLfpool)
-		s = lfpool_cache_get(w.scratch);
+		s = lfpool_ts_cache_get(w.scratch);
 	else if (alloc == kNewDelete)
 		s = new Scratch;
 	else
@@ -146,7 +146,7 @@ void scratch_put(Scratch *s)
 	Worker &w = me();
 	w.out--;
 	if (alloc == kLfpool)
-		lfpool_cache_put(w.scratch, s);
+		lfpool_ts_cache_put(w.scratch, s);
 	else if (alloc == kNewDelete)
 		delete s;
 	else

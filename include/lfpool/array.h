@@ -109,8 +109,9 @@ struct lfpool_array_fast {
 LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg);
 /* Destroy every class and its buffers.  Buffers still out must not be used
  * or put afterwards; oversize ones still out are not freed (the pool keeps
- * no list of them).  NULL: no-op. */
-LFPOOL_API void lfpool_array_destroy(lfpool_array *ap);
+ * no list of them).  0; NULL: no-op, 0; -1 with errno EINVAL for a pool
+ * already destroyed (as lfpool_pool_destroy). */
+LFPOOL_API int lfpool_array_destroy(lfpool_array *ap);
 /* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);

@@ -6,7 +6,7 @@
  * A closure pool fixes the capture size of its closures.  get copies the
  * caller's capture (any struct up to that size) into the closure; invoke
  * calls fn(capture, arg); release puts the closure back.  With a
- * ThreadStatic pool, a worker may take closures from its own lfpool_cache
+ * ThreadStatic pool, a worker may take closures from its own lfpool_ts_cache
  * (lfpool_closure_get_cache: inline, no atomic on a cache hit) and any
  * worker may release them, into its own cache or through lfpool_closure_
  * release.
@@ -67,7 +67,7 @@ LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_cl
 					      const void *capture, size_t size);
 /* Give c back to cp.  NULL: no-op. */
 LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *c);
-/* The ThreadStatic pool under cp, for lfpool_cache_create and worker
+/* The ThreadStatic pool under cp, for lfpool_ts_cache_create and worker
  * caches; NULL with errno EINVAL when cp is of another flavour. */
 LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp);
 /* The flavour's figures for the pool. */
@@ -128,19 +128,19 @@ static inline void lfpool_closure_run(lfpool_closure_pool *cp, lfpool_closure *c
 
 /* As lfpool_closure_get, from an explicit cache of cp's ThreadStatic pool. */
 static inline lfpool_closure *lfpool_closure_get_cache(const lfpool_closure_pool *cp,
-						       lfpool_cache *cache, lfpool_closure_fn fn,
+						       lfpool_ts_cache *cache, lfpool_closure_fn fn,
 						       const void *capture, size_t size)
 {
 	if (!lfpool_closure_fits(cp, fn, size))
 		return NULL;
-	return lfpool_closure_arm((lfpool_closure *)lfpool_cache_get(cache), fn, capture, size);
+	return lfpool_closure_arm((lfpool_closure *)lfpool_ts_cache_get(cache), fn, capture, size);
 }
 
 /* Give c back into an explicit cache of its pool's ThreadStatic pool (any
  * worker's: it need not be the cache c came from).  NULL: no-op. */
-static inline void lfpool_closure_release_cache(lfpool_cache *cache, lfpool_closure *c)
+static inline void lfpool_closure_release_cache(lfpool_ts_cache *cache, lfpool_closure *c)
 {
-	lfpool_cache_put(cache, c);
+	lfpool_ts_cache_put(cache, c);
 }
 
 #ifdef __cplusplus

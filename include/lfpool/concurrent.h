@@ -39,8 +39,9 @@ typedef struct lfpool_concurrent lfpool_concurrent;
 
 /* A new pool per cfg, prewarmed; NULL with errno EINVAL or ENOMEM. */
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg);
-/* Fini every pooled object and free all memory.  NULL: no-op. */
-LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *pool);
+/* Fini every pooled object and free all memory.  0; NULL: no-op, 0; -1
+ * with errno EINVAL for a pool already destroyed (as lfpool_pool_destroy). */
+LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *pool);
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
 LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *pool);
 /* Give obj back.  NULL: no-op.  Never allocates. */

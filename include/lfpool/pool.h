@@ -36,8 +36,10 @@ struct lfpool_pool_fast {
 
 /* A new Pool per cfg, prewarmed; NULL with errno EINVAL or ENOMEM. */
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg);
-/* Destroy the Pool: fini every pooled object, free every slab.  NULL: no-op. */
-LFPOOL_API void lfpool_pool_destroy(lfpool_pool *pool);
+/* Destroy the Pool: fini every pooled object, free every slab.  0; NULL:
+ * no-op, 0; -1 with errno EINVAL for a pool already destroyed (reported
+ * to the error hook, which aborts by default).  As every destroy. */
+LFPOOL_API int lfpool_pool_destroy(lfpool_pool *pool);
 /* Rare paths of get and put; call lfpool_pool_get/put instead. */
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *pool);
 LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *pool, void *obj);

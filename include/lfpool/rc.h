@@ -43,9 +43,10 @@ typedef struct lfpool_rc lfpool_rc;
 /* A pool of counted objects per cfg (obj_size and hooks are the caller's
  * objects'; align at most 4096); NULL with errno EINVAL or ENOMEM. */
 LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_config *cfg);
-/* Destroy the pool (objects still out are reported by debug pools).
- * NULL: no-op. */
-LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc);
+/* Destroy the pool (objects still out are reported by debug pools).  0;
+ * NULL: no-op, 0; -1 with errno EINVAL for a pool already destroyed (as
+ * lfpool_pool_destroy). */
+LFPOOL_API int lfpool_rc_destroy(lfpool_rc *rc);
 /* An object with a count of 1, or NULL with errno as the flavour's get. */
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc);
 /* Add a reference to obj, which the caller holds one to.  NULL: no-op. */

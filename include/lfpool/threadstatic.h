@@ -91,7 +91,7 @@
  * ts_detach do the same at a time of the caller's choosing (worker
  * start/stop hooks).  A thread may use any number of pools.  Implicit
  * caches are NOT fiber-safe: a fiber that may resume on another thread
- * must use an explicit lfpool_cache, which belongs to whoever holds it
+ * must use an explicit lfpool_ts_cache, which belongs to whoever holds it
  * (jemalloc#2890 is the trap).
  *
  * Per-CPU mode.  A pool created with LFPOOL_F_PERCPU keeps no cache per
@@ -113,7 +113,7 @@
  * alongside.
  *
  * Destroy.  ts_destroy fails with EBUSY, doing nothing, while explicit
- * caches made by lfpool_cache_create exist: destroy them first.  The
+ * caches made by lfpool_ts_cache_create exist: destroy them first.  The
  * implicit caches of threads still alive and the worker slot caches are
  * reclaimed by destroy; such a thread may keep running and exit later
  * without touching the freed pool.  A thread exit racing with destroy is
@@ -173,7 +173,7 @@ extern "C" {
 #endif
 
 typedef struct lfpool_ts lfpool_ts;
-typedef struct lfpool_cache lfpool_cache;
+typedef struct lfpool_ts_cache lfpool_ts_cache;
 
 /* Defaults for lfpool_config.magazine_size and depot_max (0 picks them). */
 #define LFPOOL_TS_MAGAZINE_SIZE 64
@@ -235,18 +235,18 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *pool, size_t caches);
 
 /* Explicit cache handles: owned by one worker or fiber at a time. */
-LFPOOL_API lfpool_cache *lfpool_cache_create(lfpool_ts *pool);	/* NULL + ENOMEM */
+LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *pool);	/* NULL + ENOMEM */
 /* Flush and free the cache; NULL: no-op.  Not for worker slot caches. */
-LFPOOL_API void lfpool_cache_destroy(lfpool_cache *cache);
+LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *cache);
 /* Give the cache's objects back to the depot; it stays usable. */
-LFPOOL_API void lfpool_cache_flush(lfpool_cache *cache);
+LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
-LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *cache, void **objs, size_t n);
-LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *cache, void *const *objs, size_t n);
-/* Rare paths of lfpool_cache_get and lfpool_cache_put; call those (the get's
+LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *cache, void **objs, size_t n);
+LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *cache, void *const *objs, size_t n);
+/* Rare paths of lfpool_ts_cache_get and lfpool_ts_cache_put; call those (the get's
  * is entered with the cache's count already decremented). */
-LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *cache);
-LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
+LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *cache);
+LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *cache, void *obj);
 
 /* Worker-index mode: the cache in slot `worker` (created on first use; NULL
  * with errno EINVAL beyond LFPOOL_TS_WORKERS_MAX, or ENOMEM).  The pool owns
@@ -254,21 +254,21 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
  * the slot for the next worker that gets the index; releases of one slot
  * take turns (one waits while another flushes), so each returns with the
  * slot flushed. */
-LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
+LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
 /* Under TSan, the out-of-line gets and puts annotate each object's
  * hand-over (see "ThreadSanitizer" in lfpool/common.h).  A call that
  * becomes inline drops its wrapper here and uses LFPOOL_TSAN_ACQUIRE /
  * LFPOOL_TSAN_RELEASE and LFPOOL_SLOT_LOAD_/STORE_ itself, as
- * lfpool_cache_get and lfpool_cache_put below. */
+ * lfpool_ts_cache_get and lfpool_ts_cache_put below. */
 #ifdef LFPOOL_TSAN_ANNOTATE_
 LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get, void *, lfpool_ts *)
 LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put, lfpool_ts *, void *)
 LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *)
-LFPOOL_TSAN_WRAP_BULK_(lfpool_cache_get_bulk, lfpool_cache_put_bulk, lfpool_cache *)
-LFPOOL_TSAN_WRAP_GET_(lfpool_cache_get_slow, void *, lfpool_cache *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_cache_put_slow, lfpool_cache *, void *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpool_ts_cache *)
+LFPOOL_TSAN_WRAP_GET_(lfpool_ts_cache_get_slow, void *, lfpool_ts_cache *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_cache_put_slow, lfpool_ts_cache *, void *)
 LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
 static inline size_t lfpool_ts_trim_tsan_(lfpool_ts *pool)
 {
@@ -288,10 +288,10 @@ static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
 # define lfpool_ts_put lfpool_ts_put_tsan_
 # define lfpool_ts_get_bulk lfpool_ts_get_bulk_tsan_
 # define lfpool_ts_put_bulk lfpool_ts_put_bulk_tsan_
-# define lfpool_cache_get_bulk lfpool_cache_get_bulk_tsan_
-# define lfpool_cache_put_bulk lfpool_cache_put_bulk_tsan_
-# define lfpool_cache_get_slow lfpool_cache_get_slow_tsan_
-# define lfpool_cache_put_slow lfpool_cache_put_slow_tsan_
+# define lfpool_ts_cache_get_bulk lfpool_ts_cache_get_bulk_tsan_
+# define lfpool_ts_cache_put_bulk lfpool_ts_cache_put_bulk_tsan_
+# define lfpool_ts_cache_get_slow lfpool_ts_cache_get_slow_tsan_
+# define lfpool_ts_cache_put_slow lfpool_ts_cache_put_slow_tsan_
 # define lfpool_ts_prewarm lfpool_ts_prewarm_tsan_
 # define lfpool_ts_trim lfpool_ts_trim_tsan_
 # define lfpool_ts_drain lfpool_ts_drain_tsan_
@@ -313,7 +313,7 @@ static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
  * the thief sees the decrement and leaves objs[count] alone, or the get
  * sees the raised low and goes to the slow path.  Both accesses are plain
  * moves on x86-64: no atomic read-modify-write, no fence on a hit. */
-struct lfpool_cache_fast {
+struct lfpool_ts_cache_fast {
 	void **objs;		/* loaded magazine */
 	uint32_t count;		/* top of the objects a get may take */
 	uint32_t room;		/* a put may push while count < room */
@@ -338,11 +338,11 @@ struct lfpool_cache_fast {
 
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
  * count goes down first and low is read after it (see struct
- * lfpool_cache_fast); lfpool_cache_get_slow is entered with count
+ * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with count
  * decremented and restores it. */
-static inline void *lfpool_cache_get(lfpool_cache *cache)
+static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 {
-	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
+	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
 	void *obj;
 	uint32_t c = f->count - 1;
 	__atomic_store_n(&f->count, c, LFPOOL_CACHE_DEKKER_);
@@ -351,7 +351,7 @@ static inline void *lfpool_cache_get(lfpool_cache *cache)
 		obj = LFPOOL_SLOT_LOAD_(f->objs[c]);
 		LFPOOL_CACHE_COUNT_(f->gets);
 	} else {
-		obj = lfpool_cache_get_slow(cache);
+		obj = lfpool_ts_cache_get_slow(cache);
 	}
 	LFPOOL_TSAN_ACQUIRE(obj);
 	return obj;
@@ -360,9 +360,9 @@ static inline void *lfpool_cache_get(lfpool_cache *cache)
 /* Give obj back (it may come from any cache of the pool).  NULL: no-op.
  * The slot is written before the count (release: a plain move on x86-64),
  * so a thief that reads the count reads the slot's object too. */
-static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
+static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 {
-	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
+	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
 	LFPOOL_TSAN_RELEASE(obj);
 	uint32_t c = f->count;
 	if (LFPOOL_LIKELY(c < f->room && obj != NULL)) {
@@ -371,7 +371,7 @@ static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}
-	lfpool_cache_put_slow(cache, obj);
+	lfpool_ts_cache_put_slow(cache, obj);
 }
 
 #ifdef __cplusplus

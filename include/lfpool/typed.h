@@ -19,7 +19,7 @@
  *                             sizeof(T) (else NULL, errno EINVAL); align 0
  *                             means __alignof__(T)
  *   T *name_get(name *p)      void name_put(name *p, T *obj)
- *   void name_destroy(name *p)
+ *   int name_destroy(name *p)   0, or -1 with errno as the flavour's
  *   lfpool_<flavour> *name_pool(name *p)   the untyped pool, for the rest
  *                             of the flavour's API (stats, trim, caches,
  *                             and lfpool_ts_destroy's EBUSY)
@@ -62,9 +62,9 @@
 	{										\
 		lfpool_##flavour##_put(name##_pool(p), obj);				\
 	}										\
-	LFPOOL_MACRO_FN_ void name##_destroy(name *p)					\
+	LFPOOL_MACRO_FN_ int name##_destroy(name *p)					\
 	{										\
-		(void)lfpool_##flavour##_destroy(name##_pool(p));			\
+		return lfpool_##flavour##_destroy(name##_pool(p));			\
 	}										\
 	LFPOOL_DEFINE_SCOPE(name, name, T)
 

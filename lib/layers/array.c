@@ -186,17 +186,19 @@ LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
 	return ap;
 }
 
-LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
+LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 {
 	if (!ap)
-		return;
+		return 0;
 	if (ap->magic != LFP_MAGIC_LIVE) {
 		lfp_debug_report(ap->name, ap, "destroy of an array pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	lfp_retire(ap, &ap->magic, ap->debug, ap->name, ap->oversize_out, "oversize buffers");
+	return 0;
 }
 
 /* A buffer of n bytes above the largest class, from the backing allocator. */
@@ -325,12 +327,12 @@ static void oversize_put_checked(lfpool_array *ap, void *buf, size_t n)
 {
 	const struct lfpool_array_hdr *h = hdr_of(buf);
 	if (h->magic != LFP_ARRAY_MAGIC || h->slot != LFP_ARRAY_OVERSIZE) {
-		lfp_report(ap->name, buf, "sized put with an oversize size of a buffer that "
+		lfp_debug_report(ap->name, buf, "sized put with an oversize size of a buffer that "
 			   "is not oversize (a pooled buffer, or a stranger)");
 		return;
 	}
 	if (n && n != h->size) {
-		lfp_report(ap->name, buf, "sized put of an oversize buffer with another size");
+		lfp_debug_report(ap->name, buf, "sized put of an oversize buffer with another size");
 		return;
 	}
 	oversize_put(ap, buf, h->size);

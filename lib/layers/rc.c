@@ -113,16 +113,22 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 	return rc;
 }
 
-LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
+LFPOOL_API int lfpool_rc_destroy(lfpool_rc *rc)
 {
 	if (!rc)
-		return;
+		return 0;
 	if (rc->magic != LFP_MAGIC_LIVE) {
 		lfp_debug_report(rc->name, rc, "destroy of an rc pool already destroyed");
-		return;
+		errno = EINVAL;
+		return -1;
 	}
-	lfp_flavour_destroy(&rc->pool);
+	int err = lfp_flavour_destroy(&rc->pool);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
+	return 0;
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
@@ -159,12 +165,12 @@ static struct lfp_rc_hdr *checked_hdr(const void *obj, const char *zero_msg,
 	struct lfp_rc_hdr *h = hdr_of(obj);
 	if (!lfp_core_readable(h, sizeof(*h))) {
 		const char *dead = lfp_debug_grave_name(h);
-		lfp_report(dead ? dead : "(rc)", obj, dead ? after_msg : zero_msg);
+		lfp_debug_report(dead ? dead : "(rc)", obj, dead ? after_msg : zero_msg);
 		return NULL;
 	}
 	if ((h->magic == LFP_RC_DEAD || h->magic == LFP_RC_CHECKED) &&
 	    h->owner->magic != LFP_MAGIC_LIVE) {
-		lfp_report(h->owner->name, obj, after_msg);
+		lfp_debug_report(h->owner->name, obj, after_msg);
 		return NULL;
 	}
 	if (h->magic == LFP_RC_DEAD) {

@@ -43,7 +43,7 @@ pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The count of the loaded magazine: the fast view's, or in debug pools
  * (where the fast view stays empty) the real one next to it. */
-static uint32_t *loaded_count(lfpool_cache *c)
+static uint32_t *loaded_count(lfpool_ts_cache *c)
 {
 	return c->checked ? &c->debug_count : &c->fast.count;
 }
@@ -54,7 +54,7 @@ static void bump(uint64_t *counter, uint64_t n)
 	lfp_store_u64_rlx(counter, *counter + n);
 }
 
-void lfp_cache_lock(lfpool_cache *c)
+void lfp_cache_lock(lfpool_ts_cache *c)
 {
 	unsigned spins = 0;
 	while (lfp_xchg_u8_acqrel(&c->lock, 1)) {
@@ -68,12 +68,12 @@ void lfp_cache_lock(lfpool_cache *c)
 	}
 }
 
-bool lfp_cache_trylock(lfpool_cache *c)
+bool lfp_cache_trylock(lfpool_ts_cache *c)
 {
 	return !lfp_xchg_u8_acqrel(&c->lock, 1);	/* acquire when taken */
 }
 
-void lfp_cache_unlock(lfpool_cache *c)
+void lfp_cache_unlock(lfpool_ts_cache *c)
 {
 	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */
 }
@@ -83,7 +83,7 @@ void lfp_cache_unlock(lfpool_cache *c)
  * thieves raised low (they took from the bottom).  The owner is in its slow
  * path, so no get of its own runs; thieves wait for the lock.
  */
-static void settle(lfpool_cache *c)
+static void settle(lfpool_ts_cache *c)
 {
 	int32_t low = lfp_load_i32_rlx(&c->fast.low);
 	if (c->checked || low == 0)
@@ -94,7 +94,7 @@ static void settle(lfpool_cache *c)
 	lfp_store_i32_rel(&c->fast.low, 0);
 }
 
-void lfp_cache_cool(lfpool_cache *c)
+void lfp_cache_cool(lfpool_ts_cache *c)
 {
 	lfp_store_u32_rlx(&c->fill, LFP_FILL_MIN < c->pool->depot.mag_size ?
 					    LFP_FILL_MIN : c->pool->depot.mag_size);
@@ -102,7 +102,7 @@ void lfp_cache_cool(lfpool_cache *c)
 
 /* The loaded magazine becomes the previous one; mag, holding n objects,
  * is loaded. */
-static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
+static void rotate(lfpool_ts_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	/* Part full magazines too: a refill at capacity, a thief's leftovers. */
@@ -120,7 +120,7 @@ static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 /* The loaded magazine is empty and the depot has a full magazine, mag, but
  * the pool is at capacity: load only the need objects its get wants; the
  * rest stay reachable on the loose stack, the magazine goes back empty. */
-static void refill_tight(lfpool_cache *c, uint32_t mag, uint32_t need)
+static void refill_tight(lfpool_ts_cache *c, uint32_t mag, uint32_t need)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	void **objs = lfp_mag_objs(d, mag);
@@ -141,7 +141,7 @@ static void refill_tight(lfpool_cache *c, uint32_t mag, uint32_t need)
  * magazine of surplus given away); at capacity only need.  false when the
  * depot has nothing.
  */
-static bool refill(lfpool_cache *c, uint32_t need)
+static bool refill(lfpool_ts_cache *c, uint32_t need)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	if (c->prev_count) {
@@ -173,7 +173,7 @@ static bool refill(lfpool_cache *c, uint32_t need)
 
 /* Lock held, the loaded magazine is full: make room in it. */
 /* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
-static void make_room(lfpool_cache *c)
+static void make_room(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
@@ -200,7 +200,7 @@ static void make_room(lfpool_cache *c)
 }
 
 /* Lock held: put n accepted objects into the magazines. */
-static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
+static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	while (n) {
@@ -217,7 +217,7 @@ static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
 
 /* Debug pools: objects taken by a get that then failed go back to the
  * pooled state (they were never the user's: no reset hook). */
-static void unmark(lfpool_cache *c, void *const *objs, size_t n)
+static void unmark(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	struct lfp_core *core = &c->pool->core;
 	for (size_t i = 0; c->checked && i < n; i++) {
@@ -229,7 +229,7 @@ static void unmark(lfpool_cache *c, void *const *objs, size_t n)
 }
 
 /* Debug pools: objs[0 .. n) are the user's now. */
-static void mark_out(lfpool_cache *c, void *const *objs, size_t n)
+static void mark_out(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	for (size_t i = 0; c->checked && i < n; i++)
 		lfp_core_mark_out(&c->pool->core, lfp_slabs_index(&c->pool->core.slabs, objs[i]));
@@ -241,7 +241,7 @@ static void mark_out(lfpool_cache *c, void *const *objs, size_t n)
  * places.  The lock is let go meanwhile (the init hook may call the pool;
  * a thief never holds its own cache).  Returns how many, or 0 with *err.
  */
-static size_t create_or_steal(lfpool_cache *c, void **objs, size_t n, int *err)
+static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *err)
 {
 	lfp_cache_unlock(c);
 	uint32_t idx;
@@ -269,7 +269,7 @@ static size_t create_or_steal(lfpool_cache *c, void **objs, size_t n, int *err)
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
 /* Model: stress/model/depot.pml, steps G1, C1 and C2. */
-static int take(lfpool_cache *c, void **objs, size_t n)
+static int take(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
 	size_t got = 0;
@@ -308,7 +308,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
-LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
+LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 {
 	/* The inline get stored count - 1 before it read low: undo that. */
 	lfp_store_u32_rlx(&c->fast.count, c->fast.count + 1);
@@ -319,7 +319,7 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 	return obj;
 }
 
-LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
+LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 {
 	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
 		return;
@@ -332,7 +332,7 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 	bump(&c->fast.puts, 1);
 }
 
-LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
+LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	if (take(c, objs, n) != 0)
 		return -1;
@@ -343,7 +343,7 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 /* lfp_core_accept_bulk's push: accepted objects into the magazines. */
 static void push_accepted(void *c, void *const *objs, size_t n)
 {
-	lfpool_cache *cache = c;
+	lfpool_ts_cache *cache = c;
 	lfp_grace_enter();
 	lfp_cache_lock(cache);
 	settle(cache);
@@ -353,14 +353,14 @@ static void push_accepted(void *c, void *const *objs, size_t n)
 	bump(&cache->fast.puts, n);
 }
 
-LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
 	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
 }
 
 /* Lock held: every object of c onto the loose stack. */
 /* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
-static void flush_locked(lfpool_cache *c)
+static void flush_locked(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
@@ -372,7 +372,7 @@ static void flush_locked(lfpool_cache *c)
 	c->prev_count = 0;
 }
 
-void lfp_cache_stop(lfpool_cache *c, int32_t *low)
+void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
 {
 	lfp_cache_lock(c);
 	*low = lfp_load_i32_rlx(&c->fast.low);
@@ -380,7 +380,7 @@ void lfp_cache_stop(lfpool_cache *c, int32_t *low)
 		lfp_store_i32_dekker(&c->fast.low, LFP_CACHE_STOPPED);
 }
 
-void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk)
+void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 {
 	if (c->checked) {
 		/* Debug pools: every get and put runs under the lock we hold. */
@@ -403,23 +403,23 @@ void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk)
 	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
 }
 
-void lfp_cache_restart(lfpool_cache *c, int32_t low)
+void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
 {
 	if (!c->checked)
 		lfp_store_i32_rel(&c->fast.low, low);
 	lfp_cache_unlock(c);
 }
 
-LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
+LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 {
 	lfp_cache_lock(c);
 	flush_locked(c);
 	lfp_cache_unlock(c);
 }
 
-lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 {
-	lfpool_cache *c;
+	lfpool_ts_cache *c;
 	uint32_t mags[2];
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
@@ -450,7 +450,7 @@ lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	return c;
 }
 
-void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
+void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum)
 {
 	sum->gets += lfp_load_u64_rlx(&c->fast.gets);
 	sum->puts += lfp_load_u64_rlx(&c->fast.puts);
@@ -460,7 +460,7 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 }
 
 /* Take c off its pool's list, keeping its counts, and free it. */
-static void unlink_free(lfpool_cache *c)
+static void unlink_free(lfpool_ts_cache *c)
 {
 	lfpool_ts *p = c->pool;
 	lfp_cache_count(c, &p->retired);
@@ -473,9 +473,9 @@ static void unlink_free(lfpool_cache *c)
 }
 
 /* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
-void lfp_cache_free(lfpool_cache *c)
+void lfp_cache_free(lfpool_ts_cache *c)
 {
-	lfpool_cache_flush(c);
+	lfpool_ts_cache_flush(c);
 	uint32_t mags[2] = { c->loaded, c->prev };
 	lfp_grace_enter();
 	lfp_depot_leave(&c->pool->depot, mags);
@@ -483,22 +483,22 @@ void lfp_cache_free(lfpool_cache *c)
 	unlink_free(c);
 }
 
-void lfp_cache_abandon(lfpool_cache *c)
+void lfp_cache_abandon(lfpool_ts_cache *c)
 {
 	unlink_free(c);
 }
 
-LFPOOL_API lfpool_cache *lfpool_cache_create(lfpool_ts *p)
+LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 {
 	pthread_mutex_lock(&lfp_ts_lock);
-	lfpool_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
+	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (!c)
 		errno = ENOMEM;
 	return c;
 }
 
-LFPOOL_API void lfpool_cache_destroy(lfpool_cache *c)
+LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *c)
 {
 	if (!c)
 		return;

@@ -90,18 +90,18 @@ static void take_depot(lfpool_ts *p, struct lfp_sink *sk)
  * step 7).  Caller holds both locks. */
 static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool depot)
 {
-	lfpool_cache *list = caches ? p->caches : NULL;
-	for (lfpool_cache *c = list; c; c = c->next)
+	lfpool_ts_cache *list = caches ? p->caches : NULL;
+	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_stop(c, &c->thief_low);
 	bool fence = lfp_pcpu_stop(p);
 	if (fence || list)
 		lfp_fence_heavy();
 	if (depot)
 		take_depot(p, sk);
-	for (lfpool_cache *c = list; c; c = c->next)
+	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_take(c, &c->thief_low, sk);
 	lfp_pcpu_take(p, sk);
-	for (lfpool_cache *c = list; c; c = c->next)
+	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_restart(c, c->thief_low);
 	lfp_pcpu_restart(p);
 }
@@ -138,7 +138,7 @@ static size_t drain_locked(lfpool_ts *p, bool caches)
 	struct lfp_sink sk = { .pool = p, .objs = NULL, .want = SIZE_MAX };
 	pthread_mutex_lock(&lfp_ts_lock);
 	sweep_owned(p, &sk, caches, false);
-	for (lfpool_cache *c = p->caches; c; c = c->next)
+	for (lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	return sk.got;

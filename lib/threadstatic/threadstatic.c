@@ -40,10 +40,10 @@ static uint64_t last_gen;	/* generations handed out */
  * step, and the child must not use it (nor destroy the pool while it may
  * be so: destroy flushes every worker slot).
  */
-static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_cache *upto_cache)
+static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_ts_cache *upto_cache)
 {
 	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
-		for (lfpool_cache *c = p->caches; c; c = c->next) {
+		for (lfpool_ts_cache *c = p->caches; c; c = c->next) {
 			if (p == upto_pool && c == upto_cache)
 				return;
 			lfp_cache_unlock(c);
@@ -68,7 +68,7 @@ static bool fork_try_all(void)
 		}
 	}
 	for (p = lfp_tls_live_pools(); p; p = p->next_live) {
-		for (lfpool_cache *c = p->caches; c; c = c->next) {
+		for (lfpool_ts_cache *c = p->caches; c; c = c->next) {
 			if (!lfp_cache_trylock(c)) {
 				fork_unlock_caches(p, c);
 				fork_unlock_steals(NULL);
@@ -114,7 +114,7 @@ static void fork_child(void)
 	lfp_grace_fork_child();
 	fork_release();
 	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
-		for (lfpool_cache *c = p->caches, *next; c; c = next) {
+		for (lfpool_ts_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
 			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))
 				lfp_cache_abandon(c);
@@ -251,7 +251,7 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 {
 	*sum = p->retired;
-	for (const lfpool_cache *c = p->caches; c; c = c->next)
+	for (const lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_count(c, sum);
 	lfp_pcpu_count(p, sum);
 }
@@ -306,7 +306,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
 	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
 	p->trimmed_at = now;
-	for (lfpool_cache *c = p->caches; c; c = c->next)
+	for (lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
@@ -374,7 +374,7 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 }
 
 /* The calling thread's cache for p, made on first use. */
-static lfpool_cache *thread_cache(lfpool_ts *p)
+static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
 		return lfp_tls_mru.cache;
@@ -401,8 +401,8 @@ __attribute__((noinline)) static void *get_other(lfpool_ts *p)
 {
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
-	lfpool_cache *c = lfp_tls_cache(p);
-	return c ? lfpool_cache_get(c) : NULL;
+	lfpool_ts_cache *c = lfp_tls_cache(p);
+	return c ? lfpool_ts_cache_get(c) : NULL;
 }
 
 __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
@@ -413,9 +413,9 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
-	lfpool_cache *c = lfp_tls_cache(p);
+	lfpool_ts_cache *c = lfp_tls_cache(p);
 	if (c)
-		lfpool_cache_put(c, obj);
+		lfpool_ts_cache_put(c, obj);
 	else
 		put_uncached(p, obj);
 }
@@ -427,7 +427,7 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfpool_cache_get(lfp_tls_mru.cache);
+		return lfpool_ts_cache_get(lfp_tls_mru.cache);
 	if (p->percpu)
 		return lfp_pcpu_get(p->percpu);
 	return get_other(p);
@@ -436,7 +436,7 @@ LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
 LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
 {
 	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		lfpool_cache_put(lfp_tls_mru.cache, obj);
+		lfpool_ts_cache_put(lfp_tls_mru.cache, obj);
 	else if (p->percpu)
 		lfp_pcpu_put(p->percpu, obj);
 	else
@@ -447,8 +447,8 @@ LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	if (p->percpu)
 		return lfp_pcpu_get_bulk(p, objs, n);
-	lfpool_cache *c = thread_cache(p);
-	return c ? lfpool_cache_get_bulk(c, objs, n) : -1;
+	lfpool_ts_cache *c = thread_cache(p);
+	return c ? lfpool_ts_cache_get_bulk(c, objs, n) : -1;
 }
 
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
@@ -457,9 +457,9 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 		lfp_pcpu_put_bulk(p, objs, n);
 		return;
 	}
-	lfpool_cache *c = thread_cache(p);
+	lfpool_ts_cache *c = thread_cache(p);
 	if (c) {
-		lfpool_cache_put_bulk(c, objs, n);
+		lfpool_ts_cache_put_bulk(c, objs, n);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -471,9 +471,9 @@ LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
 	if (p->percpu)
 		lfp_pcpu_flush(p);
-	lfpool_cache *c = lfp_tls_find(p);
+	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (c)
-		lfpool_cache_flush(c);
+		lfpool_ts_cache_flush(c);
 }
 
 LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)

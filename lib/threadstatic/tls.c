@@ -87,7 +87,7 @@ static void make_key(void)
 	tls_key_err = pthread_key_create(&tls_key, release_thread);
 }
 
-lfpool_cache *lfp_tls_find(const lfpool_ts *p)
+lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p)
 {
 	struct lfp_tls_table *t = tls_table;
 	for (uint32_t i = 0; t && i < t->n; i++) {
@@ -146,9 +146,9 @@ static int table_room(void)
 	return 0;
 }
 
-lfpool_cache *lfp_tls_cache(lfpool_ts *p)
+lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 {
-	lfpool_cache *c = lfp_tls_find(p);
+	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (c)
 		return c;
 	pthread_once(&tls_once, make_key);
@@ -171,7 +171,7 @@ lfpool_cache *lfp_tls_cache(lfpool_ts *p)
 	return c;
 }
 
-bool lfp_tls_holds(uint64_t gen, const lfpool_cache *c)
+bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c)
 {
 	struct lfp_tls_table *t = tls_table;
 	for (uint32_t i = 0; t && i < t->n; i++)
@@ -193,7 +193,7 @@ void lfp_tls_forget(uint64_t gen)
 
 void lfp_tls_detach(lfpool_ts *p)
 {
-	lfpool_cache *c = lfp_tls_find(p);
+	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (!c)
 		return;
 	pthread_mutex_lock(&lfp_ts_lock);

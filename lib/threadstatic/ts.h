@@ -54,8 +54,8 @@ struct lfp_cache_counts {
 /* The first refill from loose objects takes this many (fill adapts). */
 #define LFP_FILL_MIN 4u
 
-struct lfpool_cache {
-	struct lfpool_cache_fast fast;	/* first: read by the inline fast path */
+struct lfpool_ts_cache {
+	struct lfpool_ts_cache_fast fast;	/* first: read by the inline fast path */
 	uint32_t debug_count;		/* debug pools: objects in the loaded magazine */
 	uint32_t loaded, prev;		/* magazine indices */
 	void **prev_objs;
@@ -69,11 +69,11 @@ struct lfpool_cache {
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	lfpool_ts *pool;
-	lfpool_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
+	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
-/* lfpool_cache_get and _put (threadstatic.h) read the cache as its fast
+/* lfpool_ts_cache_get and _put (threadstatic.h) read the cache as its fast
  * view. */
-_Static_assert(offsetof(struct lfpool_cache, fast) == 0, "fast view first");
+_Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
 
 struct lfpool_ts {
 	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */
@@ -83,13 +83,13 @@ struct lfpool_ts {
 	uint64_t created __attribute__((aligned(64)));	/* objects alive */
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
 	struct lfp_core core;
-	lfpool_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
+	lfpool_ts_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
 	/* Serializes the calls that take from every place (steal, drain,
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
 	/* Under lfp_ts_lock: */
 	lfpool_ts *next_live;
-	lfpool_cache *caches;
+	lfpool_ts_cache *caches;
 	size_t explicit_caches;
 	struct lfp_cache_counts retired;	/* of caches freed */
 	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */
@@ -122,20 +122,20 @@ static inline size_t lfp_sink_room(const struct lfp_sink *sk)
 void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n);
 
 /* The cache's slow-path lock: owners in their slow paths, thieves. */
-void lfp_cache_lock(lfpool_cache *c);
-void lfp_cache_unlock(lfpool_cache *c);
+void lfp_cache_lock(lfpool_ts_cache *c);
+void lfp_cache_unlock(lfpool_ts_cache *c);
 /* Take the lock if it is free (fork's prepare: no waiting in lock order). */
-bool lfp_cache_trylock(lfpool_cache *c);
+bool lfp_cache_trylock(lfpool_ts_cache *c);
 /* Thief's steps on cache c (steal.c; caller holds lfp_ts_lock): lock it and
  * raise its low to LFP_CACHE_STOPPED, keeping the old one in *low; after the
  * heavy fence take what the sink wants from the bottom of the loaded
  * magazine and from the previous one, advancing *low; then restart (store
  * *low, release) and unlock. */
-void lfp_cache_stop(lfpool_cache *c, int32_t *low);
-void lfp_cache_take(lfpool_cache *c, int32_t *low, struct lfp_sink *sk);
-void lfp_cache_restart(lfpool_cache *c, int32_t low);
+void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low);
+void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk);
+void lfp_cache_restart(lfpool_ts_cache *c, int32_t low);
 /* Start c's refills small again (trim, drain: the pool idles). */
-void lfp_cache_cool(lfpool_cache *c);
+void lfp_cache_cool(lfpool_ts_cache *c);
 
 /* Steal before failing (steal.c): up to want objects for a get that found
  * nothing and may create none, taken from every place the pool keeps them;
@@ -154,9 +154,9 @@ static inline bool lfp_ts_tight(lfpool_ts *p)
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */
-lfpool_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
 /* Flush c, free it and its magazines; caller holds lfp_ts_lock. */
-void lfp_cache_free(lfpool_cache *c);
+void lfp_cache_free(lfpool_ts_cache *c);
 /*
  * fork child: forget c, the cache of a thread that does not exist in the
  * child (lock held).  Its state may be half-way through a step, so nothing
@@ -164,26 +164,26 @@ void lfp_cache_free(lfpool_cache *c);
  * and are never handed out again; its magazines stay in the census.  Their
  * memory goes back with the slabs at destroy.
  */
-void lfp_cache_abandon(lfpool_cache *c);
+void lfp_cache_abandon(lfpool_ts_cache *c);
 /* Add c's counters to *sum (relaxed loads: c may be in use). */
-void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum);
+void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
 /* The calling thread's most recently used implicit cache. */
 struct lfp_tls_entry {
 	uint64_t gen;
-	lfpool_cache *cache;
+	lfpool_ts_cache *cache;
 };
 extern __thread struct lfp_tls_entry lfp_tls_mru __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's cache for p (alive), made on first use; NULL with
  * errno ENOMEM. */
-lfpool_cache *lfp_tls_cache(lfpool_ts *p);
+lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
 /* The calling thread's cache for p if it has one, else NULL. */
-lfpool_cache *lfp_tls_find(const lfpool_ts *p);
+lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
 /* Whether c is the calling thread's cache for the pool of generation gen. */
-bool lfp_tls_holds(uint64_t gen, const lfpool_cache *c);
+bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c);
 /* Add p to the live pools (create) and take it out (destroy); caller
  * holds lfp_ts_lock.  The thread tables (tls.c) are their only reader. */
 void lfp_tls_register(lfpool_ts *p);

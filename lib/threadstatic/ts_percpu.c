@@ -53,7 +53,7 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full);
 	if (err == LFP_EMISALIGNED) {
 		if (p->core.debug)
-			lfp_report(p->core.name, NULL, "the backing allocator returned memory "
+			lfp_debug_report(p->core.name, NULL, "the backing allocator returned memory "
 				   "not aligned as asked (given back; ENOMEM)");
 		err = ENOMEM;
 	}

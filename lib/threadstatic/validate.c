@@ -35,7 +35,7 @@ static void walk_depot(struct lfp_census *cs, const lfpool_ts *p)
 }
 
 /* A cache's loaded magazine holds its count; the previous one all or none. */
-static void walk_cache(struct lfp_census *cs, const lfpool_cache *c, uint32_t mag_size)
+static void walk_cache(struct lfp_census *cs, const lfpool_ts_cache *c, uint32_t mag_size)
 {
 	uint32_t loaded = c->checked ? c->debug_count : c->fast.count;
 	if (loaded > mag_size) {
@@ -78,7 +78,7 @@ int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size)
 	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
 		pthread_mutex_lock(&lfp_ts_lock);
 		uint64_t caches = 0;
-		for (const lfpool_cache *c = p->caches; c && !cs.bad; c = c->next, caches++)
+		for (const lfpool_ts_cache *c = p->caches; c && !cs.bad; c = c->next, caches++)
 			walk_cache(&cs, c, p->depot.mag_size);
 		pthread_mutex_unlock(&lfp_ts_lock);
 		walk_depot(&cs, p);

@@ -14,9 +14,9 @@
 
 /* The cache in slot w, NULL if none yet.  Both acquires pair with the
  * release stores of make_slot: the chunk zeroed, the cache made. */
-static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
+static lfpool_ts_cache *slot(const lfpool_ts *p, unsigned w)
 {
-	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
+	lfpool_ts_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
 	if (!chunk)
 		return NULL;
 	return lfp_load_ptr_acq((void *const *)&chunk[w % LFP_WORKER_CHUNK]);
@@ -25,30 +25,30 @@ static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
 /* Make the cache of slot w (lock held): 0 or ENOMEM. */
 static int make_slot(lfpool_ts *p, unsigned w)
 {
-	lfpool_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
+	lfpool_ts_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
 	if (!*chunk) {
-		lfpool_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
+		lfpool_ts_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
 		if (!fresh)
 			return ENOMEM;
 		lfp_store_ptr_rel((void **)chunk, fresh);
 	}
-	lfpool_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
+	lfpool_ts_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
 	if (*s)
 		return 0;
-	lfpool_cache *c = lfp_cache_new(p, LFP_CACHE_WORKER);
+	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_WORKER);
 	if (!c)
 		return ENOMEM;
 	lfp_store_ptr_rel((void **)s, c);
 	return 0;
 }
 
-LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
+LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
 {
 	if (worker >= LFPOOL_TS_WORKERS_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
-	lfpool_cache *c = slot(p, worker);
+	lfpool_ts_cache *c = slot(p, worker);
 	if (LFPOOL_LIKELY(c != NULL))
 		return c;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -76,13 +76,13 @@ LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
 /* Model: stress/model/flush.pml, W0-W7 (two releases of one slot; without the turn: its control). */
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
-	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
+	lfpool_ts_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
 	if (!c)
 		return;
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	while (lfp_xchg_u8_acqrel(&c->releasing, 1) != 0)
 		lfp_backoff_wait(&b);
-	lfpool_cache_flush(c);
+	lfpool_ts_cache_flush(c);
 	lfp_store_u8_rel(&c->releasing, 0);
 }
 

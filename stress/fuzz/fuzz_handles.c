@@ -45,7 +45,7 @@ struct hm {
 	bool quiet_leak;	/* destroy with an object out under the default hook */
 	size_t cap, size, align;
 	void *pool;
-	lfpool_cache *cache[2];
+	lfpool_ts_cache *cache[2];
 	bool worker_made[3];
 	uint64_t far_made;	/* worker slots 64 + i made by op_worker_far */
 	unsigned caches_now, caches_max;
@@ -159,7 +159,7 @@ static void give(struct hm *m, struct obj *o)
 
 /* The cache of handle h, or NULL for the flavour's own calls; a worker
  * slot is made on first use (NULL + errno when that fails). */
-static lfpool_cache *handle(struct hm *m, unsigned h, bool *failed)
+static lfpool_ts_cache *handle(struct hm *m, unsigned h, bool *failed)
 {
 	*failed = false;
 	if (!is_ts(m) || h == 0)
@@ -167,7 +167,7 @@ static lfpool_cache *handle(struct hm *m, unsigned h, bool *failed)
 	if (h <= 2)
 		return m->cache[h - 1];
 	unsigned w = h - 3;
-	lfpool_cache *c = lfpool_ts_worker_cache(m->pool, worker_ids[w]);
+	lfpool_ts_cache *c = lfpool_ts_worker_cache(m->pool, worker_ids[w]);
 	if (!c) {
 		*failed = true;
 		return NULL;
@@ -183,11 +183,11 @@ static lfpool_cache *handle(struct hm *m, unsigned h, bool *failed)
 static void *raw_get(struct hm *m, unsigned h)
 {
 	bool failed;
-	lfpool_cache *c = handle(m, h, &failed);
+	lfpool_ts_cache *c = handle(m, h, &failed);
 	if (failed)
 		return NULL;
 	if (c)
-		return lfpool_cache_get(c);
+		return lfpool_ts_cache_get(c);
 	switch (m->fl) {
 	case F_POOL:
 		return lfpool_pool_get(m->pool);
@@ -201,11 +201,11 @@ static void *raw_get(struct hm *m, unsigned h)
 static int raw_get_bulk(struct hm *m, unsigned h, void **objs, size_t k)
 {
 	bool failed;
-	lfpool_cache *c = handle(m, h, &failed);
+	lfpool_ts_cache *c = handle(m, h, &failed);
 	if (failed)
 		return -1;
 	if (c)
-		return lfpool_cache_get_bulk(c, objs, k);
+		return lfpool_ts_cache_get_bulk(c, objs, k);
 	switch (m->fl) {
 	case F_POOL:
 		for (size_t i = 0; i < k; i++) {
@@ -228,9 +228,9 @@ static int raw_get_bulk(struct hm *m, unsigned h, void **objs, size_t k)
 static void raw_put(struct hm *m, unsigned h, void *p)
 {
 	bool failed;
-	lfpool_cache *c = handle(m, h, &failed);
+	lfpool_ts_cache *c = handle(m, h, &failed);
 	if (c) {
-		lfpool_cache_put(c, p);
+		lfpool_ts_cache_put(c, p);
 		return;
 	}
 	switch (m->fl) {
@@ -248,9 +248,9 @@ static void raw_put(struct hm *m, unsigned h, void *p)
 static void raw_put_bulk(struct hm *m, unsigned h, void **objs, size_t k)
 {
 	bool failed;
-	lfpool_cache *c = handle(m, h, &failed);
+	lfpool_ts_cache *c = handle(m, h, &failed);
 	if (c) {
-		lfpool_cache_put_bulk(c, objs, k);
+		lfpool_ts_cache_put_bulk(c, objs, k);
 		return;
 	}
 	switch (m->fl) {
@@ -347,7 +347,7 @@ static void op_flush(struct hm *m, unsigned a, unsigned b)
 	if (h == 0)
 		lfpool_ts_flush(m->pool);
 	else if (h <= 2 && m->cache[h - 1])
-		lfpool_cache_flush(m->cache[h - 1]);
+		lfpool_ts_cache_flush(m->cache[h - 1]);
 	else if (h >= 3)
 		lfpool_ts_worker_release(m->pool, worker_ids[h - 3]);
 	else
@@ -360,14 +360,14 @@ static void op_cache(struct hm *m, unsigned a, unsigned b)
 	(void)b;
 	if (!is_ts(m))
 		return;
-	lfpool_cache **c = &m->cache[a % 2];
+	lfpool_ts_cache **c = &m->cache[a % 2];
 	if (*c) {
-		lfpool_cache_destroy(*c);
+		lfpool_ts_cache_destroy(*c);
 		*c = NULL;
 		m->caches_now--;
 		return;
 	}
-	*c = lfpool_cache_create(m->pool);
+	*c = lfpool_ts_cache_create(m->pool);
 	if (!*c) {
 		HM_CHECK(m, fz_enomem_ok(&m->sa, errno), "cache_create: %s", strerror(errno));
 		return;
@@ -545,7 +545,7 @@ static void misuse_put(void *ctx)
 static void misuse_destroy_worker(void *ctx)
 {
 	struct misuse *u = ctx;
-	lfpool_cache_destroy(u->p);
+	lfpool_ts_cache_destroy(u->p);
 }
 
 static void op_misuse(struct hm *m, unsigned a, unsigned b)
@@ -595,7 +595,7 @@ static void op_worker_far(struct hm *m, unsigned a, unsigned b)
 	if (!is_ts(m))
 		return;
 	unsigned w = 64 + a % 64;
-	lfpool_cache *c = lfpool_ts_worker_cache(m->pool, w);
+	lfpool_ts_cache *c = lfpool_ts_worker_cache(m->pool, w);
 	if (!c) {
 		HM_CHECK(m, fz_enomem_ok(&m->sa, errno), "worker_cache(%u): %s", w, strerror(errno));
 		return;
@@ -606,14 +606,14 @@ static void op_worker_far(struct hm *m, unsigned a, unsigned b)
 			m->caches_max = m->caches_now;
 	}
 	m->hw = m->n;
-	void *p = lfpool_cache_get(c);
+	void *p = lfpool_ts_cache_get(c);
 	if (!p) {
 		check_failure(m, "worker get", 1, m->out);
 		return;
 	}
 	take(m, p);
 	give(m, find(m, p));
-	lfpool_cache_put(c, p);
+	lfpool_ts_cache_put(c, p);
 	lfpool_ts_worker_release(m->pool, w);
 }
 
@@ -669,7 +669,7 @@ static void bad_configs(struct hm *m, const lfpool_config *good, bool b_huge)
 	lfpool_pool_destroy(NULL);
 	lfpool_concurrent_destroy(NULL);
 	HM_CHECK(m, lfpool_ts_destroy(NULL) == 0, "ts_destroy(NULL) != 0");
-	lfpool_cache_destroy(NULL);
+	lfpool_ts_cache_destroy(NULL);
 }
 
 static void destroy(void *ctx)
@@ -722,7 +722,7 @@ static void finish(struct hm *m, bool leak_one)
 		op_put(m, m->op, 0);
 	for (int i = 0; i < 2; i++)
 		if (m->cache[i])
-			lfpool_cache_destroy(m->cache[i]);
+			lfpool_ts_cache_destroy(m->cache[i]);
 	if (m->fl == F_PERCPU && (m->op & 1))
 		fz_flush_all_cpus(m->pool);	/* else destroy drains the areas */
 	if (!leak_one)

@@ -506,7 +506,7 @@ void fz_rc(struct fz *f)
 
 struct cm {
 	lfpool_closure_pool *cp;
-	lfpool_cache *cache;
+	lfpool_ts_cache *cache;
 	bool debug, ts;
 	size_t capture;
 	struct cobj {
@@ -656,7 +656,7 @@ void fz_closure(struct fz *f)
 		}
 		default:
 			if (ts && !m.cache) {
-				m.cache = lfpool_cache_create(ts);
+				m.cache = lfpool_ts_cache_create(ts);
 				FZ_CHECK(m.cache || fz_enomem_ok(&m.sa, errno), "closure cache: %s",
 					 strerror(errno));
 			} else if (m.debug && m.nout) {
@@ -670,7 +670,7 @@ void fz_closure(struct fz *f)
 	m.sa.fail_one_in = 0;
 	while (m.nout)
 		closure_end(&m, 0, m.nout);
-	lfpool_cache_destroy(m.cache);
+	lfpool_ts_cache_destroy(m.cache);
 	FZ_CHECK(lfpool_closure_pool_destroy(m.cp) == 0, "closure destroy: %s", strerror(errno));
 	fz_alloc_check(&m.sa, "closure");
 	if (m.debug)

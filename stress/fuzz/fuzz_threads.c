@@ -244,10 +244,10 @@ static void destroy_others(struct two *m)
 static void fill_worker(struct two *m, unsigned k)
 {
 	void *objs[8];
-	lfpool_cache *c = lfpool_ts_worker_cache(m->pool, SHARED_WORKER);
-	if (!c || lfpool_cache_get_bulk(c, objs, k) != 0)
+	lfpool_ts_cache *c = lfpool_ts_worker_cache(m->pool, SHARED_WORKER);
+	if (!c || lfpool_ts_cache_get_bulk(c, objs, k) != 0)
 		return;
-	lfpool_cache_put_bulk(c, objs, k);
+	lfpool_ts_cache_put_bulk(c, objs, k);
 }
 
 void fz_threads(struct fz *f)

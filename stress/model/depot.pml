@@ -17,9 +17,9 @@
  * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
  * cache.c, depot.c and lib/stack.h at the commit that added this model,
  * which also marked them "Model: stress/model/depot.pml"):
- *   G1  fast get                    include/lfpool/threadstatic.h lfpool_cache_get;
+ *   G1  fast get                    include/lfpool/threadstatic.h lfpool_ts_cache_get;
  *                                   the slow one: cache.c take() 162-168
- *   P1  fast put (room = MAG)       threadstatic.h lfpool_cache_put; cache.c push_objs() 107-109
+ *   P1  fast put (room = MAG)       threadstatic.h lfpool_ts_cache_put; cache.c push_objs() 107-109
  *   R1  refill: previous full, swap cache.c refill() 61-64 (rotate 41-53)
  *   R2  refill: pop a full magazine cache.c refill() 65 (depot.h lfp_depot_pop)
  *   R3  refill: push the empty prev cache.c refill() 66-70
@@ -32,8 +32,8 @@
  *   M4  make_room: push full prev   cache.c make_room() 86-90
  *   M5  depot at bound: loose       cache.c make_room() 92-94 (depot.c lfp_depot_put_objs 112-119)
  *   M6  previous empty: swap        cache.c make_room() 96
- *   F1  flush the loaded magazine   cache.c lfpool_cache_flush() 215-217
- *   F2  flush the previous one      cache.c lfpool_cache_flush() 218-220
+ *   F1  flush the loaded magazine   cache.c lfpool_ts_cache_flush() 215-217
+ *   F2  flush the previous one      cache.c lfpool_ts_cache_flush() 218-220
  *   L1  leave: free two magazines   cache.c lfp_cache_free() 266-267; depot.c lfp_depot_leave()
  *                                   76-78, free_mags() 53
  *   L2  leave: census magazines -2  depot.c free_mags() 54

@@ -18,7 +18,7 @@
  *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread() 43
  *   E2  lfp_ts_live(gen)            tls.c release_thread() 44-45, threadstatic.c lfp_ts_live() 25-31
  *   E3  lfp_cache_free              tls.c release_thread() 46 -> cache.c lfp_cache_free() 262-275
- *       CF1 flush to the depot      cache.c lfp_cache_free() 265 (lfpool_cache_flush)
+ *       CF1 flush to the depot      cache.c lfp_cache_free() 265 (lfpool_ts_cache_flush)
  *       CF2 leave the census        cache.c lfp_cache_free() 266-268 (lfp_depot_leave)
  *       CF3 off the pool's list, freed
  *                                   cache.c lfp_cache_free() 269-274
