@@ -75,6 +75,11 @@
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
  * __tls_get_addr, so this library must be linked, not dlopen()ed late).
+ * ts_get and ts_put are inline: when the thread's last call was on the
+ * same pool they compare one pointer and run lfpool_cache_get or _put on
+ * its cache; otherwise they call out, to a per-thread hash table of the
+ * thread's caches.  Create, a thread's first use, lookups and destroy cost
+ * O(1) however many pools are alive (destroy: O(threads)).
  * A thread that exits hands its cache back (a pthread key destructor): its
  * objects go to the depot, its magazines are freed.  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker
@@ -155,9 +160,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg);
  * (nothing done) while explicit cache handles still exist. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *pool);
 
-/* Through the calling thread's implicit cache. */
-LFPOOL_API void *lfpool_ts_get(lfpool_ts *pool);	/* NULL + errno ENOBUFS/ENOMEM */
-LFPOOL_API void lfpool_ts_put(lfpool_ts *pool, void *obj);	/* NULL: no-op */
+/* Through the calling thread's implicit cache: lfpool_ts_get and
+ * lfpool_ts_put are inline, below. */
 /* n objects into objs, all or none: 0, or -1 with errno as get. */
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
@@ -199,6 +203,9 @@ LFPOOL_API void lfpool_cache_flush(lfpool_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *cache, void *const *objs, size_t n);
+/* Rare paths of lfpool_ts_get and lfpool_ts_put; call those. */
+LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *pool);
+LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *pool, void *obj);
 /* Rare paths of lfpool_cache_get and lfpool_cache_put; call those. */
 LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *cache);
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
@@ -259,6 +266,50 @@ static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 		return;
 	}
 	lfpool_cache_put_slow(cache, obj);
+}
+
+/*
+ * The calling thread's most recently used implicit cache and its pool,
+ * which the inline lfpool_ts_get and lfpool_ts_put compare with theirs;
+ * owned by the library (lib/threadstatic/tls.c says why it is safe), not
+ * for users.  Initial-exec TLS: one %fs-relative load, no call.
+ */
+struct lfpool_ts_tls {
+	const lfpool_ts *pool;	/* NULL: none */
+	lfpool_cache *cache;
+};
+LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
+	__attribute__((tls_model("initial-exec")));
+
+/* The pool of that entry.  A destroy on another thread may clear it: a
+ * relaxed atomic load under ThreadSanitizer, otherwise a plain load (a
+ * move on x86-64 either way). */
+#ifdef LFPOOL_TSAN_
+# define LFPOOL_TS_MRU_POOL_() \
+	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
+#else
+# define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
+#endif
+
+/* An object through the calling thread's implicit cache (per-CPU pools:
+ * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline when
+ * the thread used the pool last: one compare, then lfpool_cache_get. */
+static inline void *lfpool_ts_get(lfpool_ts *pool)
+{
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
+		return lfpool_cache_get(lfpool_ts_tls_.cache);
+	return lfpool_ts_get_slow(pool);
+}
+
+/* Give obj back through the calling thread's implicit cache (it may come
+ * from any thread).  NULL: no-op. */
+static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
+{
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
+		lfpool_cache_put(lfpool_ts_tls_.cache, obj);
+		return;
+	}
+	lfpool_ts_put_slow(pool, obj);
 }
 
 #ifdef __cplusplus

@@ -19,15 +19,58 @@
 #include "ts_percpu.h"
 
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
-static lfpool_ts *live_pools;	/* under lfp_ts_lock */
-static uint64_t last_gen;	/* generations handed out */
+
+/*
+ * The registry of live pools, under lfp_ts_lock: slot i holds the
+ * generation of the pool that has it (0 while free) and how often it was
+ * taken.  A pool's generation is that count << 32 | i: unique until one
+ * slot is reused 2^32 times, and alive exactly when its slot still holds
+ * it.  Free slots are a stack threaded through next_free.
+ */
+struct lfp_ts_slot {
+	uint64_t gen;
+	uint32_t uses;
+	uint32_t next_free;
+};
+static struct lfp_ts_slot *slots;
+static uint32_t nslots, slot_cap, free_slot = UINT32_MAX;
 
 bool lfp_ts_live(uint64_t gen)
 {
-	for (lfpool_ts *p = live_pools; p; p = p->next_live)
-		if (p->gen == gen)
-			return true;
-	return false;
+	uint32_t i = (uint32_t)gen;
+	return i < nslots && slots[i].gen == gen;
+}
+
+/* Give p a slot and its generation (lock held): 0 or ENOMEM. */
+static int register_pool(lfpool_ts *p)
+{
+	uint32_t i = free_slot;
+	if (i != UINT32_MAX) {
+		free_slot = slots[i].next_free;
+	} else {
+		if (nslots == slot_cap) {
+			uint32_t cap = slot_cap ? 2 * slot_cap : 64;
+			struct lfp_ts_slot *s = cap > slot_cap ? realloc(slots, cap * sizeof(*s)) : NULL;
+			if (!s)
+				return ENOMEM;
+			slots = s;
+			slot_cap = cap;
+		}
+		i = nslots++;
+		slots[i].uses = 0;
+	}
+	if (++slots[i].uses == 0)	/* generation 0 means none */
+		slots[i].uses = 1;
+	slots[i].gen = p->gen = (uint64_t)slots[i].uses << 32 | i;
+	return 0;
+}
+
+static void unregister_pool(const lfpool_ts *p)
+{
+	uint32_t i = (uint32_t)p->gen;
+	slots[i].gen = 0;
+	slots[i].next_free = free_slot;
+	free_slot = i;
 }
 
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
@@ -76,12 +119,18 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = err;
 		return NULL;
 	}
-	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
-	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
-	p->next_live = live_pools;
-	live_pools = p;
+	err = register_pool(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
+	if (err) {
+		lfp_pcpu_fini(p);
+		lfp_depot_fini(&p->depot);
+		lfp_core_fini(&p->core);
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	p->magic = LFP_MAGIC_LIVE;
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_ts_destroy(p);
@@ -91,16 +140,13 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	return p;
 }
 
-/* Unlink p from the live pools and free all its caches (lock held). */
+/* Take p out of the registry and free all its caches (lock held). */
 static void retire(lfpool_ts *p)
 {
-	lfpool_ts **pp = &live_pools;
-	while (*pp != p)
-		pp = &(*pp)->next_live;
-	*pp = p->next_live;
+	unregister_pool(p);
 	while (p->caches)
 		lfp_cache_free(p->caches);
-	lfp_tls_forget(p->gen);
+	lfp_tls_forget(p);
 }
 
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
@@ -234,8 +280,8 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 /* The calling thread's cache for p, made on first use. */
 static lfpool_cache *thread_cache(lfpool_ts *p)
 {
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfp_tls_mru.cache;
+	if (LFPOOL_LIKELY(lfp_load_ptr_rlx((void *const *)&lfpool_ts_tls_.pool) == p))
+		return lfpool_ts_tls_.cache;
 	return destroyed(p, NULL, "call after destroy") ? NULL : lfp_tls_cache(p);
 }
 
@@ -249,17 +295,25 @@ static void put_uncached(lfpool_ts *p, void *obj)
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
 }
 
-/* get and put when the thread's last used cache is not p's. */
-__attribute__((noinline)) static void *get_other(lfpool_ts *p)
+/* The inline lfpool_ts_get and _put (lfpool/threadstatic.h) call these
+ * when the thread's last used cache is not p's: a per-CPU pool (which
+ * gives no thread a cache), another pool, or the thread's first call. */
+LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 {
+	if (p->percpu)
+		return lfp_pcpu_get(p->percpu);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_cache *c = lfp_tls_cache(p);
 	return c ? lfpool_cache_get(c) : NULL;
 }
 
-__attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
+LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 {
+	if (p->percpu) {
+		lfp_pcpu_put(p->percpu, obj);
+		return;
+	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
 	lfpool_cache *c = lfp_tls_cache(p);
@@ -267,29 +321,6 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 		lfpool_cache_put(c, obj);
 	else
 		put_uncached(p, obj);
-}
-
-/* The fast paths compare the pool's generation with the thread's last used
- * cache and, when it matches, run the inline cache get or put.  A per-CPU
- * pool never matches (it gives no thread a cache) and goes to its own fast
- * path, a tail call. */
-LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
-{
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfpool_cache_get(lfp_tls_mru.cache);
-	if (p->percpu)
-		return lfp_pcpu_get(p->percpu);
-	return get_other(p);
-}
-
-LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
-{
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		lfpool_cache_put(lfp_tls_mru.cache, obj);
-	else if (p->percpu)
-		lfp_pcpu_put(p->percpu, obj);
-	else
-		put_other(p, obj);
 }
 
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)

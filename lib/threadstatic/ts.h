@@ -8,7 +8,9 @@
  * cache's loaded or previous magazine, in a full magazine of the depot, or
  * loose on the depot's object stack.  created counts them all.
  *
- * One process-wide mutex, lfp_ts_lock, guards the list of live pools, each
+ * One process-wide mutex, lfp_ts_lock, guards the registry of live pools
+ * (threadstatic.c: a slot per pool, so that whether a generation is alive
+ * is one array read), every thread's table of caches (tls.c), each
  * pool's list of caches and its retired counters, and is held while a cache
  * is created or freed.  Only rare calls take it (cache creation and release,
  * thread exit, destroy, stats, trim); get and put never do.  It is taken
@@ -52,7 +54,9 @@ struct lfpool_cache {
 };
 
 struct lfpool_ts {
-	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */
+	/* Unique in the process: the use count of the pool's registry slot
+	 * << 32 | the slot; LFP_TS_DEAD once destroyed. */
+	uint64_t gen;
 	uint32_t magic;
 	struct lfp_ts_percpu *percpu;	/* per-CPU mode (ts_percpu.h), else NULL */
 	struct lfp_depot depot;
@@ -61,7 +65,6 @@ struct lfpool_ts {
 	struct lfp_core core;
 	lfpool_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
 	/* Under lfp_ts_lock: */
-	lfpool_ts *next_live;
 	lfpool_cache *caches;
 	size_t explicit_caches;
 	struct lfp_cache_counts retired;	/* of caches freed */
@@ -70,7 +73,8 @@ struct lfpool_ts {
 
 extern pthread_mutex_t lfp_ts_lock;
 
-/* Whether the pool of generation gen is alive; caller holds lfp_ts_lock. */
+/* Whether the pool of generation gen is alive, in O(1); caller holds
+ * lfp_ts_lock. */
 bool lfp_ts_live(uint64_t gen);
 /* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
@@ -85,22 +89,17 @@ void lfp_cache_free(lfpool_cache *c);
 /* Add c's counters to *sum (relaxed loads: c may be in use). */
 void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum);
 
-/* The calling thread's most recently used implicit cache. */
-struct lfp_tls_entry {
-	uint64_t gen;
-	lfpool_cache *cache;
-};
-extern __thread struct lfp_tls_entry lfp_tls_mru __attribute__((tls_model("initial-exec")));
-
 /* The calling thread's cache for p (alive), made on first use; NULL with
- * errno ENOMEM. */
+ * errno ENOMEM.  It becomes the thread's lfpool_ts_tls_ entry. */
 lfpool_cache *lfp_tls_cache(lfpool_ts *p);
-/* The calling thread's cache for p if it has one, else NULL. */
+/* The calling thread's cache for p if it has one (made its lfpool_ts_tls_
+ * entry), else NULL. */
 lfpool_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
-/* Drop the calling thread's entry for gen; caller holds lfp_ts_lock. */
-void lfp_tls_forget(uint64_t gen);
+/* Destroy of p: drop the calling thread's entry for p, and clear every
+ * thread's lfpool_ts_tls_ entry naming p; caller holds lfp_ts_lock. */
+void lfp_tls_forget(const lfpool_ts *p);
 
 /* Free the worker slot tables (destroy; the caches are freed with the
  * pool's list). */
