@@ -119,6 +119,10 @@ int report_jsonl(const char *path, const struct result *res, size_t n);
  * a table, and JSON lines (pattern "mem64") appended to jsonl if not NULL. */
 void report_mem64(const char *jsonl);
 
+/* Many pools alive at once, round-robin over 1,000 pools, a new thread's
+ * first get (manypools.c): tables and targets on stdout. */
+void report_manypools(bool quick);
+
 /* Print a message and exit: a benchmark that lost an object measures nothing. */
 __attribute__((noreturn, format(printf, 1, 2))) void bench_die(const char *fmt, ...);
 

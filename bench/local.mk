@@ -22,6 +22,7 @@ bench_lfpool_bench_SOURCES = \
 	bench/impl_malloc.c \
 	bench/impl_shared.c \
 	bench/main.c \
+	bench/manypools.c \
 	bench/measure.c \
 	bench/mem64.c \
 	bench/peer.c \

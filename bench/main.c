@@ -8,7 +8,9 @@
  *       and targets on stdout, JSON lines in FILE.  BENCH_QUICK=1 in the
  *       environment is --quick: shorter repetitions, 64 B objects only.
  *       Then the memory 64 threads leave in per-thread and per-CPU
- *       ThreadStatic pools (pattern mem64, with lfpool-percpu).
+ *       ThreadStatic pools (pattern mem64, with lfpool-percpu), and
+ *       many pools at once, round-robin over 1,000 pools and a new
+ *       thread's first get (pattern manypools, with lfpool-threadstatic).
  *   lfpool-bench --list
  *       the implementations available here and their single-thread patterns.
  *   lfpool-bench --instr OPS --impl A --pattern P
@@ -260,6 +262,8 @@ int main(int argc, char **argv)
 		bench_die("cannot write %s", o.out);
 	if (selected(o.impl_filter, "lfpool-percpu") && selected(o.pattern_filter, "mem64"))
 		report_mem64(o.out);
+	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "manypools"))
+		report_manypools(o.quick);
 	free(res);
 	return 0;
 }
