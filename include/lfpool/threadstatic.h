@@ -291,13 +291,106 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
 #endif
 
+/*
+ * Per-CPU pools: the restartable sequences of lib/threadstatic/
+ * rseq_x86_64.S, inline (as tcmalloc's percpu_tcmalloc.h inlines its own),
+ * on Linux x86-64 with GCC or Clang, outside ThreadSanitizer.  Define
+ * LFPOOL_NO_INLINE_RSEQ to call the library instead, e.g. in code that is
+ * dlclose()d while its threads run: the kernel reads the sequence's
+ * descriptor, which lives in the code that inlined it, whenever it
+ * preempts a thread that ran one last.  The sequences keep the check shape
+ * that lets a thief stop every area (the gate, compared inside the
+ * section; the commit, the section's last instruction): see rseq_x86_64.S.
+ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ)
+# define LFPOOL_RSEQ_INLINE_ 1
+#endif
+
+/* The head of a per-CPU table, as lib/threadstatic/percpu.h lays it out
+ * (checked there at compile time). */
+struct lfpool_percpu_hot_ {
+	char *areas;		/* ncpu areas: { pushes, pops, lock, slot[max] } */
+	uint64_t stride;	/* bytes per area */
+	uint32_t gate;		/* a sequence may use areas [0, gate) */
+	uint32_t max;		/* slots per area */
+	int64_t rseq_offset;	/* glibc's __rseq_offset */
+};
+
+/* The head of every ThreadStatic pool: the per-CPU tables whose gets and
+ * puts may run inline, or NULL (per-thread pools, the fallback path,
+ * debug checks, a reset hook). */
+struct lfpool_ts_fast {
+	const struct lfpool_percpu_hot_ *rseq_get;
+	const struct lfpool_percpu_hot_ *rseq_put;
+};
+
+#ifdef LFPOOL_RSEQ_INLINE_
+/* The rseq_cs descriptor of the sequence in the asm that follows (label 3:
+ * section from 4: to 5:, abort at 6:, after the signature). */
+# define LFPOOL_RSEQ_CS_ \
+	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n" \
+	"3:\t.long 0, 0\n\t.quad 4f, 5f - 4f, 6f\n\t.popsection\n"
+/* Arm the descriptor, then (inside the section) the caller's CPU number
+ * against the gate and the address of its area into %[a] (or to 7f). */
+# define LFPOOL_RSEQ_AREA_ \
+	"1:\tleaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])\n" \
+	"4:\tmovl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]\n\tjae 7f\n\t" \
+	"imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]\n\t"
+/* After the commit: the signature, and the abort handler, which starts over. */
+# define LFPOOL_RSEQ_ABORT_ "\tjmp 8f\n\t.long 0x53053053\n6:\tjmp 1b\n"
+
+/* Pop the top object of the caller's CPU area; NULL when it is empty or
+ * the gate is closed. */
+static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
+{
+	void *obj;
+	uint64_t a, n, pops;
+	__asm__ __volatile__(LFPOOL_RSEQ_CS_
+		LFPOOL_RSEQ_AREA_
+		"movq 8(%[a]), %[pops]\n\tmovq (%[a]), %[n]\n\tsubq %[pops], %[n]\n\tjz 7f\n\t"
+		"movq 16(%[a],%[n],8), %[obj]\n\tincq %[pops]\n\tmovq %[pops], 8(%[a])\n"
+		"5:" LFPOOL_RSEQ_ABORT_
+		"7:\txorl %k[obj], %k[obj]\n8:\n"
+		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n), [pops] "=&r"(pops)
+		: [h] "r"(h), [off] "r"(h->rseq_offset)
+		: "memory", "cc");
+	return obj;
+}
+
+/* Push obj onto the caller's CPU area; go to miss when it is full or
+ * the gate is closed.  (asm goto: the hit path runs no test after the
+ * sequence; the scratch registers are fixed, as asm goto has no outputs
+ * before GCC 11.) */
+# define LFPOOL_RSEQ_PUT_(h, obj, miss) \
+	__asm__ goto(LFPOOL_RSEQ_CS_ \
+		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
+		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
+		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
+		"movq (%%rax), %%rcx\n\tmovq %%rcx, %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
+		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
+		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq %%rcx\n\tmovq %%rcx, (%%rax)\n" \
+		"5:" LFPOOL_RSEQ_ABORT_ "8:\n" \
+		: : [h] "r"(h), [off] "r"((h)->rseq_offset), [o] "r"(obj) \
+		: "rax", "rcx", "rdx", "memory", "cc" : miss)
+#endif
+
 /* An object through the calling thread's implicit cache (per-CPU pools:
  * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline when
- * the thread used the pool last: one compare, then lfpool_cache_get. */
+ * the thread used the pool last (one compare, then lfpool_cache_get) and
+ * for a per-CPU pool whose area serves. */
 static inline void *lfpool_ts_get(lfpool_ts *pool)
 {
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
 		return lfpool_cache_get(lfpool_ts_tls_.cache);
+#ifdef LFPOOL_RSEQ_INLINE_
+	{
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_get;
+		void *obj;
+		if (h && LFPOOL_LIKELY((obj = lfpool_rseq_get_(h)) != NULL))
+			return obj;
+	}
+#endif
 	return lfpool_ts_get_slow(pool);
 }
 
@@ -309,6 +402,16 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 		lfpool_cache_put(lfpool_ts_tls_.cache, obj);
 		return;
 	}
+#ifdef LFPOOL_RSEQ_INLINE_
+	{
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
+		if (h && obj) {
+			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+			return;
+		}
+	}
+lfpool_miss:
+#endif
 	lfpool_ts_put_slow(pool, obj);
 }
 

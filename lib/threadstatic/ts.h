@@ -54,6 +54,7 @@ struct lfpool_cache {
 };
 
 struct lfpool_ts {
+	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
 	/* Unique in the process: the use count of the pool's registry slot
 	 * << 32 | the slot; LFP_TS_DEAD once destroyed. */
 	uint64_t gen;
