@@ -123,6 +123,11 @@ void report_mem64(const char *jsonl);
  * first get (manypools.c): tables and targets on stdout. */
 void report_manypools(bool quick);
 
+/* Each of 8 threads' share of the operations on one shared instance of
+ * every selected implementation (contend.c). */
+void report_contend(const struct impl *const *impls, size_t n, const char *filter, bool quick,
+		    bool (*selected)(const char *list, const char *name));
+
 /* Print a message and exit: a benchmark that lost an object measures nothing. */
 __attribute__((noreturn, format(printf, 1, 2))) void bench_die(const char *fmt, ...);
 

@@ -16,6 +16,7 @@
 EXTRA_PROGRAMS = bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
 	bench/bench.h bench/loops.h \
+	bench/contend.c \
 	bench/impl.c \
 	bench/impl_floor.c \
 	bench/impl_lfpool.c \

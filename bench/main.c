@@ -10,7 +10,9 @@
  *       Then the memory 64 threads leave in per-thread and per-CPU
  *       ThreadStatic pools (pattern mem64, with lfpool-percpu), and
  *       many pools at once, round-robin over 1,000 pools and a new
- *       thread's first get (pattern manypools, with lfpool-threadstatic).
+ *       thread's first get (pattern manypools, with lfpool-threadstatic),
+ *       and each of 8 threads' share of the operations on one shared
+ *       instance (pattern contend).
  *   lfpool-bench --list
  *       the implementations available here and their single-thread patterns.
  *   lfpool-bench --instr OPS --impl A --pattern P
@@ -262,6 +264,8 @@ int main(int argc, char **argv)
 		bench_die("cannot write %s", o.out);
 	if (selected(o.impl_filter, "lfpool-percpu") && selected(o.pattern_filter, "mem64"))
 		report_mem64(o.out);
+	if (selected(o.pattern_filter, "contend"))
+		report_contend(impls, NIMPLS, o.impl_filter, o.quick, selected);
 	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "manypools"))
 		report_manypools(o.quick);
 	free(res);
