@@ -4,7 +4,10 @@
  * threads, pinned round-robin to the CPUs there are (8 on 2 CPUs), run
  * get+put pairs on one shared instance for a fixed time; each thread's
  * share of all operations is printed.  Fair is 1/CONTEND_THREADS each; the
- * target for lfpool-concurrent is every share between 6 % and 20 %.
+ * target for lfpool-concurrent is every share between 6 % and 20 %.  Each
+ * row ends with the CPU time per operation (run time x CPUs / operations):
+ * per-thread implementations (floor, caches, allocators) run there too, as
+ * the throughput to compare with at 8 threads.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -52,8 +55,9 @@ static void *contend_thread(void *arg)
 	return NULL;
 }
 
-/* Run im contended for ms milliseconds; the shares into share[] (%). */
-static int contend_run(const struct impl *im, unsigned ms, double share[CONTEND_THREADS])
+/* Run im contended for ms milliseconds; the shares into share[] (%), the
+ * CPU time per operation (ms x CPUs / operations) into *ns. */
+static int contend_run(const struct impl *im, unsigned ms, double share[CONTEND_THREADS], double *ns)
 {
 	const char *why = NULL;
 	static struct contend c;
@@ -92,21 +96,22 @@ static int contend_run(const struct impl *im, unsigned ms, double share[CONTEND_
 	im->close(c.shared);
 	for (unsigned i = 0; i < CONTEND_THREADS; i++)
 		share[i] = total ? 100.0 * c.ops[i] / total : 0;
+	*ns = total ? ms * 1e6 * cpus_available() / total : 0;
 	return 0;
 }
 
 void report_contend(const struct impl *const *impls, size_t n, const char *filter, bool quick,
 		    bool (*selected)(const char *list, const char *name))
 {
-	printf("\n== contend: %d threads on %u CPUs, get+put pairs on one shared instance for %s;"
+	printf("\n== contend: %d threads on %u CPUs, get+put pairs on one shared instance (or one each) for %s;"
 	       " each thread's share of the operations (%%; fair: %.1f)\n",
 	       CONTEND_THREADS, cpus_available(), quick ? "0.3 s" : "2 s", 100.0 / CONTEND_THREADS);
 	for (size_t i = 0; i < n; i++) {
 		const struct impl *im = impls[i];
-		if (!selected(filter, im->name) || im->loops->xget == NULL)
-			continue;	/* per-thread instances share nothing */
-		double share[CONTEND_THREADS], lo = 100, hi = 0;
-		if (contend_run(im, quick ? 300 : 2000, share) != 0)
+		if (!selected(filter, im->name))
+			continue;
+		double share[CONTEND_THREADS], lo = 100, hi = 0, ns;
+		if (contend_run(im, quick ? 300 : 2000, share, &ns) != 0)
 			continue;
 		printf("%-20s", im->name);
 		for (unsigned t = 0; t < CONTEND_THREADS; t++) {
@@ -114,7 +119,7 @@ void report_contend(const struct impl *const *impls, size_t n, const char *filte
 			lo = share[t] < lo ? share[t] : lo;
 			hi = share[t] > hi ? share[t] : hi;
 		}
-		printf("   min %.1f max %.1f", lo, hi);
+		printf("   min %4.1f max %4.1f  %6.2f ns/op", lo, hi, ns);
 		if (strcmp(im->name, "lfpool-concurrent") == 0)
 			printf("  %s (target: every share in 6..20)", lo >= 6 && hi <= 20 ? "met" : "MISSED");
 		printf("\n");

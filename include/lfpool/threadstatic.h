@@ -337,8 +337,10 @@ struct lfpool_ts_fast {
 	"1:\tleaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])\n" \
 	"4:\tmovl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]\n\tjae 7f\n\t" \
 	"imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]\n\t"
-/* After the commit: the signature, and the abort handler, which starts over. */
-# define LFPOOL_RSEQ_ABORT_ "\tjmp 8f\n\t.long 0x53053053\n6:\tjmp 1b\n"
+/* Out of line, after the signature the kernel checks: the abort handler,
+ * which starts over.  (Not in the hit path's code: a hit falls through.) */
+# define LFPOOL_RSEQ_ABORT_ \
+	"\t.pushsection .text.unlikely, \"ax\"\n\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
 
 /* Pop the top object of the caller's CPU area; NULL when it is empty or
  * the gate is closed. */
@@ -351,7 +353,8 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"movq 8(%[a]), %[pops]\n\tmovq (%[a]), %[n]\n\tsubq %[pops], %[n]\n\tjz 7f\n\t"
 		"movq 16(%[a],%[n],8), %[obj]\n\tincq %[pops]\n\tmovq %[pops], 8(%[a])\n"
 		"5:" LFPOOL_RSEQ_ABORT_
-		"7:\txorl %k[obj], %k[obj]\n8:\n"
+		"\t.pushsection .text.unlikely, \"ax\"\n7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
+		"\t.popsection\n8:\n"
 		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n), [pops] "=&r"(pops)
 		: [h] "r"(h), [off] "r"(h->rseq_offset)
 		: "memory", "cc");
@@ -370,7 +373,7 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"movq (%%rax), %%rcx\n\tmovq %%rcx, %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
 		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
 		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq %%rcx\n\tmovq %%rcx, (%%rax)\n" \
-		"5:" LFPOOL_RSEQ_ABORT_ "8:\n" \
+		"5:" LFPOOL_RSEQ_ABORT_ \
 		: : [h] "r"(h), [off] "r"((h)->rseq_offset), [o] "r"(obj) \
 		: "rax", "rcx", "rdx", "memory", "cc" : miss)
 #endif
