@@ -62,6 +62,11 @@ TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
 CLEANFILES += readme-example.c basic-body.c
 
+# Every public header alone, C99 and C++11, -Wall -Wextra -pedantic -Werror,
+# and the inline fast paths compiled to code.
+TESTS += tests/headers-alone.sh
+EXTRA_DIST += tests/headers-alone.sh
+
 # Every file carries its licence line.
 TESTS += tests/spdx.sh
 EXTRA_DIST += tests/spdx.sh

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,7 +21,10 @@
 # include <sys/rseq.h>
 #endif
 
-uint32_t lfp_possible_cpus(void)
+static uint32_t possible_cpus;
+static pthread_once_t possible_once = PTHREAD_ONCE_INIT;
+
+static void read_possible_cpus(void)
 {
 	/* e.g. "0-3,8-11": the highest number + 1 sizes the table. */
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
@@ -42,7 +46,15 @@ uint32_t lfp_possible_cpus(void)
 	uint32_t count = any ? hi + 1 : 1;
 	if (conf > (long)count)
 		count = (uint32_t)conf;
-	return count;
+	possible_cpus = count;
+}
+
+/* Read once per process: a pool's create must not open a file (with 10^5
+ * per-CPU pools, that was most of their create time). */
+uint32_t lfp_possible_cpus(void)
+{
+	pthread_once(&possible_once, read_possible_cpus);
+	return possible_cpus;
 }
 
 bool lfp_rseq_available(void)
