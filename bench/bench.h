@@ -119,9 +119,9 @@ int report_jsonl(const char *path, const struct result *res, size_t n);
  * a table, and JSON lines (pattern "mem64") appended to jsonl if not NULL. */
 void report_mem64(const char *jsonl);
 
-/* Many pools alive at once, round-robin over 1,000 pools, a new thread's
- * first get (manypools.c): tables and targets on stdout. */
-void report_manypools(bool quick);
+/* Many pools alive at once (when many), round-robin over 1,000 pools, a
+ * new thread's first get (manypools.c): tables and targets on stdout. */
+void report_manypools(bool quick, bool many);
 
 /* Each of 8 threads' share of the operations on one shared instance of
  * every selected implementation (contend.c). */

@@ -10,7 +10,8 @@
  *       Then the memory 64 threads leave in per-thread and per-CPU
  *       ThreadStatic pools (pattern mem64, with lfpool-percpu), and
  *       many pools at once, round-robin over 1,000 pools and a new
- *       thread's first get (pattern manypools, with lfpool-threadstatic),
+ *       thread's first get (pattern manypools, with lfpool-threadstatic;
+ *       pattern firstuse: the last two alone),
  *       and each of 8 threads' share of the operations on one shared
  *       instance (pattern contend).
  *   lfpool-bench --list
@@ -266,8 +267,9 @@ int main(int argc, char **argv)
 		report_mem64(o.out);
 	if (selected(o.pattern_filter, "contend"))
 		report_contend(impls, NIMPLS, o.impl_filter, o.quick, selected);
-	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "manypools"))
-		report_manypools(o.quick);
+	if (selected(o.impl_filter, "lfpool-threadstatic") &&
+	    (selected(o.pattern_filter, "manypools") || selected(o.pattern_filter, "firstuse")))
+		report_manypools(o.quick, selected(o.pattern_filter, "manypools"));
 	free(res);
 	return 0;
 }

@@ -253,7 +253,7 @@ static void report_first_use(void)
 	       med <= 2000 ? "met" : "MISSED");
 }
 
-void report_manypools(bool quick)
+void report_manypools(bool quick, bool many)
 {
 	static const size_t counts[] = { 100, 1000, 10000, 100000 };
 	size_t ncounts = quick ? 3 : 4;
@@ -262,7 +262,7 @@ void report_manypools(bool quick)
 	printf("\n== manypools: ns per pool with N pools alive (create, first touch, destroy oldest first,"
 	       " destroy in random order), and KiB of memory per pool\n%-20s %8s %10s %10s %10s %10s %8s\n",
 	       "impl", "N", "create", "touch", "destroy", "destroy-rnd", "KiB");
-	for (int k = 0; k < MP_KINDS; k++) {
+	for (int k = 0; many && k < MP_KINDS; k++) {
 		double at_lo[4] = { 0 }, worst = 0, kib = 0;
 		for (size_t c = 0; c < ncounts; c++) {
 			double t[5];

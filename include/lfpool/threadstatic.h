@@ -97,7 +97,7 @@
  * hand back, and a thread may move between CPUs, or a job between
  * threads, at any time.  On Linux x86-64 with glibc's rseq registration a
  * get or put that stays within the area is a restartable sequence: no
- * atomic instruction, no lock.  Elsewhere (no registration, as with
+ * atomic instruction, no lock; ts_get and ts_put run it inline (below).  Elsewhere (no registration, as with
  * GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture, the TSan
  * build) sched_getcpu() picks the area and a spinlock guards it (only
  * threads that share a CPU ever meet on it).  lfpool_ts_stats reports
