@@ -3,17 +3,24 @@
 # in one process (issue 5).
 #
 #   make bench        time every implementation and pattern, then plot;
-#                     results go to $(srcdir)/bench/results (with
-#                     BENCH_QUICK=1: to bench/results-quick here, so a CI
-#                     run never overwrites the committed results)
-#   make bench-instr  instructions per operation under callgrind
+#                     results go to bench-results/ in this build directory
+#                     (BENCH_QUICK=1: bench/results-quick), never into the
+#                     sources, even in an in-tree build: the committed
+#                     results are updated only with
+#                     BENCH_RESULTS=$(srcdir)/bench/results (what
+#                     `./run.sh bench --update-results` passes; run.sh
+#                     passes _build/bench/results otherwise)
+#   make bench-instr  instructions per operation under callgrind (valgrind)
 #
-# The program is built by `make bench`, never by `make all`.  It needs only
-# what configure already requires (ck, liburcu): mimalloc, jemalloc and
-# tcmalloc are opened with dlopen at run time, so a missing one is reported
-# as "not available" and breaks no build.
+# The program is built by `make bench`, never by `make all`.  It needs
+# liburcu (its urcu-lfs peer): configure turns the benchmark off without
+# it, or with --disable-bench.  mimalloc, jemalloc and tcmalloc are opened
+# with dlopen at run time, so a missing one is reported as "not available"
+# and breaks no build; without gnuplot there are no plots.
 
-EXTRA_PROGRAMS = bench/lfpool-bench
+if ENABLE_BENCH
+
+EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
 	bench/bench.h bench/loops.h \
 	bench/contend.c \
@@ -37,7 +44,8 @@ bench_lfpool_bench_LDFLAGS = -no-install
 
 BENCH_PROGRAM = bench/lfpool-bench$(EXEEXT)
 # Shell words that set $out, the results folder, and create it.
-bench_results = out=$(srcdir)/bench/results; \
+BENCH_RESULTS = bench-results
+bench_results = out=$(BENCH_RESULTS); \
 	case "$${BENCH_QUICK:-0}" in 0) ;; *) out=bench/results-quick ;; esac; \
 	mkdir -p $$out
 
@@ -45,13 +53,22 @@ bench: $(BENCH_PROGRAM)
 	@$(bench_results) && \
 	$(BENCH_PROGRAM) --out $$out/latest.jsonl > $$out/latest.txt && \
 	cat $$out/latest.txt && \
-	$(SHELL) $(srcdir)/bench/plot.sh $$out
+	if test -n "$(GNUPLOT)"; then $(SHELL) $(srcdir)/bench/plot.sh $$out; \
+	else echo "bench: no plots: gnuplot not found (Debian: gnuplot-nox)"; fi && \
+	$(MAKE) $(AM_MAKEFLAGS) bench-sched BENCH_RESULTS="$$out" && \
+	echo "bench: results in $$out"
 
 bench-instr: $(BENCH_PROGRAM)
 	@$(bench_results) && \
 	$(SHELL) $(srcdir)/bench/instr.sh $(BENCH_PROGRAM) $$out
 
+else !ENABLE_BENCH
+bench bench-instr:
+	@echo "make $@: the benchmark is off: configure found no liburcu (Debian:" \
+	      "liburcu-dev) or was given --disable-bench" >&2; exit 1
+endif !ENABLE_BENCH
+
 PHONY += bench bench-instr
-CLEANFILES += bench/results-quick/*
+CLEANFILES += bench/results-quick/* bench-results/*
 EXTRA_DIST += bench/instr.sh bench/plot.sh bench/ratios.gp bench/scaling.gp \
 	bench/results/README.md

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 #include <gnu/libc-version.h>
 
 #include "bench.h"
@@ -207,23 +209,73 @@ static bool runs_at(enum pattern p, size_t size_index)
 	return size_index == 0 || p == PAT_PAIR || p == PAT_BATCH64;
 }
 
+/* Whether im runs pattern p at size index si in this run, and on how many
+ * thread counts (*lo..*hi). */
+static bool planned(const struct impl *im, int p, size_t si, const struct options *o,
+		    unsigned *lo, unsigned *hi)
+{
+	if (!selected(o->pattern_filter, pattern_names[p]) || !impl_runs(im, p) ||
+	    !runs_at(p, si))
+		return false;
+	*lo = p == PAT_XTHREAD ? 2 : 1;
+	*hi = p == PAT_SCALING ? cpus_available() : *lo;
+	return true;
+}
+
+/* The measurements of im at size index si. */
+static size_t planned_count(const struct impl *im, size_t si, const struct options *o)
+{
+	size_t k = 0;
+	unsigned lo, hi;
+	for (int p = 0; p < PAT_COUNT; p++)
+		if (planned(im, p, si, o, &lo, &hi))
+			k += hi - lo + 1;
+	return k;
+}
+
+/* Progress on a terminal (stderr): measurements done of all, elapsed
+ * time, and the time left at the pace so far. */
+static struct {
+	bool on;
+	size_t done, total;
+	struct timespec t0;
+} progress;
+
+static double elapsed_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - progress.t0.tv_sec) + (t.tv_nsec - progress.t0.tv_nsec) / 1e9;
+}
+
+static void progress_show(void)
+{
+	if (!progress.on)
+		return;
+	double e = elapsed_s();
+	double left = progress.done ? e / progress.done * (progress.total - progress.done) : 0;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %.0f s elapsed, about %.0f s left", progress.done,
+		progress.total, e, left);
+}
+
 /* Every selected pattern of one opened implementation; returns the new n. */
 static size_t measure_impl(const struct impl *im, void *shared, size_t si,
 			   const struct options *o, const struct plan *plan,
 			   struct result **res, size_t n, size_t *cap)
 {
+	unsigned lo, hi;
 	for (int p = 0; p < PAT_COUNT; p++) {
-		if (!selected(o->pattern_filter, pattern_names[p]) || !impl_runs(im, p) ||
-		    !runs_at(p, si))
+		if (!planned(im, p, si, o, &lo, &hi))
 			continue;
-		unsigned lo = p == PAT_XTHREAD ? 2 : 1;
-		unsigned hi = p == PAT_SCALING ? cpus_available() : lo;
 		for (unsigned t = lo; t <= hi; t++) {
 			*res = grow(*res, n, cap);
 			struct result *r = &(*res)[n++];
 			measure(im, shared, p, t, sizes[si], plan, r);
-			fprintf(stderr, "%-8s %6zu B %2u thr  %-20s %8.2f ns  (%.2f..%.2f)\n",
-				pattern_names[p], sizes[si], t, im->name, r->ns, r->min, r->max);
+			fprintf(stderr, "%s%-8s %6zu B %2u thr  %-20s %8.2f ns  (%.2f..%.2f)\n",
+				progress.on ? "\r\033[K" : "", pattern_names[p], sizes[si], t,
+				im->name, r->ns, r->min, r->max);
+			progress.done++;
+			progress_show();
 		}
 	}
 	return n;
@@ -243,6 +295,12 @@ int main(int argc, char **argv)
 	struct plan plan = o.quick ? (struct plan){ 7, 1e6 } : (struct plan){ 11, 20e6 };
 	size_t nsizes = o.quick ? 1 : sizeof(sizes) / sizeof(sizes[0]);
 	print_machine(&plan, o.quick);
+	progress.on = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &progress.t0);
+	for (size_t si = 0; si < nsizes; si++)
+		for (size_t i = 0; i < NIMPLS; i++)
+			if (selected(o.impl_filter, impls[i]->name))
+				progress.total += planned_count(impls[i], si, &o);
 	struct result *res = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t si = 0; si < nsizes; si++)
@@ -254,11 +312,14 @@ int main(int argc, char **argv)
 			if (!shared) {
 				if (si == 0)
 					printf("%s: not available (%s)\n", impls[i]->name, why);
+				progress.total -= planned_count(impls[i], si, &o);
 				continue;
 			}
 			n = measure_impl(impls[i], shared, si, &o, &plan, &res, n, &cap);
 			impls[i]->close(shared);
 		}
+	if (progress.on)
+		fputs("\r\033[K", stderr);
 	report_tables(res, n);
 	report_targets(res, n);
 	if (o.out && report_jsonl(o.out, res, n) != 0)

@@ -11,6 +11,9 @@
 #include "bench.h"
 
 #define TARGET_SIZE 64
+/* A verdict's repetitions spread more than this (max - min over the
+ * median): the machine was too noisy for it to be trusted. */
+#define NOISY_SPREAD 0.25
 
 static const char *const mallocs[] = { "glibc", "mimalloc", "jemalloc", "tcmalloc" };
 
@@ -24,13 +27,33 @@ static const struct result *find(const struct result *res, size_t n, const char 
 	return NULL;
 }
 
+static double spread(const struct result *r)
+{
+	return r->ns > 0 ? (r->max - r->min) / r->ns : 0;
+}
+
+/* The caveat under a MISSED verdict whose measurements were noisy. */
+static void noise_caveat(const struct result *a, const struct result *b)
+{
+	const struct result *worst = spread(a) >= spread(b) ? a : b;
+	if (spread(worst) <= NOISY_SPREAD)
+		return;
+	printf("    caveat: %s (%s, %u thr) spread %.2f..%.2f ns over its repetitions,"
+	       " %.0f%% of its median (> %.0f%%): a noisy machine; rerun before trusting"
+	       " this verdict\n", worst->impl->name, pattern_names[worst->pattern],
+	       worst->threads, worst->min, worst->max, 100 * spread(worst), 100 * NOISY_SPREAD);
+}
+
 static void verdict(const char *what, const struct result *a, const struct result *b,
 		    double value, bool met)
 {
-	if (!a || !b)
+	if (!a || !b) {
 		printf("  %-62s    n/a  (not measured)\n", what);
-	else
-		printf("  %-62s %6.2f  %s\n", what, value, met ? "met" : "MISSED");
+		return;
+	}
+	printf("  %-62s %6.2f  %s\n", what, value, met ? "met" : "MISSED");
+	if (!met)
+		noise_caveat(a, b);
 }
 
 /* The fastest malloc in pattern p, single-threaded (xthread: two threads). */

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: MIT
-# The README's example, compiled and run by make check.
-check_PROGRAMS += examples/basic
-TESTS += examples/basic
+# The README's examples (the basic one, array pools, the everyday helpers),
+# compiled and run by make check.
+LFPOOL_EXAMPLES = examples/basic examples/array examples/helpers
+check_PROGRAMS += $(LFPOOL_EXAMPLES)
+TESTS += $(LFPOOL_EXAMPLES)
 examples_basic_LDADD = liblfpool.la
+examples_array_LDADD = liblfpool.la
+examples_helpers_LDADD = liblfpool.la
 if ASAN
-$(LEAK_GATE_LOG): examples/basic.log
+$(LEAK_GATE_LOG): $(LFPOOL_EXAMPLES:=.log)
 endif

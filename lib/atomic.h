@@ -31,14 +31,60 @@
  *    writes to the object happen before whatever the last holder does next;
  *    acquire: the thread that takes the count to zero sees every other
  *    holder's writes before it hands the object back to its pool.
+ *  - lfp_cas_pair_acqrel: the index stack's head, a 16-byte pair (index,
+ *    64-bit tag): as lfp_cas_u64_acqrel, one double-width CAS.
  * On x86-64 (TSO) all of these compile to plain moves and lock-prefixed
  * instructions in both builds.
+ *
+ * Weakly ordered CPUs (ARMv8, POWER), where the x86 argument does not
+ * carry over, each order is needed as named and no weaker one would do:
+ *  - acquire loads of a stack head, a published pointer, or a link being
+ *    followed: the CPU may otherwise satisfy the loads that use the value
+ *    (the node's link, the slab's side data, the object's bytes) before it,
+ *    and read what was there before the publisher wrote it.  ARMv8: ldar
+ *    (or ldr + dmb ishld); POWER: ld + lwsync (ck: the load, then
+ *    ck_pr_fence_acquire).
+ *  - release stores and the release half of a CAS: the link word and the
+ *    object's contents must be visible before the head that publishes them
+ *    (stlr / lwsync + st).
+ *  - the acquire half of a CAS (success and failure): a won pop owns the
+ *    node and next reads its link and the object; a failed CAS hands back
+ *    the current head, whose node the next attempt reads.
+ *  - relaxed link loads in a pop: ordered after the head's acquire (same
+ *    thread, program order after an acquire); a stale one only makes the
+ *    CAS fail, and the pop dereferences no index it read from a link.  A
+ *    walk that does dereference such an index (lfp_stack_pop_upto_mpmc,
+ *    lfp_stack_count_mpmc) reads the link with acquire and checks the head's
+ *    tag first: see stack.c.
+ *  - relaxed loads of slab directory and side-data pointers
+ *    (lfp_slabs_link, _ptr, _state): a thread reaches an index only through
+ *    an acquire chain back to the thread that published its slab (a pop's
+ *    acquire of the head, whose release sequence holds every earlier push;
+ *    a private chain; a validated walk), and those pointers, once set, stay
+ *    until the pool is destroyed (mem is cleared and set again only while
+ *    no index of the slab is reachable), so coherence gives the value.
+ * ck's read-modify-writes carry no order of their own on such CPUs: the ck
+ * versions of the _acqrel operations put ck_pr_fence_release before and
+ * ck_pr_fence_acquire after them (the C11 fence mapping: dmb ish on
+ * ARMv8, lwsync on POWER).  ck defines both as compiler barriers on TSO
+ * x86-64, so the shipped x86 code is unchanged.
  */
 #ifndef LFP_ATOMIC_H
 #define LFP_ATOMIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * A 16-byte pair that a double-width CAS changes as one (cmpxchg16b on
+ * x86-64, casp on ARMv8.1).  Its halves are read with single-word loads:
+ * a torn read is harmless to a CAS loop, whose CAS then fails and returns
+ * the current pair whole.
+ */
+typedef union lfp_pair {
+	struct { uint64_t lo, hi; };
+	unsigned __int128 word;
+} __attribute__((aligned(16))) lfp_pair;
 
 /*
  * Each operation is spelled out by width and order, so that a call site says
@@ -53,9 +99,11 @@
 
 LFP_LD(uint8_t, u8_rlx, __ATOMIC_RELAXED)
 LFP_LD(uint32_t, u32_rlx, __ATOMIC_RELAXED)
+LFP_LD(uint32_t, u32_acq, __ATOMIC_ACQUIRE)
 LFP_LD(uint64_t, u64_rlx, __ATOMIC_RELAXED)
 LFP_LD(uint64_t, u64_acq, __ATOMIC_ACQUIRE)
 LFP_ST(uint8_t, u8_rlx, __ATOMIC_RELAXED)
+LFP_ST(uint8_t, u8_rel, __ATOMIC_RELEASE)
 LFP_ST(uint32_t, u32_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rlx, __ATOMIC_RELAXED)
 LFP_ST(uint64_t, u64_rel, __ATOMIC_RELEASE)
@@ -67,6 +115,11 @@ static inline void lfp_store_ptr_rel(void **p, void *v) { __atomic_store_n(p, v,
 static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
 
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v)
@@ -103,6 +156,13 @@ static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* TSan instruments this as __tsan_atomic128_compare_exchange_strong. */
+static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
+{
+	return __atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 static inline void lfp_stall(void) { __builtin_ia32_pause(); }
 
 #else /* Concurrency Kit */
@@ -117,9 +177,11 @@ static inline void lfp_stall(void) { __builtin_ia32_pause(); }
 
 LFP_LD(uint8_t, u8_rlx, 8, (void)0)
 LFP_LD(uint32_t, u32_rlx, 32, (void)0)
+LFP_LD(uint32_t, u32_acq, 32, ck_pr_fence_acquire())
 LFP_LD(uint64_t, u64_rlx, 64, (void)0)
 LFP_LD(uint64_t, u64_acq, 64, ck_pr_fence_acquire())
 LFP_ST(uint8_t, u8_rlx, 8, (void)0)
+LFP_ST(uint8_t, u8_rel, 8, ck_pr_fence_release())
 LFP_ST(uint32_t, u32_rlx, 32, (void)0)
 LFP_ST(uint64_t, u64_rlx, 64, (void)0)
 LFP_ST(uint64_t, u64_rel, 64, ck_pr_fence_release())
@@ -137,16 +199,31 @@ static inline void lfp_store_ptr_rel(void **p, void *v)
 	ck_pr_store_ptr(p, v);
 }
 
-static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
-/* lock xadd is a full barrier: both orders hold. */
-static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
-static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
-static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v) { return ck_pr_fas_8(p, v); }
+/*
+ * An acquire-release read-modify-write from a ck one: fences around it (see
+ * the top of this file).  On x86-64 both are compiler barriers: lock xadd,
+ * xchg and lock cmpxchg(16b) are full barriers already.
+ */
+#define LFP_ACQREL(T, rmw) ({ ck_pr_fence_release(); T r_ = (rmw); ck_pr_fence_acquire(); r_; })
 
-/* lock cmpxchg is a full barrier, which covers every order we ask for. */
+static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return ck_pr_faa_64(p, v); }
+static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
+{
+	return LFP_ACQREL(uint64_t, ck_pr_faa_64(p, v));
+}
+static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return ck_pr_faa_32(p, v); }
+static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v)
+{
+	return LFP_ACQREL(uint32_t, ck_pr_faa_32(p, v));
+}
+static inline uint8_t lfp_xchg_u8_acqrel(uint8_t *p, uint8_t v)
+{
+	return LFP_ACQREL(uint8_t, ck_pr_fas_8(p, v));
+}
+
 static inline bool lfp_cas_u64_acqrel(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
-	return ck_pr_cas_64_value(p, *expected, desired, expected);
+	return LFP_ACQREL(bool, ck_pr_cas_64_value(p, *expected, desired, expected));
 }
 
 static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t desired)
@@ -156,8 +233,24 @@ static inline bool lfp_cas_u64_rlx(uint64_t *p, uint64_t *expected, uint64_t des
 
 static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 {
-	return ck_pr_cas_ptr_value(p, *expected, desired, expected);
+	return LFP_ACQREL(bool, ck_pr_cas_ptr_value(p, *expected, desired, expected));
 }
+
+#ifdef CK_F_PR_CAS_64_2_VALUE
+static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
+{
+	uint64_t set[2] = { desired.lo, desired.hi };
+	return LFP_ACQREL(bool, ck_pr_cas_64_2_value((uint64_t *)p, (uint64_t *)expected, set,
+						     (uint64_t *)expected));
+}
+#else
+/* No double-width CAS in ck for this target: the compiler's (libatomic). */
+static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
+{
+	return __atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+#endif
 
 static inline void lfp_stall(void) { ck_pr_stall(); }
 
@@ -165,6 +258,7 @@ static inline void lfp_stall(void) { ck_pr_stall(); }
 
 #undef LFP_LD
 #undef LFP_ST
+#undef LFP_ACQREL
 
 /*
  * Exponential backoff after a failed CAS (ck_backoff_eb's shape, with a

@@ -7,6 +7,15 @@
  * only to add a slab) and constructs it.  put pushes.  Trim pops the whole
  * free stack, keeps `keep` objects, finalizes the rest and frees wholly raw
  * slabs; slab.h explains why that needs no grace period.
+ *
+ * Trim and a get at capacity.  While a trim holds the popped stack, the
+ * objects on it are pooled but not on the stack: a get at capacity would
+ * find the stack empty and `created` at the capacity, and say ENOBUFS
+ * with every object free.  So trims count themselves in and out
+ * (trims_begun before the pop, trims_ended after `created` dropped), and
+ * a get at capacity says ENOBUFS only when no trim overlapped its look
+ * (ended, read before it reserved, equals begun, read after its pop);
+ * otherwise it waits and looks again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +24,13 @@
 
 #include "core.h"
 #include "lfpool/concurrent.h"
+#include "validate.h"
 
 struct lfpool_concurrent {
 	struct lfp_stack free;		/* constructed objects; its own cache line */
 	uint64_t created __attribute__((aligned(64)));
 	uint64_t misses;
+	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
 	bool plain_put;			/* no reset hook, no debug checks */
 	struct lfp_core core;
@@ -33,7 +44,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	memset(c, 0, sizeof(*c));
-	int err = lfp_core_init(&c->core, cfg, "concurrent");
+	int err = lfp_core_init(&c->core, cfg, LFP_KIND_CONCURRENT);
 	if (err) {
 		free(c);
 		errno = err;
@@ -65,36 +76,47 @@ LFPOOL_API void lfpool_concurrent_destroy(lfpool_concurrent *c)
 		lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		n++;
 	}
-	if (c->core.debug && c->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			c->core.name, (unsigned long long)(c->created - n));
-	lfp_core_fini(&c->core);
-	c->magic = LFP_MAGIC_DEAD;
-	if (c->core.debug)
-		lfp_debug_bury(c);
-	else
-		free(c);
+	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
 }
 
+/* The stack's top object for a get, marked out; NULL when empty. */
+static void *pop_out(lfpool_concurrent *c)
+{
+	uint32_t idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
+	if (idx == LFP_NIL)
+		return NULL;
+	if (c->core.debug)
+		lfp_core_mark_out(&c->core, idx);
+	return lfp_slabs_ptr(&c->core.slabs, idx);
+}
+
+/*
+ * The stack was empty: create an object, or at capacity look again.  The
+ * ENOBUFS is honest only if no trim held pooled objects between reading
+ * `created` and finding the stack empty.  ended is read (acquire: a trim
+ * that ended had lowered `created` first, which the reserve then sees)
+ * before the reserve; begun after the pop, whose acquire read of the head
+ * saw every trim whose pop emptied the stack, and so that trim's begin.
+ */
 __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 {
 	lfp_faa_u64_rlx(&c->misses, 1);
-	uint32_t idx;
-	int err = lfp_core_create(&c->core, &c->created, true, 1, LFP_OBJ_OUT, &idx);
-	if (err == ENOBUFS) {
-		/* At capacity: an object may have come back since we looked. */
-		idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
-		if (idx != LFP_NIL) {
-			if (c->core.debug)
-				lfp_core_mark_out(&c->core, idx);
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	for (;;) {
+		uint64_t ended = lfp_load_u64_acq(&c->trims_ended);
+		uint32_t idx;
+		int err = lfp_core_create(&c->core, &c->created, true, 1, LFP_OBJ_OUT, &idx);
+		if (!err)
 			return lfp_slabs_ptr(&c->core.slabs, idx);
+		void *obj = err == ENOBUFS ? pop_out(c) : NULL;
+		if (obj)
+			return obj;
+		if (err != ENOBUFS || lfp_load_u64_acq(&c->trims_begun) == ended) {
+			errno = err;
+			return NULL;
 		}
+		lfp_backoff_wait(&b);	/* a trim holds objects: it gives them back soon */
 	}
-	if (err) {
-		errno = err;
-		return NULL;
-	}
-	return lfp_slabs_ptr(&c->core.slabs, idx);
 }
 
 LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
@@ -110,21 +132,11 @@ LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 /* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
 static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 {
-	uint32_t idx;
 	if (LFPOOL_UNLIKELY(c->magic != LFP_MAGIC_LIVE)) {
-		lfp_report("(destroyed)", obj, "put after destroy");
+		lfp_report(c->core.name, obj, "put after destroy");
 		return LFP_NIL;
 	}
-	if (LFPOOL_UNLIKELY(c->core.debug)) {
-		if (lfp_core_check_put(&c->core, obj, &idx) != 0)
-			return LFP_NIL;
-	} else {
-		idx = lfp_slabs_index(&c->core.slabs, obj);
-	}
-	if (c->core.reset)
-		c->core.reset(obj, c->core.hook_ctx);
-	lfp_core_poison(&c->core, obj);
-	return idx;
+	return lfp_core_accept_put(&c->core, obj);
 }
 
 LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
@@ -188,6 +200,9 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 {
 	const struct lfp_slabs *s = &c->core.slabs;
+	/* Counted in before the pop (its CAS releases the count), out after
+	 * `created` dropped (release): see the top of this file. */
+	lfp_faa_u64_rlx(&c->trims_begun, 1);
 	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
 	/* Keep the top `keep` (the hottest), destroy the rest, and give back
 	 * every wholly raw slab, even when nothing was pooled. */
@@ -202,6 +217,7 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	lfp_chain_last(s, drop, &n);
 	lfp_core_destroy_chain(&c->core, true, drop);
 	lfp_core_count_trim(&c->core, &c->created, n);
+	lfp_faa_u64_acqrel(&c->trims_ended, 1);
 	return n;
 }
 
@@ -216,11 +232,20 @@ LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
 	st->created = lfp_load_u64_rlx(&c->created);
-	/* Walk the free stack, bounded by created in case it changes under us. */
-	uint64_t n = 0;
-	for (uint32_t i = (uint32_t)lfp_load_u64_acq(&c->free.head); i != LFP_NIL && n < st->created;
-	     i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i)))
-		n++;
+	/* Bounded by created: the stack may change under the count (the
+	 * count's acquire loads pair with the release CAS of
+	 * lfp_stack_push_chain_mpmc). */
+	uint64_t n = lfp_stack_count_mpmc(&c->free, &c->core.slabs, st->created);
 	st->retained = n;
 	st->live = st->created - n;
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_concurrent_validate(const lfpool_concurrent *c, char *why, size_t why_size)
+{
+	struct lfp_census cs;
+	if (lfp_census_begin(&cs, &c->core, why, why_size))
+		lfp_census_chain(&cs, (uint32_t)lfp_load_u64_rlx(&c->free.head), "the free stack");
+	return lfp_census_end(&cs, lfp_load_u64_rlx(&c->created));
+}
+#endif

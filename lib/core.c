@@ -13,11 +13,18 @@
 /* Without ASan, pooled objects of pools with no init hook hold this. */
 #define LFP_POISON_BYTE 0xdb
 
-int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind)
+static const char *const kind_names[] = {
+	[LFP_KIND_POOL] = "pool",
+	[LFP_KIND_CONCURRENT] = "concurrent",
+	[LFP_KIND_TS] = "threadstatic",
+	[LFP_KIND_MAGAZINES] = "magazines",
+};
+
+int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
 	memset(c, 0, sizeof(*c));
 	/* Only ThreadStatic has caches to put on CPUs. */
-	unsigned flags = LFPOOL_F_DEBUG | (strcmp(kind, "threadstatic") == 0 ? LFPOOL_F_PERCPU : 0);
+	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
 	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
 	    (cfg->flags & ~flags) || cfg->capacity > LFP_NIL - 1)
 		return EINVAL;
@@ -31,9 +38,10 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind
 	c->fini = cfg->fini;
 	c->hook_ctx = cfg->hook_ctx;
 	c->capacity = cfg->capacity;
+	c->kind = kind;
 	c->debug = lfp_debug_wanted(cfg->flags);
 	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
-	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind);
+	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind_names[kind]);
 	pthread_mutex_init(&c->grow_lock, NULL);
 	return 0;
 }
@@ -126,6 +134,7 @@ void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 			c->init(obj, c->hook_ctx);
 		if (!c->debug)
 			continue;
+		LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, i)) == LFP_OBJ_RAW);
 		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
 		if (state == LFP_OBJ_POOLED)
 			lfp_core_poison(c, obj);
@@ -202,6 +211,8 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 		break;
 	}
 	uint8_t *state = lfp_slabs_state(&c->slabs, *idx);
+	/* acq_rel, paired with the same exchange of a racing put of obj: of
+	 * two puts of one object, exactly one sees it out */
 	uint8_t was = lfp_xchg_u8_acqrel(state, LFP_OBJ_POOLED);
 	if (was == LFP_OBJ_OUT)
 		return 0;
@@ -211,9 +222,62 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 	return -1;
 }
 
+uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj)
+{
+	uint32_t idx;
+	if (c->debug) {
+		if (lfp_core_check_put(c, obj, &idx) != 0)
+			return LFP_NIL;
+	} else {
+		idx = lfp_slabs_index(&c->slabs, obj);
+	}
+	if (c->reset)
+		c->reset(obj, c->hook_ctx);
+	lfp_core_poison(c, obj);
+	return idx;
+}
+
+void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
+			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx)
+{
+	void *block[64];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (objs[i] && lfp_core_accept_put(c, objs[i]) != LFP_NIL)
+			block[k++] = objs[i];
+		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
+			push(ctx, block, k);
+			k = 0;
+		}
+	}
+}
+
+void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
+		const char *what)
+{
+	if (debug && out) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "destroyed with %llu %s still out",
+			 (unsigned long long)out, what);
+		lfp_report_leak(name, owner, msg);
+	}
+	*magic = LFP_MAGIC_DEAD;
+	if (debug)
+		lfp_debug_bury(owner);
+	else
+		free(owner);
+}
+
+void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t out)
+{
+	lfp_core_fini(c);
+	lfp_retire(pool, magic, c->debug, c->name, out, out == 1 ? "object" : "objects");
+}
+
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 {
 	void *obj = lfp_slabs_ptr(&c->slabs, idx);
+	LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, idx)) == LFP_OBJ_POOLED);
 	lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
 #ifdef LFP_ASAN
 	unpoison(c, obj);

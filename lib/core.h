@@ -35,6 +35,10 @@
 #define LFP_MAGIC_LIVE 0x4c495645u	/* "LIVE" */
 #define LFP_MAGIC_DEAD 0x44454144u	/* "DEAD" */
 
+/* Which pool a core serves: what it may be configured with and its
+ * default name (lfp_kind_name). */
+enum lfp_kind { LFP_KIND_POOL, LFP_KIND_CONCURRENT, LFP_KIND_TS, LFP_KIND_MAGAZINES };
+
 struct lfp_core {
 	struct lfp_stack raw;		/* slab memory not yet constructed */
 	struct lfp_slabs slabs;
@@ -42,6 +46,7 @@ struct lfp_core {
 	void *hook_ctx;
 	size_t capacity;		/* 0: unbounded */
 	unsigned flags;
+	enum lfp_kind kind;
 	bool debug;
 	char name[LFP_NAME_MAX];
 	pthread_mutex_t grow_lock;	/* mt only: slab growth and release */
@@ -49,7 +54,7 @@ struct lfp_core {
 };
 
 /* Validate cfg and set up c; 0 or EINVAL. */
-int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, const char *kind);
+int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind);
 /* Free all slabs; constructed objects must have been finalized first. */
 void lfp_core_fini(struct lfp_core *c);
 
@@ -74,6 +79,30 @@ void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain);
 /* Debug checks for a put of obj: 0 with *idx set, or -1 once reported. */
 int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx);
 /*
+ * The one lifecycle step of every put that is not a plain push: the debug
+ * checks (debug pools), the reset hook, poisoning.  Returns obj's index, or
+ * LFP_NIL when obj must not be pooled (reported).
+ */
+uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj);
+/*
+ * Accept each non-NULL object of objs[0 .. n) (lfp_core_accept_put) and
+ * hand the accepted ones to push in blocks, in order: the bulk puts of the
+ * caches and of the per-CPU areas.
+ */
+void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
+			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
+/*
+ * The end of every destroy: in debug pools report `out` objects still out
+ * with users (the error hook), free c's slabs, mark the pool dead (*magic)
+ * and free it, or bury it (debug pools stay readable, so that a call after
+ * destroy is reported).  pool is the block to free, c inside it.
+ */
+void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t out);
+/* The same for a layer over a pool (array, rc, closure): what it calls
+ * `out` is named by what (e.g. "oversize buffers"). */
+void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
+		const char *what);
+/*
  * Debug: mark idx handed out.  Under ASan the object is unpoisoned; without
  * it, a pool with no init hook has its pattern verified ("write after put")
  * and a pool with one has the object made anew (fini, then init).
@@ -89,8 +118,11 @@ int lfp_core_owns(const struct lfp_core *c, const void *ptr);
 /* Count a trim that destroyed n objects (n may be 0) out of *created. */
 void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
 
-/* Report a misuse through the error hook. */
+/* Report a misuse through the error hook (the default aborts). */
 void lfp_report(const char *pool, const void *ptr, const char *problem);
+/* Report objects left out at destroy through the error hook; the default
+ * prints the line and returns (no object has been misused yet). */
+void lfp_report_leak(const char *pool, const void *ptr, const char *problem);
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);

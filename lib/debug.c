@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.c - the error hook and the graveyard of destroyed debug pools.
+ * debug.c - the error hook, the graveyard of destroyed debug pools, and
+ * the failure of an internal assertion (debug.h).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core.h"
+#include "debug.h"
 
 static lfpool_error_fn error_hook;
 static void *error_ctx;
@@ -20,7 +23,8 @@ LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx)
 	pthread_mutex_unlock(&hook_lock);
 }
 
-void lfp_report(const char *pool, const void *ptr, const char *problem)
+/* The hook, or the default: one line on stderr, then abort when fatal. */
+static void report(const char *pool, const void *ptr, const char *problem, bool fatal)
 {
 	pthread_mutex_lock(&hook_lock);
 	lfpool_error_fn fn = error_hook;
@@ -31,6 +35,23 @@ void lfp_report(const char *pool, const void *ptr, const char *problem)
 		return;
 	}
 	fprintf(stderr, "lfpool: pool '%s': %s (pointer %p)\n", pool, problem, ptr);
+	if (fatal)
+		abort();
+}
+
+void lfp_report(const char *pool, const void *ptr, const char *problem)
+{
+	report(pool, ptr, problem, true);
+}
+
+void lfp_report_leak(const char *pool, const void *ptr, const char *problem)
+{
+	report(pool, ptr, problem, false);
+}
+
+void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "lfpool: internal error: %s:%d: %s: %s\n", file, line, func, cond);
 	abort();
 }
 

@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "lfpool/pool.h"
+#include "validate.h"
 
 struct lfpool_pool {
 	struct lfpool_pool_fast fast;	/* first: read by the inline fast path */
@@ -25,6 +26,8 @@ struct lfpool_pool {
 	uint64_t created, misses;
 	struct lfp_core core;
 };
+/* lfpool_pool_get and _put (pool.h) read the pool as its fast view. */
+_Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
 
 static uint32_t *pooled(lfpool_pool *p)
 {
@@ -74,7 +77,7 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	int err = lfp_core_init(&p->core, cfg, "pool");
+	int err = lfp_core_init(&p->core, cfg, LFP_KIND_POOL);
 	if (err) {
 		free(p);
 		errno = err;
@@ -100,22 +103,15 @@ LFPOOL_API void lfpool_pool_destroy(lfpool_pool *p)
 		return;
 	}
 	uint32_t n = *pooled(p);
-	if (p->core.debug && p->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			p->core.name, (unsigned long long)(p->created - n));
+	uint64_t out = p->created - n;
 	for (uint32_t i = 0; i < n; i++)
 		lfp_core_fini_obj(&p->core, p->fast.items[i]);
 	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items)
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
-	lfp_core_fini(&p->core);
-	p->magic = LFP_MAGIC_DEAD;
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
-	if (p->core.debug)
-		lfp_debug_bury(p);
-	else
-		free(p);
+	lfp_core_retire(&p->core, p, &p->magic, out);
 }
 
 LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
@@ -142,21 +138,16 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	if (!obj)
 		return;
 	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_report("(destroyed)", obj, "put after destroy");
+		lfp_report(p->core.name, obj, "put after destroy");
 		return;
 	}
-	uint32_t idx;
-	if (p->core.debug && lfp_core_check_put(&p->core, obj, &idx) != 0)
-		return;
 	uint32_t *n = pooled(p);
 	if (*n >= p->items_cap) {
 		lfp_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
-	if (p->core.reset)
-		p->core.reset(obj, p->core.hook_ctx);
-	lfp_core_poison(&p->core, obj);
-	p->fast.items[(*n)++] = obj;
+	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL)
+		p->fast.items[(*n)++] = obj;
 }
 
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
@@ -212,3 +203,18 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 	st->live = st->created - st->retained;
 	st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
 }
+
+#ifdef LFPOOL_DEBUG
+int lfp_pool_validate(const lfpool_pool *p, char *why, size_t why_size)
+{
+	struct lfp_census cs;
+	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
+		uint32_t n = p->core.debug ? p->debug_count : p->fast.count;
+		if (n > p->items_cap)
+			lfp_census_fail(&cs, "%u pooled objects in an array of %u", n, p->items_cap);
+		for (uint32_t i = 0; i < n && !cs.bad; i++)
+			lfp_census_obj(&cs, p->fast.items[i], "the pool's array");
+	}
+	return lfp_census_end(&cs, p->created);
+}
+#endif

@@ -185,9 +185,11 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 		next = lfp_load_u32_rlx(lfp_slabs_link(s, i));
 		struct lfp_slab_slot *slot = lfp_slabs_slot(s, i >> s->off_bits);
 		if (slot->mark == s->per_slab) {
-			if (slot->mem) {
-				backing_free(s, slot->mem, s->slab_bytes);
+			char *mem = slot->mem;
+			if (mem) {
+				/* Unpublish, then free: see lfp_slabs_lookup. */
 				lfp_store_ptr_rel((void **)&slot->mem, NULL);
+				backing_free(s, mem, s->slab_bytes);
 				lfp_faa_u64_rlx(&s->slab_frees, 1);
 			}
 			continue;
@@ -206,11 +208,23 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 	return head;
 }
 
+/*
+ * Lock-free, concurrently with grow and release.  A slab's pointer is
+ * cleared (release) before its memory goes back to the allocator, which
+ * may hand the block to another pool at once.  A pointer p the caller
+ * holds into that block was made after the free, hence after the clear,
+ * so the acquire load below reads NULL (or a later slab, which is not the
+ * block): owns never says yes for another pool's object.  (Freeing first
+ * left a window in which the stale pointer matched.)  Grow publishes a
+ * slab only once its header and links are written.
+ */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx)
 {
 	uintptr_t a = (uintptr_t)p;
 	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
 	for (uint32_t n = 0; n < hw; n++) {
+		/* acquire, paired with the release stores of prepare_slot (the
+		 * leaf) and lfp_slabs_grow (mem, after the slab header) */
 		if (!lfp_load_ptr_acq((void *const *)&s->leaf[n >> LFP_LEAF_BITS]))
 			continue;
 		uintptr_t mem = (uintptr_t)lfp_load_ptr_acq(

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "atomic.h"
+#include "debug.h"
 #include "lfpool/common.h"
 
 #define LFP_NIL UINT32_MAX
@@ -107,14 +108,23 @@ uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
+	LFP_ASSERT(slab_no < s->max_slabs);
 	struct lfp_slab_leaf *leaf = (struct lfp_slab_leaf *)
 		lfp_load_ptr_rlx((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
 	return &leaf->slot[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 
+/* Whether idx names an object slot: its offset is below per_slab (the
+ * slab number is checked by lfp_slabs_slot). */
+static inline bool lfp_slabs_index_ok(const struct lfp_slabs *s, uint32_t idx)
+{
+	return idx != LFP_NIL && (idx & ((1u << s->off_bits) - 1)) < s->per_slab;
+}
+
 /* The link word of index idx.  Valid for every index ever handed out. */
 static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	uint32_t *links = (uint32_t *)lfp_load_ptr_rlx((void *const *)&slot->links);
 	return &links[idx & ((1u << s->off_bits) - 1)];
@@ -123,6 +133,7 @@ static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
 /* The state byte of index idx. */
 static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	uint8_t *state = (uint8_t *)lfp_load_ptr_rlx((void *const *)&slot->state);
 	return &state[idx & ((1u << s->off_bits) - 1)];
@@ -131,8 +142,10 @@ static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
 /* The object of an index the caller owns (its slab is allocated). */
 static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
 {
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
 	char *mem = (char *)lfp_load_ptr_rlx((void *const *)&slot->mem);
+	LFP_ASSERT(mem != NULL);
 	return mem + s->first_off + (size_t)(idx & ((1u << s->off_bits) - 1)) * s->stride;
 }
 
@@ -143,6 +156,7 @@ static inline uint32_t lfp_slabs_index(const struct lfp_slabs *s, const void *p)
 	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
 	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
 	uint32_t off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
+	LFP_ASSERT(off < s->per_slab && (uintptr_t)p == base + s->first_off + off * s->stride);
 	return (h->slab_no << s->off_bits) | off;
 }
 

@@ -8,10 +8,12 @@
  *    when the link (push) or next (pop) was read.
  *  - ABA: the head carries a tag that every successful CAS increments, so a
  *    CAS based on a stale read fails even when the same index is back on
- *    top.  The tag is 32 bits wide: wrap-around needs 2^32 head changes
- *    inside one thread's load-to-CAS window.  (ponyc#1319 was a tag too
- *    narrow; iceoryx#2351 a tag not refreshed after a failed CAS: here a
- *    failed CAS returns the current head, tag included, and the next attempt
+ *    top.  The tag is 64 bits wide, beside the index in a double-width CAS:
+ *    wrap-around needs 2^64 head changes inside one thread's load-to-CAS
+ *    window.  (ponyc#1319 was a tag too narrow; the 32-bit tag here before
+ *    wrapped after 2^32 changes, about 40 s of churn on one core.
+ *    iceoryx#2351 was a tag not refreshed after a failed CAS: here a failed
+ *    CAS returns the current head, tag included, and the next attempt
  *    builds on that.)
  *  - Memory safety: a pop may read the link of a node that another thread
  *    popped meanwhile.  Links live in side data that is never freed before
@@ -44,32 +46,73 @@ uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
 /*
  * Pop up to max entries of st with one CAS; returns how many, the first in
  * *first (the rest follow through their links, and the link of the last one
- * is not ours to follow).  The walk may read links that change under it,
- * but a successful CAS on the tagged head proves that no push or pop took
- * effect since the head was read: the nodes walked were on the stack the
- * whole time, and a stacked node's link is never written.  A walk that read
- * a changing link is bounded by max and ends in a failed CAS; every link
- * word lives in side data, so each read is of valid memory.
+ * is not ours to follow).  A successful CAS on the tagged head proves that
+ * no push or pop took effect since the head was read: the nodes walked were
+ * on the stack the whole time, and a stacked node's link is never written.
+ *
+ * Following a link is where weak memory bites.  The head's acquire load
+ * synchronizes with every push before it (each CAS on the head continues
+ * the release sequence of the ones before), so the links of nodes that are
+ * still stacked, and the side data of the slabs they name, are visible.
+ * But a node popped and pushed again meanwhile may have a link written by
+ * another thread with no order to ours: on ARMv8 or POWER the index read
+ * from it may name a slab whose side-data pointers we do not see yet.  So
+ * each link is read with acquire (later loads stay after it) and, before
+ * the index it gave is followed, the head's tag is read again: unchanged,
+ * the node was still stacked and the index is one its push published;
+ * changed, the walk starts over.  (x86-64: both are plain loads.)
  */
 uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
 				  uint32_t *first)
 {
-	uint64_t old = lfp_load_u64_acq(&st->head);
+	/* acquire (load and CAS), paired with the release CAS of
+	 * lfp_stack_push_chain_mpmc: the links walked below */
+	lfp_pair old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
-		uint32_t top = (uint32_t)old, n = 0, next = top;
+		uint32_t top = lfp_stack_top(old), n = 0, next = top;
 		if (top == LFP_NIL)
 			return 0;
 		while (n < max && next != LFP_NIL) {
-			next = lfp_load_u32_rlx(lfp_slabs_link(s, next));
+			next = lfp_load_u32_acq(lfp_slabs_link(s, next));
 			n++;
+			if (n < max && next != LFP_NIL && lfp_load_u64_acq(&st->head.hi) != old.hi)
+				break;
 		}
 		LFP_STRESS_WINDOW();
-		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, next))) {
+		/* A walk cut short above fails here (the tag moved) and retries. */
+		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, next))) {
 			*first = top;
 			return n;
 		}
 		LFP_STRESS_RETRY();
 		lfp_backoff_wait(&b);
 	}
+}
+
+/*
+ * Count the entries of a stack that others may change, at most max; exact
+ * when it holds still.  The same care as in the walk above: a link is
+ * followed only while the head's tag shows the stack unchanged; when it
+ * moves, the count starts over from the new head, a few times, and then
+ * settles for the count of the stack as it was (stats are approximate
+ * while the pool is busy).
+ */
+uint64_t lfp_stack_count_mpmc(const struct lfp_stack *st, const struct lfp_slabs *s, uint64_t max)
+{
+	uint64_t n = 0;
+	for (unsigned tries = 0; tries < 4; tries++) {
+		lfp_pair head = lfp_stack_load(st);
+		n = 0;
+		uint32_t i = lfp_stack_top(head);
+		while (i != LFP_NIL && n < max) {
+			n++;
+			i = lfp_load_u32_acq(lfp_slabs_link(s, i));
+			if (lfp_load_u64_acq(&st->head.hi) != head.hi)
+				break;
+		}
+		if (lfp_load_u64_acq(&st->head.hi) == head.hi)
+			return n;
+	}
+	return n;
 }

@@ -2,14 +2,16 @@
 /*
  * stack.h - the ABA-safe Treiber stack of object indices.
  *
- * The head is one 64-bit word: a 32-bit index (LFP_NIL when empty) and a
- * 32-bit tag that every successful CAS increments.  A pop that read head
- * (i, t) and was delayed while i was popped and pushed back finds (i, t+k)
- * and fails: the ABA problem cannot arise until the tag wraps, i.e. after
- * 2^32 changes of the head between one thread's load and its CAS.  Links live
- * in the slabs' side data (see slab.h), so a delayed pop reads valid memory.
- * A plain 64-bit CAS suffices, which keeps the TSan build identical to the
- * shipped one (ck's double-width ck_stack_pop_mpmc has no builtin twin).
+ * The head is a 16-byte pair changed by one double-width CAS: the top index
+ * (LFP_NIL when empty) and a 64-bit tag that every successful CAS
+ * increments.  A pop that read head (i, t) and was delayed while i was
+ * popped and pushed back finds (i, t+k) and fails: a stale CAS can succeed
+ * only after exactly 2^64 changes of the head between one thread's load and
+ * its CAS (centuries at a change per nanosecond; the 32-bit tag this
+ * replaces wrapped in about 40 s of such churn).  Links live in the slabs'
+ * side data (see slab.h), so a delayed pop reads valid memory.  The TSan
+ * build runs the same CAS as a 128-bit __atomic (lib/atomic.h), so it
+ * checks the shipped algorithm.
  *
  * Contract in the name: _mpmc calls may run concurrently with each other on
  * any number of threads; _st calls are for a stack one thread owns.
@@ -21,15 +23,13 @@
 #include "slab.h"
 
 struct lfp_stack {
-	uint64_t head;	/* tag << 32 | index */
+	lfp_pair head;	/* .lo: top index (LFP_NIL: empty); .hi: tag */
 } __attribute__((aligned(64)));
-
-#define LFP_STACK_EMPTY ((uint64_t)LFP_NIL)
 
 #ifdef LFPOOL_STRESS_NO_ABA_TAG
 # define LFP_TAG_STEP 0ull	/* negative control only: ABA-unsafe */
 #else
-# define LFP_TAG_STEP (1ull << 32)
+# define LFP_TAG_STEP 1ull
 #endif
 
 #ifdef LFPOOL_STRESS
@@ -43,24 +43,52 @@ extern __thread uint64_t lfp_stress_cas_retries;
 # define LFP_STRESS_RETRY() ((void)0)
 #endif
 
-static inline uint64_t lfp_stack_next_head(uint64_t old, uint32_t idx)
+/* The head after a CAS from old that installs idx on top. */
+static inline lfp_pair lfp_stack_next_head(lfp_pair old, uint32_t idx)
 {
-	return ((old & ~(uint64_t)UINT32_MAX) + LFP_TAG_STEP) | idx;
+	lfp_pair h;
+	h.lo = idx;
+	h.hi = old.hi + LFP_TAG_STEP;
+	return h;
 }
 
-static inline void lfp_stack_init(struct lfp_stack *st) { st->head = LFP_STACK_EMPTY; }
+/* The top index of a head. */
+static inline uint32_t lfp_stack_top(lfp_pair head) { return (uint32_t)head.lo; }
+
+/*
+ * Read the head for a CAS loop, tag first, then index, both acquire: the
+ * index's acquire makes the link of the node it names (written before the
+ * push that published it) visible.  The two loads may see different heads;
+ * the CAS then fails, since a tag names exactly one head.
+ */
+static inline lfp_pair lfp_stack_load(const struct lfp_stack *st)
+{
+	lfp_pair h;
+	h.hi = lfp_load_u64_acq(&st->head.hi);
+	h.lo = lfp_load_u64_acq(&st->head.lo);
+	return h;
+}
+
+static inline void lfp_stack_init(struct lfp_stack *st)
+{
+	st->head.lo = LFP_NIL;
+	st->head.hi = 0;
+}
 
 /* Push the chain first..last (linked through their link words); any thread. */
+/* Model: stress/model/aba.pml, steps U1-U3. */
 static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct lfp_slabs *s,
 					     uint32_t first, uint32_t last)
 {
-	uint64_t old = lfp_load_u64_rlx(&st->head);
+	lfp_pair old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
-		lfp_store_u32_rlx(lfp_slabs_link(s, last), (uint32_t)old);
+		lfp_store_u32_rlx(lfp_slabs_link(s, last), lfp_stack_top(old));
 		LFP_STRESS_WINDOW();
-		/* release: the link and the pusher's writes to the object */
-		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, first)))
+		/* release: the link and the pusher's writes to the objects, for
+		 * the acquire of the pop that takes them (lfp_stack_pop_mpmc,
+		 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
+		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, first)))
 			return;
 		LFP_STRESS_RETRY();
 		lfp_backoff_wait(&b);
@@ -74,18 +102,24 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
 }
 
 /* Pop one index, LFP_NIL when empty; any thread. */
+/* Model: stress/model/aba.pml, steps O1-O3 (its control drops the tag). */
 static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
 {
-	/* acquire: the link of the head's node, written before its push */
-	uint64_t old = lfp_load_u64_acq(&st->head);
+	/* acquire, paired with the release CAS of lfp_stack_push_chain_mpmc:
+	 * the head node's link and the pusher's writes to the object */
+	lfp_pair old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
-		uint32_t idx = (uint32_t)old;
+		uint32_t idx = lfp_stack_top(old);
 		if (idx == LFP_NIL)
 			return LFP_NIL;
+		/* relaxed: ordered by the acquire that read idx (the load, or the
+		 * failed CAS); a stale value only makes the CAS below fail */
 		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, idx));
 		LFP_STRESS_WINDOW();
-		if (lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, next)))
+		/* acquire as the load above (a failed CAS reloads old); release
+		 * for the next pop, which must see our link read done */
+		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, next)))
 			return idx;
 		LFP_STRESS_RETRY();
 		lfp_backoff_wait(&b);
@@ -95,24 +129,26 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 /* Take the whole stack as a private chain (LFP_NIL when empty); any thread. */
 static inline uint32_t lfp_stack_pop_all_mpmc(struct lfp_stack *st)
 {
-	uint64_t old = lfp_load_u64_acq(&st->head);
-	while ((uint32_t)old != LFP_NIL &&
-	       !lfp_cas_u64_acqrel(&st->head, &old, lfp_stack_next_head(old, LFP_NIL)))
+	/* acquire (load and CAS), paired with the release CAS of
+	 * lfp_stack_push_chain_mpmc: every link of the chain taken */
+	lfp_pair old = lfp_stack_load(st);
+	while (lfp_stack_top(old) != LFP_NIL &&
+	       !lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, LFP_NIL)))
 		;
-	return (uint32_t)old;
+	return lfp_stack_top(old);
 }
 
 /* Single-owner versions: the same stack, plain accesses. */
 static inline void lfp_stack_push_chain_st(struct lfp_stack *st, const struct lfp_slabs *s,
 					   uint32_t first, uint32_t last)
 {
-	*lfp_slabs_link(s, last) = (uint32_t)st->head;
+	*lfp_slabs_link(s, last) = lfp_stack_top(st->head);
 	st->head = lfp_stack_next_head(st->head, first);
 }
 
 static inline uint32_t lfp_stack_pop_st(struct lfp_stack *st, const struct lfp_slabs *s)
 {
-	uint32_t idx = (uint32_t)st->head;
+	uint32_t idx = lfp_stack_top(st->head);
 	if (idx != LFP_NIL)
 		st->head = lfp_stack_next_head(st->head, *lfp_slabs_link(s, idx));
 	return idx;
@@ -120,15 +156,20 @@ static inline uint32_t lfp_stack_pop_st(struct lfp_stack *st, const struct lfp_s
 
 static inline uint32_t lfp_stack_pop_all_st(struct lfp_stack *st)
 {
-	uint32_t idx = (uint32_t)st->head;
+	uint32_t idx = lfp_stack_top(st->head);
 	st->head = lfp_stack_next_head(st->head, LFP_NIL);
 	return idx;
 }
+
 
 /* Pop up to max indices with one CAS; returns how many, the first in
  * *first, the rest linked after it (the last one's link is not ours). */
 uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
 				 uint32_t *first);
+
+/* How many entries st holds, at most max; exact when it holds still.  Any
+ * thread, alongside the other _mpmc calls. */
+uint64_t lfp_stack_count_mpmc(const struct lfp_stack *st, const struct lfp_slabs *s, uint64_t max);
 
 /* Last index of a private chain, and its length. */
 uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len);

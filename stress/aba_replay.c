@@ -10,6 +10,11 @@
  *    inside the pop's CAS window (head A read, next B) and pops A and B and
  *    pushes A back.  The delayed CAS must fail and retry; a stack without
  *    the tag installs B, which is in use, as its head.
+ * 3. The tag's width: a get stalled between its head load and its CAS
+ *    while others change the head 2^k times, for k up to 56 (and 2^64 - 1):
+ *    the head then holds the same index and the tag of 2^k changes later
+ *    (set directly: 2^56 real changes would take years), and the stale CAS
+ *    must fail.  The old 32-bit tag failed this at k = 32.
  */
 #include <stdio.h>
 
@@ -45,10 +50,10 @@ static int stale_snapshot(struct lfp_stack *st, const struct lfp_slabs *s, uint3
 			  char *msg, size_t len)
 {
 	push_three(st, s, a);
-	uint64_t snap = lfp_load_u64_acq(&st->head);
+	lfp_pair snap = lfp_stack_load(st);
 	uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, a));
 	lfp_stack_push_mpmc(st, s, lfp_stack_pop_mpmc(st, s));
-	if (!lfp_cas_u64_acqrel(&st->head, &snap, lfp_stack_next_head(snap, next)))
+	if (!lfp_cas_pair_acqrel(&st->head, &snap, lfp_stack_next_head(snap, next)))
 		return 0;
 	snprintf(msg, len, "a CAS from a stale head snapshot succeeded after pop and push "
 		 "of the same index: the head has no working ABA tag");
@@ -85,6 +90,38 @@ static int delayed_pop(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t
 	return -1;
 }
 
+/* The head as `changes` successful CASes from h, all leaving idx on top,
+ * would leave it. */
+static lfp_pair after_changes(lfp_pair h, uint32_t idx, uint64_t changes)
+{
+	lfp_pair to = lfp_stack_next_head(h, idx);
+	to.hi = h.hi + changes * LFP_TAG_STEP;
+	return to;
+}
+
+/* Step 3; 0 when every stale CAS failed. */
+static int tag_width(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t a,
+		     char *msg, size_t len)
+{
+	static const unsigned bits[] = { 0, 16, 31, 32, 33, 40, 48, 55, 56, 63 };
+	for (unsigned k = 0; k <= sizeof(bits) / sizeof(bits[0]); k++) {
+		uint64_t changes = k < sizeof(bits) / sizeof(bits[0]) ? (uint64_t)1 << bits[k]
+								     : UINT64_MAX;
+		push_three(st, s, a);
+		lfp_pair snap = lfp_stack_load(st);
+		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, a));
+		st->head = after_changes(snap, a, changes);
+		lfp_pair stale = snap;
+		if (lfp_cas_pair_acqrel(&st->head, &stale, lfp_stack_next_head(snap, next))) {
+			snprintf(msg, len, "a CAS stalled while the head changed %llu times "
+				 "succeeded: the tag is narrower than 64 bits",
+				 (unsigned long long)changes);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int aba_replay(char *msg, size_t len)
 {
 	struct lfp_slabs s;
@@ -100,6 +137,8 @@ int aba_replay(char *msg, size_t len)
 		failed |= ABA_REPLAY_STALE_CAS;
 	if (delayed_pop(&st, &s, first, failed ? second : msg, failed ? sizeof(second) : len) != 0)
 		failed |= ABA_REPLAY_DELAYED_POP;
+	if (tag_width(&st, &s, first, failed ? second : msg, failed ? sizeof(second) : len) != 0)
+		failed |= ABA_REPLAY_TAG_WIDTH;
 	lfp_slabs_fini(&s);
 	return failed;
 }

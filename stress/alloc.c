@@ -5,6 +5,7 @@
  * fails on demand, from a given
  * call on or one call in k, to inject out-of-memory.
  */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "stress.h"
@@ -19,13 +20,46 @@ static bool must_fail(const struct stress_alloc *sa, uint64_t n)
 	return k && ((n * UINT64_C(0x9e3779b97f4a7c15)) >> 40) % k == 0;
 }
 
-/* posix_memalign, counted; NULL when this call must fail. */
+/* A block of this size and alignment that rc keeps, or NULL. */
+static void *recycled(struct stress_recycler *rc, size_t size, size_t align)
+{
+	void *p = NULL;
+	pthread_mutex_lock(&rc->lock);
+	for (unsigned i = rc->n; i-- > 0;) {
+		if (rc->block[i].size == size && (uintptr_t)rc->block[i].p % align == 0) {
+			p = rc->block[i].p;
+			rc->block[i] = rc->block[--rc->n];
+			rc->reused++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rc->lock);
+	return p;
+}
+
+/* Keep p for reuse; false when rc is full. */
+static bool recycle(struct stress_recycler *rc, void *p, size_t size)
+{
+	bool kept = false;
+	pthread_mutex_lock(&rc->lock);
+	if (rc->n < STRESS_RECYCLE_MAX) {
+		rc->block[rc->n++] = (typeof(rc->block[0])){ p, size };
+		kept = true;
+	}
+	pthread_mutex_unlock(&rc->lock);
+	return kept;
+}
+
+/* posix_memalign (or a recycled block), counted; NULL when this call must
+ * fail. */
 static void *counting_alloc(size_t size, size_t align, void *ctx)
 {
 	struct stress_alloc *sa = ctx;
 	uint64_t n = __atomic_fetch_add(&sa->calls, 1, __ATOMIC_RELAXED);
 	void *p;
-	if (must_fail(sa, n) || posix_memalign(&p, align, size) != 0) {
+	if (must_fail(sa, n) ||
+	    (!(sa->recycler && (p = recycled(sa->recycler, size, align)) != NULL) &&
+	     posix_memalign(&p, align, size) != 0)) {
 		__atomic_fetch_add(&sa->failures, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -44,7 +78,12 @@ static void counting_free(void *p, size_t size, void *ctx)
 	struct stress_alloc *sa = ctx;
 	__atomic_fetch_add(&sa->frees, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&sa->bytes, (int64_t)size, __ATOMIC_RELAXED);
-	free(p);
+	if (!sa->recycler)
+		free(p);
+	else if (recycle(sa->recycler, p, size))
+		sched_yield();	/* the block may be someone else's now */
+	else
+		free(p);
 }
 
 void stress_alloc_init(struct stress_alloc *sa)
@@ -60,4 +99,22 @@ bool stress_alloc_balanced(const struct stress_alloc *sa)
 	return __atomic_load_n(&sa->allocs, __ATOMIC_RELAXED) ==
 		       __atomic_load_n(&sa->frees, __ATOMIC_RELAXED) &&
 	       __atomic_load_n(&sa->bytes, __ATOMIC_RELAXED) == 0;
+}
+
+void stress_recycler_init(struct stress_recycler *rc)
+{
+	*rc = (struct stress_recycler){ .n = 0 };
+	pthread_mutex_init(&rc->lock, NULL);
+}
+
+void stress_alloc_recycle(struct stress_alloc *sa, struct stress_recycler *rc)
+{
+	sa->recycler = rc;
+}
+
+void stress_recycler_fini(struct stress_recycler *rc)
+{
+	while (rc->n)
+		free(rc->block[--rc->n].p);
+	pthread_mutex_destroy(&rc->lock);
 }

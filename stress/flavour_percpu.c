@@ -95,5 +95,5 @@ const struct flavour flavour_percpu = {
 	.leave = percpu_leave, .get = percpu_get, .put = percpu_put,
 	.get_bulk = percpu_get_bulk, .put_bulk = percpu_put_bulk, .flush = percpu_flush,
 	.prewarm = percpu_prewarm, .trim = percpu_trim, .owns = percpu_owns,
-	.stats = percpu_stats,
+	.stats = percpu_stats, .validate = STRESS_VALIDATE(validate_ts),
 };

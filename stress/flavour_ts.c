@@ -55,7 +55,7 @@ const struct flavour flavour_ts = {
 	.create = ts_create, .destroy = ts_destroy, .enter = ts_enter, .leave = ts_leave,
 	.get = ts_get, .put = ts_put, .get_bulk = ts_get_bulk, .put_bulk = ts_put_bulk,
 	.flush = ts_flush, .prewarm = ts_prewarm, .trim = ts_trim, .owns = ts_owns,
-	.stats = ts_stats,
+	.stats = ts_stats, .validate = STRESS_VALIDATE(validate_ts),
 };
 
 /* ---- explicit caches: the handle is an lfpool_cache ---- */
@@ -90,5 +90,5 @@ const struct flavour flavour_ts_cache = {
 	.create = ts_create, .destroy = ts_destroy, .enter = cache_enter, .leave = cache_leave,
 	.get = cache_get, .put = cache_put, .get_bulk = cache_get_bulk, .put_bulk = cache_put_bulk,
 	.flush = cache_flush, .prewarm = ts_prewarm, .trim = ts_trim, .owns = ts_owns,
-	.stats = ts_stats,
+	.stats = ts_stats, .validate = STRESS_VALIDATE(validate_ts),
 };

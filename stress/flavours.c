@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "stress.h"
+#include "validate.h"
 
 /* No per-thread caches: nothing held idle. */
 static unsigned no_slack(const lfpool_config *cfg)
@@ -72,7 +73,7 @@ const struct flavour flavour_pool = {
 	.create = pool_create, .destroy = pool_destroy, .enter = enter_pool, .leave = leave_pool,
 	.get = pool_get, .put = pool_put, .get_bulk = pool_get_bulk, .put_bulk = pool_put_bulk,
 	.flush = flush_none, .prewarm = pool_prewarm, .trim = pool_trim, .owns = pool_owns,
-	.stats = pool_stats,
+	.stats = pool_stats, .validate = STRESS_VALIDATE(validate_pool),
 };
 
 /* ---- Concurrent ---- */
@@ -110,10 +111,27 @@ const struct flavour flavour_concurrent = {
 	.create = conc_create, .destroy = conc_destroy, .enter = enter_pool, .leave = leave_pool,
 	.get = conc_get, .put = conc_put, .get_bulk = conc_get_bulk, .put_bulk = conc_put_bulk,
 	.flush = flush_none, .prewarm = conc_prewarm, .trim = conc_trim, .owns = conc_owns,
-	.stats = conc_stats,
+	.stats = conc_stats, .validate = STRESS_VALIDATE(validate_concurrent),
 };
 
 const struct flavour *const all_flavours[] = {
 	&flavour_pool, &flavour_concurrent, &flavour_ts, &flavour_ts_cache, &flavour_percpu,
 	NULL,
 };
+
+#ifdef LFPOOL_DEBUG
+int validate_pool(const void *pool, char *why, size_t n)
+{
+	return lfp_pool_validate(pool, why, n);
+}
+
+int validate_concurrent(const void *pool, char *why, size_t n)
+{
+	return lfp_concurrent_validate(pool, why, n);
+}
+
+int validate_ts(const void *pool, char *why, size_t n)
+{
+	return lfp_ts_validate(pool, why, n);
+}
+#endif

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# stress: the pthread stress suite (stress/, fuzz/); see stress/stress.h.
+# stress: the pthread stress suite (stress/, stress/fuzz/); see stress/stress.h.
 #
 # The programs compile the library's own sources with -DLFPOOL_STRESS (the
 # stack's CAS-window hook and retry counter), so they are built on demand
@@ -23,17 +23,12 @@ STRESS_COMMON = \
 	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \
 	stress/sc_conservation.c stress/sc_faults.c stress/sc_ownership.c \
 	stress/sc_prodcons.c stress/sc_random.c stress/sc_transfer.c stress/sc_trim.c \
+	stress/sc_validate.c \
 	stress/slots.c
 
-# Built on demand only.  TSAN and ASAN are never both true (configure
-# refuses it), so the programs get their rules but no place in `all`.
-# (EXTRA_PROGRAMS would say it plainly, but bench/local.mk owns that
-# variable with `=`, and it is included after this file.)
-if TSAN
-if ASAN
-noinst_PROGRAMS += stress/lfstress stress/lfstress-noaba
-endif
-endif
+# Built on demand only: EXTRA_PROGRAMS gives them rules but no place in
+# `all` (they compile the library with -DLFPOOL_STRESS).
+EXTRA_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/lfmatrix stress/rc_array_stress
 stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
 stress_lfstress_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS
 # Per-target flags give the library's objects (assembly too) names of their
@@ -45,11 +40,16 @@ stress_lfstress_noaba_SOURCES = stress/negative.c $(STRESS_COMMON) $(liblfpool_l
 stress_lfstress_noaba_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_ABA_TAG
 stress_lfstress_noaba_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfstress_noaba_LDADD = $(liblfpool_la_LIBADD)
-CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT)
+# The synchronization-table matrix (stress/matrix.c).
+stress_lfmatrix_SOURCES = stress/matrix.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
+stress_lfmatrix_CFLAGS = $(stress_lfstress_CFLAGS)
+stress_lfmatrix_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfmatrix_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfmatrix$(EXEEXT)
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.
-FUZZ_FILES = fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
+FUZZ_FILES = stress/fuzz/fuzz_ops.c stress/ops.c stress/alloc.c stress/flavours.c \
 	stress/flavour_ts.c stress/flavour_percpu.c
 EXTRA_DIST += stress/variants.sh $(FUZZ_FILES)
 
@@ -59,9 +59,24 @@ STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 	FUZZ_LIBS='$(liblfpool_la_LIBADD)' \
 	bash $(srcdir)/stress/variants.sh
 
-# What every variant builds (stress/array.mk adds its program); the
-# negative control, stress/lfstress-noaba, is built in the normal one only.
-stress-programs: stress/lfstress$(EXEEXT)
+# The stress program for reference counts, array pools and closures handed
+# between threads (see stress/rc_array_stress.c), against the library as
+# built here:
+#   make stress-array   build and run it in this build directory (a TSan or
+#                       ASan one when configured so); STRESS_SECONDS and
+#                       STRESS_THREADS as for make stress
+stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h
+stress_rc_array_stress_LDADD = liblfpool.la $(PTHREAD_LIBS)
+CLEANFILES += stress/rc_array_stress$(EXEEXT)
+stress-array: stress/rc_array_stress$(EXEEXT)
+	TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" \
+	ASAN_OPTIONS="detect_leaks=1 $${ASAN_OPTIONS:-}" \
+	UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 $${UBSAN_OPTIONS:-}" \
+		./stress/rc_array_stress --seconds $${STRESS_SECONDS:-1} --threads $${STRESS_THREADS:-4}
+
+# What every variant builds; the negative control, stress/lfstress-noaba,
+# is built in the normal one only.
+stress-programs: stress/lfstress$(EXEEXT) stress/lfmatrix$(EXEEXT) stress/rc_array_stress$(EXEEXT)
 stress:
 	@$(STRESS_VARIANTS) full
 stress-quick:
@@ -70,4 +85,4 @@ stress-long:
 	@$(STRESS_VARIANTS) long
 fuzz:
 	@$(STRESS_VARIANTS) fuzz
-PHONY += stress-programs stress stress-quick stress-long fuzz
+PHONY += stress-programs stress-array stress stress-quick stress-long fuzz

@@ -3,7 +3,7 @@
  * negative.c - lfstress-noaba, the negative control.  It is built from the
  * same sources with LFPOOL_STRESS_NO_ABA_TAG, which takes the ABA tag out
  * of the index stack.  The harness must catch that broken stack: the
- * replay must fail (both steps, every time), and ABA provocation (scenario
+ * replay must fail (all three steps, every time), and ABA provocation (scenario
  * 6, then ownership, scenario 2) must catch it within --seconds.  Each
  * check PASSES only when the broken stack was caught; the time to catch is
  * reported.  A harness that cannot catch a known-broken stack proves
@@ -20,7 +20,7 @@
 
 #define REPLAYS 1000
 
-/* Whether both replay steps failed, every one of REPLAYS times. */
+/* Whether all three replay steps failed, every one of REPLAYS times. */
 static bool replays_fail(const struct options *opt)
 {
 	struct run r = { .total = 2, .index = 1 };
@@ -28,10 +28,11 @@ static bool replays_fail(const struct options *opt)
 	unsigned caught = 0;
 	run_begin(&r, opt, "negative-replay", NULL, 1);
 	for (unsigned i = 0; i < REPLAYS; i++)
-		caught += aba_replay(msg, sizeof(msg)) == (ABA_REPLAY_STALE_CAS | ABA_REPLAY_DELAYED_POP);
+		caught += aba_replay(msg, sizeof(msg)) ==
+			  (ABA_REPLAY_STALE_CAS | ABA_REPLAY_DELAYED_POP | ABA_REPLAY_TAG_WIDTH);
 	alarm(0);
 	bool ok = caught == REPLAYS;
-	printf("%s negative-replay %s: the replay failed %u of %u times (both steps); first: %s\n",
+	printf("%s negative-replay %s: the replay failed %u of %u times (all three steps); first: %s\n",
 	       ok ? "PASS" : "FAIL", variant_name(), caught, REPLAYS, msg);
 	return ok;
 }

@@ -269,6 +269,11 @@ static void op_check_stats(struct model *m, unsigned arg)
 		fail(m, "stats: created %llu live %llu retained %llu; model: %zu made, %zu out",
 		     (unsigned long long)st.created, (unsigned long long)st.live,
 		     (unsigned long long)st.retained, m->n, m->out);
+	/* --enable-debug builds: one thread runs the sequence, so the pool is
+	 * quiet here and every object must be in exactly one place. */
+	char why[256];
+	if (m->fl->validate && m->fl->validate(m->pool, why, sizeof(why)) != 0)
+		fail(m, "validate: %s", why);
 }
 
 /* owns: true for every object made, false for interior and foreign ones. */

@@ -258,13 +258,26 @@ static void check_memory_bound(struct round *rd)
 			 (unsigned long long)bound, r->threads + 1);
 }
 
+/* --enable-debug builds: every object in exactly one place, the pool quiet
+ * (no worker runs, the census handle is given back). */
+static bool round_validate(struct round *rd, const char *when)
+{
+	char why[256];
+	const struct flavour *fl = rd->run->fl;
+	if (!fl->validate || fl->validate(rd->pool, why, sizeof(why)) == 0)
+		return true;
+	run_fail(rd->run, "validate %s: %s", when, why);
+	return false;
+}
+
 void round_close(struct round *rd)
 {
 	struct run *r = rd->run;
 	const struct flavour *fl = r->fl;
 	struct tally t = { .rounds = 1 };
 	/* A pool found corrupt may hold a cycle: leave it alone. */
-	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0))
+	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) || !round_check_counts(rd, 0) ||
+	    !round_validate(rd, "after the round"))
 		return;
 	uint64_t retries = lfp_stress_cas_retries;
 	lfpool_stats st;
@@ -283,6 +296,7 @@ void round_close(struct round *rd)
 	fl->put_bulk(h, objs, n);
 	free(objs);
 	fl->leave(rd->pool, h);
+	round_validate(rd, "after the census");
 	check_memory_bound(rd);
 	t.cas_retries = lfp_stress_cas_retries - retries;
 	if (__atomic_load_n(&r->failures, __ATOMIC_RELAXED) == 0) {

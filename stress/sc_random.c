@@ -2,7 +2,7 @@
 /*
  * sc_random.c - scenario 10 in the stress driver: seeded random operation
  * sequences through the reference model of ops.c, the same code the
- * libFuzzer target (fuzz/) runs.  A failing sequence is written to a file
+ * libFuzzer target (stress/fuzz/) runs.  A failing sequence is written to a file
  * that the fuzz target replays.
  */
 #include <stdio.h>

@@ -78,7 +78,21 @@ struct flavour {
 	size_t (*trim)(void *pool, size_t keep);
 	int (*owns)(const void *pool, const void *ptr);
 	void (*stats)(const void *pool, lfpool_stats *st);
+	/* --enable-debug builds: every object of the quiet pool in exactly
+	 * one place (lib/validate.h), 0 or -1 with why; NULL otherwise */
+	int (*validate)(const void *pool, char *why, size_t n);
 };
+
+/* The flavours' validate (flavours.c), as the table wants them; NULL
+ * where the library is built without LFPOOL_DEBUG. */
+#ifdef LFPOOL_DEBUG
+int validate_pool(const void *pool, char *why, size_t n);
+int validate_concurrent(const void *pool, char *why, size_t n);
+int validate_ts(const void *pool, char *why, size_t n);
+# define STRESS_VALIDATE(fn) fn
+#else
+# define STRESS_VALIDATE(fn) NULL
+#endif
 
 extern const struct flavour flavour_pool, flavour_concurrent;
 extern const struct flavour flavour_ts, flavour_ts_cache, flavour_percpu;
@@ -94,12 +108,34 @@ struct stress_alloc {
 	int64_t peak;		/* the most bytes ever held */
 	int64_t fail_from;	/* calls numbered from 0 at or after this fail; -1: none */
 	unsigned fail_one_in;	/* also fail one call in this many (0: none) */
+	struct stress_recycler *recycler;	/* NULL: posix_memalign and free */
+};
+
+/*
+ * Blocks freed by the pools that share a recycler go to the next allocation
+ * of the same size and alignment by any of them, as malloc reuses a block
+ * at once, and free yields the CPU after it has taken the block: a slow
+ * allocator, legal for a user to give, that makes a pool's use of memory it
+ * has already given back (or its lookups of it) meet another pool's.  Each
+ * pool's stress_alloc still counts its own allocations and frees.
+ */
+#define STRESS_RECYCLE_MAX 16
+struct stress_recycler {
+	pthread_mutex_t lock;
+	unsigned n;
+	struct { void *p; size_t size; } block[STRESS_RECYCLE_MAX];
+	uint64_t reused;	/* allocations served with a recycled block */
 };
 
 /* A counting allocator that never fails until told to. */
 void stress_alloc_init(struct stress_alloc *sa);
 /* Whether every allocation was freed (with its size). */
 bool stress_alloc_balanced(const struct stress_alloc *sa);
+void stress_recycler_init(struct stress_recycler *rc);
+/* sa (initialized) recycles through rc from now on. */
+void stress_alloc_recycle(struct stress_alloc *sa, struct stress_recycler *rc);
+/* Free the blocks rc still keeps. */
+void stress_recycler_fini(struct stress_recycler *rc);
 
 /* ---- a run: one scenario on one flavour ---------------------------------- */
 
@@ -255,6 +291,9 @@ struct scenario {
 extern const struct scenario sc_conservation, sc_ownership, sc_transfer,
 	sc_prodcons, sc_churn, sc_aba, sc_trim, sc_faults, sc_faults_mt,
 	sc_badinput, sc_random, sc_aba_replay;
+#ifdef LFPOOL_DEBUG
+extern const struct scenario sc_validate;	/* --enable-debug builds only */
+#endif
 
 /* One round of trim under load: workers hold up to hold_max (at most 64)
  * objects of obj_size; fail_one_in makes the backing allocator fail
@@ -266,6 +305,8 @@ void aba_provoke(struct run *r);
  * the ABA_REPLAY_* steps that went wrong, with msg saying how (the first). */
 #define ABA_REPLAY_STALE_CAS 1		/* a CAS from a stale snapshot succeeded */
 #define ABA_REPLAY_DELAYED_POP 2	/* a delayed pop installed an in-use head */
+#define ABA_REPLAY_TAG_WIDTH 4		/* a CAS stalled for up to 2^64 - 1 head changes
+					 * succeeded */
 int aba_replay(char *msg, size_t len);
 
 #endif

@@ -5,11 +5,16 @@
 #
 #   full   normal, TSan and ASan builds; STRESS_SECONDS (2) per scenario
 #   quick  TSan and ASan, 1 s per scenario (what CI runs); once all is
-#          built the programs run side by side, and their outputs are shown
-#          one after the other
+#          built the programs run side by side, and each one's output is
+#          shown as soon as it ends
 #   long   normal (10 s per scenario, >= 10^8 operations), TSan and ASan
-#          (5 s per scenario)
+#          (5 s per scenario), and --enable-debug (5 s per scenario: the
+#          internal asserts and every pool's validate on; a debug parent
+#          build makes every variant a debug one already)
 #   fuzz   the libFuzzer target only
+# Each variant also runs lfmatrix, every row of the synchronization-table
+# matrix without and with yield injection: MATRIX_SECONDS per row (quick
+# 0.1, full 0.2, long 1).
 # Every mode but fuzz also runs the negative control; every mode fuzzes
 # for FUZZ_SECONDS (30).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
@@ -45,10 +50,12 @@ fi
 eval "parent=($(./config.status --config))"
 plain=()
 sanitized=no
+debug=no
 for a in "${parent[@]}"; do
 	case $a in
 	--enable-tsan* | --enable-asan*) sanitized=yes ;;
 	--disable-tsan | --disable-asan) ;;
+	--enable-debug*) debug=yes plain+=("$a") ;;
 	*) plain+=("$a") ;;
 	esac
 done
@@ -127,32 +134,72 @@ job() {
 run_job() {
 	local label=$1
 	shift
-	{ "$@"; echo $? >"$logs/$label.rc"; } |
+	{ "$@"; echo $? >"$logs/$label.rc.tmp"; } |
 		sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)$/[$label] \1/" | tee "$logs/$label.log"
+	# Only now is the log complete: run_queue waits for the rc file.
+	mv "$logs/$label.rc.tmp" "$logs/$label.rc"
 }
 
-# Run the queue, then tally every job in order.
+# progress DONE TOTAL T0: jobs done of all, the time since T0 and the time
+# left at the pace so far; on a terminal one line redrawn in place (and
+# $1 = "clear" wipes it), elsewhere a plain line.
+progress_line() {
+	local done=$1 total=$2 t0=$3 e left=?
+	e=$((SECONDS - t0))
+	[ "$done" -gt 0 ] && left=$((e * (total - done) / done))
+	if [ -t 1 ]; then
+		printf '\r\033[K[stress] %d/%d jobs done, %d s elapsed, about %s s left' \
+			"$done" "$total" "$e" "$left"
+	else
+		echo "[stress] $done/$total jobs done, $e s elapsed, about $left s left"
+	fi
+}
+
+# Run the queue and tally every job: one at a time, or (quick mode) side
+# by side, each shown and tallied as soon as it ends, with a progress line
+# (each second on a terminal, every 20 s elsewhere).
 run_queue() {
-	local entry labels=() label
+	local entry labels=() label total=${#queue[@]} done=0 t0=$SECONDS last=$SECONDS
 	for entry in "${queue[@]}"; do
 		eval "set -- $entry"
 		labels+=("$1")
 		if [ "$mode" = quick ]; then
 			run_job "$@" >/dev/null 2>"$logs/$1.err" &
 		else
+			progress_line "$done" "$total" "$t0"
+			[ -t 1 ] && echo
 			run_job "$@"
+			tally "$1" "$(cat "$logs/$1.rc" 2>/dev/null || echo 255)" "$logs/$1.log"
+			done=$((done + 1))
 		fi
 	done
-	wait
-	for label in "${labels[@]}"; do
-		[ "$mode" = quick ] && cat "$logs/$label.log" "$logs/$label.err"
-		tally "$label" "$(cat "$logs/$label.rc" 2>/dev/null || echo 255)" "$logs/$label.log"
+	[ "$mode" = quick ] || return 0
+	local shown=()
+	while [ "$done" -lt "$total" ]; do
+		sleep 1
+		for label in "${labels[@]}"; do
+			[ -f "$logs/$label.rc" ] || continue
+			case " ${shown[*]} " in *" $label "*) continue ;; esac
+			# The rc file is written once the job's output is complete.
+			shown+=("$label")
+			done=$((done + 1))
+			[ -t 1 ] && printf '\r\033[K'
+			cat "$logs/$label.log" "$logs/$label.err"
+			tally "$label" "$(cat "$logs/$label.rc")" "$logs/$label.log"
+			last=$SECONDS
+		done
+		if [ -t 1 ] || [ $((SECONDS - last)) -ge 20 ]; then
+			progress_line "$done" "$total" "$t0"
+			last=$SECONDS
+		fi
 	done
+	[ -t 1 ] && printf '\r\033[K'
+	wait
 }
 
 # stress VARIANT SECONDS [ARGS...]: build VARIANT's stress programs and
 # queue the runs of lfstress and, where the build has it, of the array
-# stress program (make stress-array, from stress/array.mk).
+# stress program (make stress-array).
 stress() {
 	local v=$1 s=$2 dir
 	shift 2
@@ -164,6 +211,8 @@ stress() {
 	fi
 	job "$v" "$dir/stress/lfstress" --seconds "$s" --threads "$threads" --seed "$seed" \
 		"${progress[@]}" "$@"
+	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
+		"${progress[@]}"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
@@ -188,7 +237,7 @@ build_fuzz() {
 		case $f in *.c | *.S) srcs+=("$top/$f") ;; esac
 	done
 	if [ -x "$dir/lfpool-fuzz" ] && [ -z "$(find "$top/include" "$top/lib" "$top/stress" \
-		"$top/fuzz" -newer "$dir/lfpool-fuzz" -print -quit)" ]; then
+		-newer "$dir/lfpool-fuzz" -print -quit)" ]; then
 		return 0
 	fi
 	local t0=$SECONDS
@@ -234,6 +283,12 @@ fuzz() {
 }
 
 case $mode in
+quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
+long) matrix_seconds=${MATRIX_SECONDS:-1} ;;
+*) matrix_seconds=${MATRIX_SECONDS:-0.2} ;;
+esac
+
+case $mode in
 full)
 	stress normal "${STRESS_SECONDS:-2}"
 	stress tsan "${STRESS_SECONDS:-2}"
@@ -249,6 +304,7 @@ long)
 	stress normal "${STRESS_SECONDS:-10}" --min-ops 100000000
 	stress tsan "${STRESS_SECONDS:-5}"
 	stress asan "${STRESS_SECONDS:-5}"
+	[ "$debug" = yes ] || stress debug "${STRESS_SECONDS:-5}"
 	negative_control
 	;;
 fuzz) ;;

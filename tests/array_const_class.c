@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * array_const_class.c - compiled to assembly (-O2 -S) by tests/array.mk;
+ * array_const_class.c - compiled to assembly (-O2 -S) by tests/local.mk;
  * array_const_class.sh reads the result.  With a constant size, the class
  * must be picked at compile time: no bit scan (bsr, lzcnt) in const_get or
  * const_put.  var_get takes its size at run time and must have one, which

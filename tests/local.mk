@@ -1,13 +1,24 @@
 # SPDX-License-Identifier: MIT
-# Unit tests of Pool, Concurrent and the common parts (Criterion), a C++
-# check of the public header, and in ASan builds a gate on leak reports.
+# tests: the Criterion unit tests (one file per module, all linked with
+# tests/support.[ch]), a C++ check of the public header, a check that a
+# constant size picks its array class at compile time, the README example,
+# the layering of lib/, the licence lines, and in ASan builds a gate on leak
+# reports.
 
-# Shared test helpers; the ThreadStatic tests may link them too.
-check_LTLIBRARIES = tests/libtesthelpers.la
-tests_libtesthelpers_la_SOURCES = tests/helpers.c tests/helpers.h
+# The Criterion tests are built only when configure found Criterion (or was
+# not given --disable-tests); the C++ check, the README, layering and licence
+# checks need nothing but the compiler.
+if ENABLE_TESTS
+# What every unit test shares (tests/support.h).
+check_LTLIBRARIES = tests/libtestsupport.la
+tests_libtestsupport_la_SOURCES = tests/support.c tests/support.h
+tests_libtestsupport_la_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 LFPOOL_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
-LFPOOL_TEST_LDADD = tests/libtesthelpers.la liblfpool.la $(CRITERION_LIBS) $(PTHREAD_LIBS)
+LFPOOL_TEST_LDADD = tests/libtestsupport.la liblfpool.la $(CRITERION_LIBS) $(PTHREAD_LIBS)
 
+# Pool, Concurrent and the common parts; ThreadStatic (its per-CPU test
+# re-runs itself with rseq turned off, so that both per-CPU paths are
+# tested); the layers over every flavour.
 LFPOOL_UNIT_TESTS = \
 	tests/test_api \
 	tests/test_config \
@@ -17,25 +28,15 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_layout \
 	tests/test_model \
 	tests/test_threads \
-	tests/test_trim
-check_PROGRAMS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
-TESTS += $(LFPOOL_UNIT_TESTS) tests/test_cxx
-
-# A LeakSanitizer report does not fail a Criterion test: in ASan builds this
-# gate runs after the tests and fails on any report in their logs.  Other
-# fragments add their logs as prerequisites of $(LEAK_GATE_LOG) (through the
-# variable: a rule naming the log itself would replace automake's rule).
-EXTRA_DIST += tests/leak-gate.sh
-LEAK_GATE_LOG = tests/leak-gate.sh.log
-if ASAN
-TESTS += tests/leak-gate.sh
-$(LEAK_GATE_LOG): $(LFPOOL_UNIT_TESTS:=.log) tests/test_cxx.log
-endif
-
-# The public header from C++, warnings as errors.
-tests_test_cxx_SOURCES = tests/test_cxx.cc
-tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
-tests_test_cxx_LDADD = liblfpool.la
+	tests/test_trim \
+	tests/test_threadstatic \
+	tests/test_threadstatic_destroy \
+	tests/test_threadstatic_threads \
+	tests/test_percpu \
+	tests/test_array \
+	tests/test_layers
+check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
+TESTS += $(LFPOOL_UNIT_TESTS)
 
 # Every Criterion test: its flags and libraries.
 tests_test_api_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
@@ -56,6 +57,52 @@ tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_destroy_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_threads_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_percpu_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_percpu_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_array_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_array_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_layers_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_layers_LDADD = $(LFPOOL_TEST_LDADD)
+endif ENABLE_TESTS
+check_PROGRAMS += tests/test_cxx
+TESTS += tests/test_cxx
+
+# The public header from C++, warnings as errors.
+tests_test_cxx_SOURCES = tests/test_cxx.cc
+tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
+tests_test_cxx_LDADD = liblfpool.la
+
+# A LeakSanitizer report does not fail a Criterion test: in ASan builds this
+# gate runs after the tests and fails on any report in their logs.  Other
+# fragments add their logs as prerequisites of $(LEAK_GATE_LOG) (through the
+# variable: a rule naming the log itself would replace automake's rule).
+EXTRA_DIST += tests/leak-gate.sh
+LEAK_GATE_LOG = tests/leak-gate.sh.log
+# Criterion's logs join only where Criterion tests are built.
+LEAK_GATE_CRITERION_LOGS =
+if ENABLE_TESTS
+LEAK_GATE_CRITERION_LOGS += $(LFPOOL_UNIT_TESTS:=.log)
+endif ENABLE_TESTS
+if ASAN
+TESTS += tests/leak-gate.sh
+$(LEAK_GATE_LOG): tests/test_cxx.log $(LEAK_GATE_CRITERION_LOGS)
+endif
+
+# The assembly of tests/array_const_class.c, at -O2 and without the build's
+# sanitizer flags: what a release build of a caller compiles to; the script
+# checks that a constant size picked its class at compile time.
+TESTS += tests/array_const_class.sh
+EXTRA_DIST += tests/array_const_class.sh tests/array_const_class.c
+check_DATA = tests/array_const_class.s
+CLEANFILES += tests/array_const_class.s
+tests/array_const_class.s: $(srcdir)/tests/array_const_class.c $(lfpoolinclude_HEADERS)
+	$(AM_V_CC)$(MKDIR_P) tests && $(CC) -I$(srcdir)/include -O2 -S -o $@ $(srcdir)/tests/array_const_class.c
 
 # The README's example is examples/basic.c.
 TESTS += tests/readme-example.sh
@@ -66,6 +113,11 @@ CLEANFILES += readme-example.c basic-body.c
 # and the inline fast paths compiled to code.
 TESTS += tests/headers-alone.sh
 EXTRA_DIST += tests/headers-alone.sh
+
+# The layering rule of lib/ (HACKING.md), on the built objects' symbols:
+# no circle of calls among files, no call from a lower floor to a higher.
+TESTS += tests/layers.sh
+EXTRA_DIST += tests/layers.sh
 
 # Every file carries its licence line.
 TESTS += tests/spdx.sh

@@ -8,7 +8,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 Test(pool, slow_paths_serve_and_take_objects)
 {

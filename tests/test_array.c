@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define MIN 16
 #define MAX 4096
@@ -46,7 +46,7 @@ static size_t class_of(size_t n)
 	return c;
 }
 
-static lfpool_stats stats_of(const lfpool_array *ap, size_t size)
+static lfpool_stats class_stats_of(const lfpool_array *ap, size_t size)
 {
 	lfpool_stats st;
 	cr_assert_eq(lfpool_array_stats(ap, size, &st), 0);
@@ -127,7 +127,7 @@ Test(array, puts_with_and_without_size_reuse_the_buffer)
 		lfpool_array_put_sized(ap, a, 100);
 		cr_assert_eq(lfpool_array_get(ap, 128, NULL), a);
 		lfpool_array_put_sized(ap, a, real);
-		lfpool_stats st = stats_of(ap, 128);
+		lfpool_stats st = class_stats_of(ap, 128);
 		cr_assert_eq(st.created, 1, "%s: %llu created", flavour_names[flavours_all[f]],
 			     (unsigned long long)st.created);
 		cr_assert_eq(st.retained, 1);
@@ -206,7 +206,7 @@ Test(array, oversize_buffers_come_from_the_allocator_and_go_back)
 		uint64_t gets, out;
 		lfpool_array_oversize_stats(ap, &gets, &out);
 		cr_assert(gets == 1 && out == 1);
-		cr_assert_eq(stats_of(ap, 0).created, 0, "never pooled");
+		cr_assert_eq(class_stats_of(ap, 0).created, 0, "never pooled");
 
 		lfpool_array_put(ap, big);
 		cr_assert_eq(t.frees, frees + 1);
@@ -271,7 +271,7 @@ Test(array, stats_sum_the_classes)
 			mid[i] = lfpool_array_get(ap, 256, NULL);
 		lfpool_array_put(ap, small[0]);
 		lfpool_array_put(ap, mid[0]);
-		lfpool_stats all = stats_of(ap, 0), s16 = stats_of(ap, 16), s256 = stats_of(ap, 256);
+		lfpool_stats all = class_stats_of(ap, 0), s16 = class_stats_of(ap, 16), s256 = class_stats_of(ap, 256);
 		cr_assert_eq(s16.created, 3);
 		cr_assert_eq(s16.live, 2);
 		cr_assert_eq(s256.created, 2);
@@ -279,10 +279,10 @@ Test(array, stats_sum_the_classes)
 		cr_assert_eq(all.created, 5);
 		cr_assert_eq(all.live, 3);
 		cr_assert_eq(all.retained, 2);
-		cr_assert_eq(stats_of(ap, 1024).created, 0);
+		cr_assert_eq(class_stats_of(ap, 1024).created, 0);
 		uint64_t held = 0;
 		for (size_t c = MIN; c <= MAX; c <<= 1)
-			held += stats_of(ap, c).bytes_held;
+			held += class_stats_of(ap, c).bytes_held;
 		cr_assert_eq(all.bytes_held, held);
 		cr_assert_geq(all.bytes_held, 5 * 16);
 		lfpool_stats st;
@@ -292,7 +292,7 @@ Test(array, stats_sum_the_classes)
 		for (int i = 1; i < 3; i++)
 			lfpool_array_put(ap, small[i]);
 		lfpool_array_put(ap, mid[1]);
-		cr_assert_eq(stats_of(ap, 0).live, 0);
+		cr_assert_eq(class_stats_of(ap, 0).live, 0);
 		lfpool_array_destroy(ap);
 	}
 }
@@ -309,10 +309,10 @@ Test(array, trim_gives_pooled_buffers_back)
 		lfpool_array_put(ap, a);
 		lfpool_array_put(ap, b);
 		cr_assert_eq(lfpool_array_trim(ap), 2);
-		lfpool_stats st = stats_of(ap, 0);
+		lfpool_stats st = class_stats_of(ap, 0);
 		cr_assert_eq(st.created, 1);
 		cr_assert_eq(st.retained, 0);
-		cr_assert_eq(stats_of(ap, 2048).slab_frees, 1, "the 2 KiB class's slab went back");
+		cr_assert_eq(class_stats_of(ap, 2048).slab_frees, 1, "the 2 KiB class's slab went back");
 		lfpool_array_put(ap, kept);
 		lfpool_array_destroy(ap);
 		cr_assert_eq(t.live, 0);
@@ -372,7 +372,7 @@ Test(array, threads_get_and_put_across_threads)
 			pthread_join(th[i], NULL);
 		lfpool_array_put(c.ap, c.slot);
 		cr_assert_eq(c.bad, 0, "%s: %ld bad buffers", flavour_names[shared[f]], c.bad);
-		cr_assert_eq(stats_of(c.ap, 0).live, 0);
+		cr_assert_eq(class_stats_of(c.ap, 0).live, 0);
 		uint64_t gets, out;
 		lfpool_array_oversize_stats(c.ap, &gets, &out);
 		cr_assert_gt(gets, 0);
@@ -412,7 +412,7 @@ Test(array_debug, double_put_is_reported_by_its_class)
 		expect_report(&log, "bufs[128]", a - 16, "double put");
 		lfpool_array_put_sized(ap, a, 100);
 		expect_report(&log, "bufs[128]", a - 16, "double put");
-		lfpool_stats st = stats_of(ap, 128);
+		lfpool_stats st = class_stats_of(ap, 128);
 		cr_assert(st.retained == 1 && st.live == 1, "%s: the bad puts changed nothing",
 			  flavour_names[flavours_all[f]]);
 		lfpool_array_put(ap, b);
@@ -442,7 +442,7 @@ Test(array_debug, foreign_and_interior_pointers_are_reported)
 		expect_report(&log, "bufs", a + 16, "not from this array pool");
 		lfpool_array_put(ap, a);
 		cr_assert_eq(log.calls, 0);
-		cr_assert_eq(stats_of(ap, 0).live, 0);
+		cr_assert_eq(class_stats_of(ap, 0).live, 0);
 		free(heap);
 		lfpool_array_destroy(ap);
 	}
@@ -458,7 +458,7 @@ Test(array_debug, sized_put_with_a_wrong_size_is_reported)
 		expect_report(&log, "bufs", a, "another class");
 		lfpool_array_put_sized(ap, a, 16);
 		expect_report(&log, "bufs", a, "another class");
-		cr_assert_eq(stats_of(ap, 128).live, 1, "the bad puts pooled nothing");
+		cr_assert_eq(class_stats_of(ap, 128).live, 1, "the bad puts pooled nothing");
 		lfpool_array_put_sized(ap, a, 65);	/* the same class: fine */
 		char *big = lfpool_array_get(ap, 3 * MAX, NULL);
 		lfpool_array_put_sized(ap, big, 2 * MAX);
@@ -479,29 +479,37 @@ Test(array_debug, put_after_destroy_is_reported)
 		lfpool_array *ap = debug_array(flavours_all[f], &log);
 		char *a = lfpool_array_get(ap, 100, NULL);
 		lfpool_array_destroy(ap);
+		cr_assert_eq(log.calls, 1);
+		cr_assert_str_eq(log.pool, "bufs[128]");
+		cr_assert(strstr(log.problem, "destroyed with 1 object still out"), "%s", log.problem);
+		record_errors(&log);
 		lfpool_array_put(ap, a);
-		expect_report(&log, "(destroyed)", a, "after destroy");
+		expect_report(&log, "bufs", a, "after destroy");
 		lfpool_array_put_sized(ap, a, 100);
-		expect_report(&log, "(destroyed)", a, "after destroy");
+		expect_report(&log, "bufs", a, "after destroy");
 		lfpool_array_destroy(ap);
 		expect_report(&log, "bufs", ap, "already destroyed");
 	}
 }
 
-Test(array_debug, destroy_reports_buffers_still_out, .init = cr_redirect_stderr)
+/* Buffers still out at destroy are reported through the error hook, each
+ * class pool and the oversize ones with their own names. */
+Test(array_debug, destroy_reports_buffers_still_out)
 {
 	struct test_alloc t;
 	test_alloc_init(&t);
+	struct error_log log;
+	record_errors(&log);
 	lfpool_array *ap = make(LFPOOL_FLAVOUR_CONCURRENT, LFPOOL_F_DEBUG, &t.a);
 	cr_assert_not_null(lfpool_array_get(ap, 100, NULL));
 	cr_assert_not_null(lfpool_array_get(ap, 2 * MAX, NULL));
 	lfpool_array_destroy(ap);
-	fflush(stderr);
-	char text[512] = "";
-	size_t n = fread(text, 1, sizeof(text) - 1, cr_get_redirected_stderr());
-	text[n] = '\0';
-	cr_assert(strstr(text, "'bufs[128]': destroyed with 1 objects still out"), "%s", text);
-	cr_assert(strstr(text, "'bufs': destroyed with 1 oversize buffers still out"), "%s", text);
+	cr_assert_eq(log.calls, 2, "%d reports; last: %s", log.calls, log.problem);
+	cr_assert_str_eq(log.pool, "bufs");
+	cr_assert_eq(log.ptr, ap);
+	cr_assert(strstr(log.problem, "destroyed with 1 oversize buffers still out"), "%s",
+		  log.problem);
+	lfpool_set_error_hook(NULL, NULL);
 	test_alloc_fini(&t);
 }
 

@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #ifndef PACKAGE_VERSION
 # error "PACKAGE_VERSION must come from configure (DEFS)"

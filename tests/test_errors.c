@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define OBJ 4096	/* big objects: few per slab, so slab growth is frequent */
 

@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 FLAVOUR_TEST(prewarm, creates_exactly_the_number_asked_for)
 {

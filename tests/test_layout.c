@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "support.h"
 
 struct layout_case {
 	size_t size, align;

@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define OBJ 2000	/* about 32 per slab: growth and trim free slabs often */
 #define STEPS 5000

@@ -24,12 +24,12 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 /* Set in the environment of the child of the fallback suite. */
 #define FALLBACK_ENV "LFPOOL_TEST_FALLBACK"
 
-/* ---- helpers ---- */
+/* ---- this file's own support ---- */
 
 /* The CPUs this process may run on, in order; how many. */
 static unsigned allowed_cpus(int *cpus, unsigned max)
@@ -572,8 +572,10 @@ Test(percpu, debug_checks_and_reset_hook_run_on_every_put)
 	assert_accounts(p, 0);
 	o = lfpool_ts_get(p);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
-	lfpool_ts_put(p, o);	/* debug pools stay readable after destroy */
 	cr_assert_eq(log.calls, 3);
+	cr_assert(strstr(log.problem, "destroyed with 1 object still out"), "%s", log.problem);
+	lfpool_ts_put(p, o);	/* debug pools stay readable after destroy */
+	cr_assert_eq(log.calls, 4);
 	cr_assert(strstr(log.problem, "after destroy"), "%s", log.problem);
 	lfpool_set_error_hook(NULL, NULL);
 }

@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define THREADS 4
 #define ROUNDS 50000

@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 Test(ts_hit, get_put_pairs_stay_in_the_magazine)
 {

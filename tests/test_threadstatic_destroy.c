@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 enum { T = 4 };
 

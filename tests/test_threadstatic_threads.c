@@ -12,7 +12,7 @@
 
 #include <criterion/criterion.h>
 
-#include "test_threadstatic_util.h"
+#include "support.h"
 
 enum { N = 1000 };
 

@@ -6,7 +6,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define OBJ 1024
 

@@ -114,6 +114,40 @@ LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_st
  * were got (*gets) and how many of those are out now (*out). */
 LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out);
 
+/* Under TSan the inline paths below annotate through their flavour's get
+ * and put, on the pooled object (buf - prefix); the slow paths do the same
+ * here (see "ThreadSanitizer" in lfpool/common.h). */
+#ifdef LFPOOL_TSAN_ANNOTATE_
+static inline void *lfpool_array_get_slow_tsan_(lfpool_array *ap, unsigned slot, size_t n,
+						size_t *real)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	char *buf = (char *)lfpool_array_get_slow(ap, slot, n, real);
+	LFPOOL_TSAN_QUIET_END_();
+	if (buf)
+		LFPOOL_TSAN_ACQUIRE(buf - ((const struct lfpool_array_fast *)ap)->prefix);
+	return buf;
+}
+static inline void lfpool_array_put_slow_tsan_(lfpool_array *ap, void *buf, size_t n)
+{
+	if (buf)
+		LFPOOL_TSAN_RELEASE((char *)buf - ((const struct lfpool_array_fast *)ap)->prefix);
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	lfpool_array_put_slow(ap, buf, n);
+	LFPOOL_TSAN_QUIET_END_();
+}
+static inline size_t lfpool_array_trim_tsan_(lfpool_array *ap)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	size_t n = lfpool_array_trim(ap);
+	LFPOOL_TSAN_QUIET_END_();
+	return n;
+}
+# define lfpool_array_get_slow lfpool_array_get_slow_tsan_
+# define lfpool_array_put_slow lfpool_array_put_slow_tsan_
+# define lfpool_array_trim lfpool_array_trim_tsan_
+#endif
+
 /* The slot of a request of n bytes: ceil(log2(n)) for n >= 2, 1 for n == 1,
  * and 64 for n == 0 (no class: an error).  A constant for a constant n. */
 static inline unsigned lfpool_array_slot_of(size_t n)

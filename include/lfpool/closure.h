@@ -73,6 +73,22 @@ LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp);
 /* The flavour's figures for the pool. */
 LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_stats *st);
 
+#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
+static inline lfpool_closure *lfpool_closure_get_tsan_(lfpool_closure_pool *cp,
+							lfpool_closure_fn fn,
+							const void *capture, size_t size)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	lfpool_closure *c = lfpool_closure_get(cp, fn, capture, size);
+	LFPOOL_TSAN_QUIET_END_();
+	LFPOOL_TSAN_ACQUIRE(c);
+	return c;
+}
+LFPOOL_TSAN_WRAP_PUT_(lfpool_closure_release, lfpool_closure_pool *, lfpool_closure *)
+# define lfpool_closure_get lfpool_closure_get_tsan_
+# define lfpool_closure_release lfpool_closure_release_tsan_
+#endif
+
 /* Whether a closure of fn with size capture bytes may come from cp; if not,
  * errno is EINVAL. */
 static inline int lfpool_closure_fits(const lfpool_closure_pool *cp, lfpool_closure_fn fn,

@@ -35,6 +35,126 @@ extern "C" {
 # define LFPOOL_UNLIKELY(x) (x)
 #endif
 
+/*
+ * ThreadSanitizer.  LFPOOL_TSAN_ is defined when this translation unit is
+ * built with -fsanitize=thread (gcc: __SANITIZE_THREAD__, clang:
+ * __has_feature(thread_sanitizer)).
+ *
+ * The library's own atomics are invisible to TSan unless the library itself
+ * was built with --enable-tsan, so in a user's TSan program linked against
+ * the normal library an object put on one thread and got on another would
+ * look like a race on the object.  The headers therefore annotate each
+ * hand-over in the user's code: a put releases the object
+ * (LFPOOL_TSAN_RELEASE, before the object leaves the caller), a get
+ * acquires it (LFPOOL_TSAN_ACQUIRE, before the caller touches it) -- the
+ * edge the library's own release and acquire make -- and the inline paths
+ * read and write magazine slots as relaxed atomics, since the magazines
+ * travel between threads through the library too.  Every inline get/put
+ * does so, and under TSan the headers replace the out-of-line get, put,
+ * bulk, refcount and closure calls by inline wrappers that do the same
+ * (the normal library build needs nothing).  LFPOOL_NO_TSAN_ANNOTATIONS
+ * turns it all off; the library's own sources (LFPOOL_BUILDING) never use
+ * it, so its --enable-tsan build checks the real synchronization.
+ * The price: TSan checks no access made by a hook (init, reset, fini)
+ * the library runs.
+ */
+#if defined(__SANITIZE_THREAD__)
+# define LFPOOL_TSAN_ 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define LFPOOL_TSAN_ 1
+# endif
+#endif
+#if defined(LFPOOL_TSAN_) && !defined(LFPOOL_BUILDING) && !defined(LFPOOL_NO_TSAN_ANNOTATIONS)
+# define LFPOOL_TSAN_ANNOTATE_ 1
+#endif
+
+#ifdef LFPOOL_TSAN_ANNOTATE_
+/* The ThreadSanitizer runtime's (sanitizer/tsan_interface.h). */
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+/* obj (a pointer expression, evaluated twice; NULL: nothing) changes hands. */
+# define LFPOOL_TSAN_ACQUIRE(obj) ((obj) ? __tsan_acquire((void *)(obj)) : (void)0)
+# define LFPOOL_TSAN_RELEASE(obj) ((obj) ? __tsan_release((void *)(obj)) : (void)0)
+/* A magazine slot (an lvalue, evaluated once) read and written by inline code. */
+# define LFPOOL_SLOT_LOAD_(slot) __atomic_load_n(&(slot), __ATOMIC_RELAXED)
+# define LFPOOL_SLOT_STORE_(slot, v) __atomic_store_n(&(slot), (v), __ATOMIC_RELAXED)
+/* Around a call into the library: TSan ignores the memory accesses it makes
+ * (libc's memcpy/memset there are intercepted, and the hooks it runs are
+ * the user's): the objects are the caller's then, and the magazines move
+ * between threads through atomics TSan cannot see. */
+# define LFPOOL_TSAN_QUIET_BEGIN_() __tsan_ignore_thread_begin()
+# define LFPOOL_TSAN_QUIET_END_() __tsan_ignore_thread_end()
+
+static inline void lfpool_tsan_acquire_n_(void *const *objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		LFPOOL_TSAN_ACQUIRE(objs[i]);
+}
+
+static inline void lfpool_tsan_release_n_(void *const *objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		LFPOOL_TSAN_RELEASE(objs[i]);
+}
+
+/* Wrappers, named fn_tsan_, of out-of-line calls, quiet as above: a get of
+ * one object (returning R), a put of one (of type T), the bulk forms, and
+ * a call of one argument A returning R (prewarm, trim).  A header defines
+ * them and then `#define fn fn_tsan_`. */
+# define LFPOOL_TSAN_WRAP_GET_(fn, R, P)						\
+	static inline R fn##_tsan_(P pool)						\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		R obj = fn(pool);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+		LFPOOL_TSAN_ACQUIRE(obj);						\
+		return obj;								\
+	}
+# define LFPOOL_TSAN_WRAP_PUT_(fn, P, T)						\
+	static inline void fn##_tsan_(P pool, T obj)					\
+	{										\
+		LFPOOL_TSAN_RELEASE(obj);						\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		fn(pool, obj);								\
+		LFPOOL_TSAN_QUIET_END_();						\
+	}
+# define LFPOOL_TSAN_WRAP_BULK_(get, put, P)						\
+	static inline int get##_tsan_(P pool, void **objs, size_t n)			\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		int rc = get(pool, objs, n);						\
+		LFPOOL_TSAN_QUIET_END_();						\
+		if (rc == 0)								\
+			lfpool_tsan_acquire_n_(objs, n);				\
+		return rc;								\
+	}										\
+	static inline void put##_tsan_(P pool, void *const *objs, size_t n)		\
+	{										\
+		lfpool_tsan_release_n_(objs, n);					\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		put(pool, objs, n);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+	}
+# define LFPOOL_TSAN_WRAP_CALL_(fn, R, P, A)						\
+	static inline R fn##_tsan_(P pool, A a)						\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		R r = fn(pool, a);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+		return r;								\
+	}
+#else
+# define LFPOOL_TSAN_ACQUIRE(obj) ((void)0)
+# define LFPOOL_TSAN_RELEASE(obj) ((void)0)
+# define LFPOOL_SLOT_LOAD_(slot) (slot)
+# define LFPOOL_SLOT_STORE_(slot, v) ((slot) = (v))
+# define LFPOOL_TSAN_QUIET_BEGIN_() ((void)0)
+# define LFPOOL_TSAN_QUIET_END_() ((void)0)
+#endif
+
 /* The library's version string, e.g. "0.1.0"; may differ from the header's. */
 LFPOOL_API const char *lfpool_version(void);
 

@@ -15,8 +15,9 @@
  *
  * get and put are lock-free: each is one CAS on the shared head when it
  * does not contend (an uncontended get+put pair is exactly two CAS), with
- * exponential backoff when it does.  The head is a 32-bit object index and
- * a 32-bit tag in one 64-bit word, so the stack is ABA-safe.  A get that
+ * exponential backoff when it does.  The head is an object index and a
+ * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
+ * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
  * A put never allocates.
  */
@@ -55,6 +56,20 @@ LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void 
  * puts, hits and cas_retries stay 0: a Concurrent pool has no per-thread
  * state, and a shared counter would be an atomic on every get and put. */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
+
+#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
+LFPOOL_TSAN_WRAP_GET_(lfpool_concurrent_get, void *, lfpool_concurrent *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_concurrent_put, lfpool_concurrent *, void *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_concurrent_get_bulk, lfpool_concurrent_put_bulk, lfpool_concurrent *)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_prewarm, int, lfpool_concurrent *, size_t)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_t)
+# define lfpool_concurrent_get lfpool_concurrent_get_tsan_
+# define lfpool_concurrent_put lfpool_concurrent_put_tsan_
+# define lfpool_concurrent_get_bulk lfpool_concurrent_get_bulk_tsan_
+# define lfpool_concurrent_put_bulk lfpool_concurrent_put_bulk_tsan_
+# define lfpool_concurrent_prewarm lfpool_concurrent_prewarm_tsan_
+# define lfpool_concurrent_trim lfpool_concurrent_trim_tsan_
+#endif
 
 #ifdef __cplusplus
 }

@@ -46,19 +46,31 @@ LFPOOL_API int lfpool_pool_owns(const lfpool_pool *pool, const void *ptr);
 /* Fill *st.  The fast path keeps no counter: gets, puts and hits stay 0. */
 LFPOOL_API void lfpool_pool_stats(const lfpool_pool *pool, lfpool_stats *st);
 
+#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
+LFPOOL_TSAN_WRAP_GET_(lfpool_pool_get_slow, void *, lfpool_pool *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_pool_put_slow, lfpool_pool *, void *)
+# define lfpool_pool_get_slow lfpool_pool_get_slow_tsan_
+# define lfpool_pool_put_slow lfpool_pool_put_slow_tsan_
+#endif
+
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
 static inline void *lfpool_pool_get(lfpool_pool *pool)
 {
 	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
+	void *obj;
 	if (LFPOOL_LIKELY(f->count != 0))
-		return f->items[--f->count];
-	return lfpool_pool_get_slow(pool);
+		obj = f->items[--f->count];
+	else
+		obj = lfpool_pool_get_slow(pool);
+	LFPOOL_TSAN_ACQUIRE(obj);
+	return obj;
 }
 
 /* Give obj back to the pool it came from.  NULL: no-op. */
 static inline void lfpool_pool_put(lfpool_pool *pool, void *obj)
 {
 	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
+	LFPOOL_TSAN_RELEASE(obj);
 	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
 		f->items[f->count++] = obj;
 		return;

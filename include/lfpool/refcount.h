@@ -53,6 +53,22 @@ LFPOOL_API uint32_t lfpool_rc_count(const void *obj);
 /* The flavour's figures for the pool. */
 LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st);
 
+#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
+LFPOOL_TSAN_WRAP_GET_(lfpool_rc_get, void *, lfpool_rc *)
+/* Every release releases: the last releaser's put then carries every
+ * holder's writes to the next get. */
+static inline int lfpool_rc_release_tsan_(void *obj)
+{
+	LFPOOL_TSAN_RELEASE(obj);
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	int last = lfpool_rc_release(obj);
+	LFPOOL_TSAN_QUIET_END_();
+	return last;
+}
+# define lfpool_rc_get lfpool_rc_get_tsan_
+# define lfpool_rc_release lfpool_rc_release_tsan_
+#endif
+
 #ifdef __cplusplus
 }
 #endif

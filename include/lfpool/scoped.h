@@ -70,23 +70,30 @@ LFPOOL_DEFINE_SCOPE(lfpool_pool, lfpool_pool, void);
 LFPOOL_DEFINE_SCOPE(lfpool_concurrent, lfpool_concurrent, void);
 LFPOOL_DEFINE_SCOPE(lfpool_ts, lfpool_ts, void);
 
+/* LFPOOL_SCOPED(lfpool_array, T, var, ap, n)'s get: a buffer of n bytes
+ * from ap (NULL with errno as lfpool_array_get), put back by
+ * lfpool_array_scope_end when the scope ends. */
 static inline struct lfpool_scope lfpool_array_scope_begin(lfpool_array *ap, size_t n)
 {
 	struct lfpool_scope s = { ap, lfpool_array_get(ap, n, NULL) };
 	return s;
 }
 
+/* Put the scope's buffer back, unless LFPOOL_DISOWN took it (NULL). */
 static inline void lfpool_array_scope_end(struct lfpool_scope *s)
 {
 	lfpool_array_put((lfpool_array *)s->pool, s->obj);
 }
 
+/* LFPOOL_SCOPED(lfpool_rc, T, var, rc)'s get: a counted object with a
+ * count of 1, released by lfpool_rc_scope_end when the scope ends. */
 static inline struct lfpool_scope lfpool_rc_scope_begin(lfpool_rc *rc)
 {
 	struct lfpool_scope s = { rc, lfpool_rc_get(rc) };
 	return s;
 }
 
+/* Release the scope's reference, unless LFPOOL_DISOWN took it (NULL). */
 static inline void lfpool_rc_scope_end(struct lfpool_scope *s)
 {
 	lfpool_rc_release(s->obj);

@@ -217,6 +217,40 @@ LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *cache, void *obj);
 LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
+/* Under TSan, the out-of-line gets and puts annotate each object's
+ * hand-over (see "ThreadSanitizer" in lfpool/common.h).  A call that
+ * becomes inline drops its wrapper here and uses LFPOOL_TSAN_ACQUIRE /
+ * LFPOOL_TSAN_RELEASE and LFPOOL_SLOT_LOAD_/STORE_ itself, as
+ * lfpool_cache_get and lfpool_cache_put below (and lfpool_ts_get and
+ * lfpool_ts_put through them, or through their wrapped slow paths; their
+ * per-CPU sequences are not inline under TSan). */
+#ifdef LFPOOL_TSAN_ANNOTATE_
+LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get_slow, void *, lfpool_ts *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put_slow, lfpool_ts *, void *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *)
+LFPOOL_TSAN_WRAP_BULK_(lfpool_cache_get_bulk, lfpool_cache_put_bulk, lfpool_cache *)
+LFPOOL_TSAN_WRAP_GET_(lfpool_cache_get_slow, void *, lfpool_cache *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_cache_put_slow, lfpool_cache *, void *)
+LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
+static inline size_t lfpool_ts_trim_tsan_(lfpool_ts *pool)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	size_t n = lfpool_ts_trim(pool);
+	LFPOOL_TSAN_QUIET_END_();
+	return n;
+}
+# define lfpool_ts_get_slow lfpool_ts_get_slow_tsan_
+# define lfpool_ts_put_slow lfpool_ts_put_slow_tsan_
+# define lfpool_ts_get_bulk lfpool_ts_get_bulk_tsan_
+# define lfpool_ts_put_bulk lfpool_ts_put_bulk_tsan_
+# define lfpool_cache_get_bulk lfpool_cache_get_bulk_tsan_
+# define lfpool_cache_put_bulk lfpool_cache_put_bulk_tsan_
+# define lfpool_cache_get_slow lfpool_cache_get_slow_tsan_
+# define lfpool_cache_put_slow lfpool_cache_put_slow_tsan_
+# define lfpool_ts_prewarm lfpool_ts_prewarm_tsan_
+# define lfpool_ts_trim lfpool_ts_trim_tsan_
+#endif
+
 /* The part of a cache the inline fast path reads; it leads the struct.  In
  * pools with LFPOOL_F_DEBUG count and room stay 0 (every call is checked),
  * with a reset hook room stays 0 (every put runs it). */
@@ -231,13 +265,6 @@ struct lfpool_cache_fast {
  * lfpool_ts_stats reads them from other threads: under ThreadSanitizer the
  * store is a relaxed atomic so that the tool sees no race; otherwise a plain
  * increment (one instruction), read by stats as an approximate figure. */
-#if defined(__SANITIZE_THREAD__)
-# define LFPOOL_TSAN_ 1
-#elif defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define LFPOOL_TSAN_ 1
-# endif
-#endif
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
 #else
@@ -248,20 +275,24 @@ struct lfpool_cache_fast {
 static inline void *lfpool_cache_get(lfpool_cache *cache)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
+	void *obj;
 	if (LFPOOL_LIKELY(f->count != 0)) {
-		void *obj = f->objs[--f->count];
+		obj = LFPOOL_SLOT_LOAD_(f->objs[--f->count]);
 		LFPOOL_CACHE_COUNT_(f->gets);
-		return obj;
+	} else {
+		obj = lfpool_cache_get_slow(cache);
 	}
-	return lfpool_cache_get_slow(cache);
+	LFPOOL_TSAN_ACQUIRE(obj);
+	return obj;
 }
 
 /* Give obj back (it may come from any cache of the pool).  NULL: no-op. */
 static inline void lfpool_cache_put(lfpool_cache *cache, void *obj)
 {
 	struct lfpool_cache_fast *f = (struct lfpool_cache_fast *)cache;
+	LFPOOL_TSAN_RELEASE(obj);
 	if (LFPOOL_LIKELY(f->count < f->room && obj != NULL)) {
-		f->objs[f->count++] = obj;
+		LFPOOL_SLOT_STORE_(f->objs[f->count++], obj);
 		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}

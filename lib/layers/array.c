@@ -44,6 +44,8 @@ struct lfpool_array {
 	char name[LFP_NAME_MAX];
 	struct lfp_array_class cls[LFP_ARRAY_OVERSIZE];	/* by slot */
 };
+/* The inline calls of lfpool/array.h read the array pool as its fast view. */
+_Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
 
 /* Whether n is a power of two (0 is not). */
 static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
@@ -191,12 +193,9 @@ LFPOOL_API void lfpool_array_destroy(lfpool_array *ap)
 		lfp_report(ap->name, ap, "destroy of an array pool already destroyed");
 		return;
 	}
-	if (ap->debug && ap->oversize_out)
-		fprintf(stderr, "lfpool: array pool '%s': destroyed with %llu oversize buffers still out\n",
-			ap->name, (unsigned long long)ap->oversize_out);
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
-	lfp_layer_retire(ap, &ap->magic, ap->debug);
+	lfp_retire(ap, &ap->magic, ap->debug, ap->name, ap->oversize_out, "oversize buffers");
 }
 
 /* A buffer of n bytes above the largest class, from the backing allocator. */
@@ -229,7 +228,7 @@ static void oversize_put(lfpool_array *ap, void *buf, size_t n)
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real)
 {
 	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_report("(destroyed)", ap, "get from an array pool after destroy");
+		lfp_report(ap->name, ap, "get from an array pool after destroy");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -319,7 +318,7 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 	if (!buf)
 		return;
 	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_report("(destroyed)", buf, "put to an array pool after destroy");
+		lfp_report(ap->name, buf, "put to an array pool after destroy");
 		return;
 	}
 	if (ap->debug) {

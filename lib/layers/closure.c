@@ -18,6 +18,8 @@ struct lfpool_closure_pool {
 	uint32_t magic;
 	char name[LFP_NAME_MAX];
 };
+/* The inline calls of lfpool/closure.h read the pool as its fast view. */
+_Static_assert(offsetof(struct lfpool_closure_pool, fast) == 0, "fast view first");
 
 LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavour,
 							   const lfpool_config *cfg)
@@ -64,7 +66,7 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 		return -1;
 	}
 	/* A debug pool stays readable, so its flavour reports a later release. */
-	lfp_layer_retire(cp, &cp->magic, cp->debug);
+	lfp_retire(cp, &cp->magic, cp->debug, cp->name, 0, NULL);
 	return 0;
 }
 

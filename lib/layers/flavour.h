@@ -34,18 +34,6 @@ void lfp_any_stats(const struct lfp_any *a, lfpool_stats *st);
 /* Add every counter of st to *sum. */
 void lfp_stats_add(lfpool_stats *sum, const lfpool_stats *st);
 
-/* The end of a layer's destroy: mark its struct dead, then free it; a
- * debug one is kept (lfp_debug_bury) so that a later call on it is
- * reported rather than touching freed memory. */
-static inline void lfp_layer_retire(void *layer, uint32_t *magic, bool debug)
-{
-	*magic = LFP_MAGIC_DEAD;
-	if (debug)
-		lfp_debug_bury(layer);
-	else
-		free(layer);
-}
-
 /* Whether several threads may use the pool at once. */
 static inline bool lfp_any_mt(const struct lfp_any *a)
 {

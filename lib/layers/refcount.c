@@ -121,7 +121,7 @@ LFPOOL_API void lfpool_rc_destroy(lfpool_rc *rc)
 		return;
 	}
 	lfp_any_destroy(&rc->pool);
-	lfp_layer_retire(rc, &rc->magic, rc->debug);
+	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
@@ -188,6 +188,8 @@ static int release_checked(void *obj)
 	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero");
 	if (!h)
 		return 0;
+	/* release for the last releaser; acquire, if last, of every
+	 * other releaser's release (their writes to obj) */
 	uint32_t was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
 	if (was == 0) {
 		lfp_faa_u32_rlx(&h->count, 1);
@@ -229,7 +231,7 @@ LFPOOL_API int lfpool_rc_release(void *obj)
 		return 0;
 	uint32_t magic, was;
 	struct lfp_rc_hdr *h = hdr_magic(obj, &magic);
-	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))
+	if (LFPOOL_LIKELY(magic == LFP_RC_LIVE))	/* acq_rel: as release_checked */
 		was = lfp_faa_u32_acqrel(&h->count, (uint32_t)-1);
 	else if (magic == LFP_RC_LIVE_ST)
 		was = h->count--;

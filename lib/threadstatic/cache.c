@@ -40,7 +40,10 @@ static void bump(uint64_t *counter, uint64_t n)
  * is loaded.  The loaded magazine must be full or empty. */
 static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
-	uint32_t *count = loaded_count(c);
+	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	LFP_ASSERT(*count == 0 || *count == m);
+	LFP_ASSERT(n == 0 || n == m);
+	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
 	c->prev_full = *count != 0;
@@ -51,6 +54,7 @@ static void rotate(lfpool_cache *c, uint32_t mag, void **objs, uint32_t n)
 
 /* The loaded magazine is empty: fill it without creating objects.
  * false when the depot has nothing. */
+/* Model: stress/model/depot.pml, steps R1-R4 (its control gives R3 before R2). */
 static bool refill(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -71,6 +75,7 @@ static bool refill(lfpool_cache *c)
 }
 
 /* The loaded magazine is full: make room in it. */
+/* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
 static void make_room(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -96,6 +101,7 @@ static void push_objs(lfpool_cache *c, void *const *objs, size_t n)
 {
 	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
 	while (n) {
+		LFP_ASSERT(*count <= m);
 		if (*count == m)
 			make_room(c);
 		uint32_t k = m - *count < n ? m - *count : (uint32_t)n;
@@ -112,8 +118,9 @@ static void unmark(lfpool_cache *c, void *const *objs, size_t n)
 {
 	struct lfp_core *core = &c->pool->core;
 	for (size_t i = 0; c->checked && i < n; i++) {
-		lfp_store_u8_rlx(lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i])),
-				 LFP_OBJ_POOLED);
+		uint8_t *state = lfp_slabs_state(&core->slabs, lfp_slabs_index(&core->slabs, objs[i]));
+		LFP_ASSERT(lfp_load_u8_rlx(state) == LFP_OBJ_OUT);
+		lfp_store_u8_rlx(state, LFP_OBJ_POOLED);
 		lfp_core_poison(core, objs[i]);
 	}
 }
@@ -129,6 +136,7 @@ static int create_one(lfpool_cache *c, void **obj)
 }
 
 /* Take n objects for the user, all or none: 0, or -1 with errno. */
+/* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_cache *c, void **objs, size_t n)
 {
 	uint32_t *count = loaded_count(c);
@@ -152,6 +160,7 @@ static int take(lfpool_cache *c, void **objs, size_t n)
 			}
 		}
 		uint32_t k = *count < n - got ? *count : (uint32_t)(n - got);
+		LFP_ASSERT(*count <= c->pool->depot.mag_size);
 		*count -= k;
 		memcpy(&objs[got], &c->fast.objs[*count], k * sizeof(void *));
 		for (size_t i = got; c->checked && i < got + k; i++)
@@ -172,7 +181,7 @@ LFPOOL_API void *lfpool_cache_get_slow(lfpool_cache *c)
 
 LFPOOL_API void lfpool_cache_put_slow(lfpool_cache *c, void *obj)
 {
-	if (!obj || !lfp_ts_accept(c->pool, obj))
+	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
 		return;
 	push_objs(c, &obj, 1);
 	bump(&c->fast.puts, 1);
@@ -186,23 +195,19 @@ LFPOOL_API int lfpool_cache_get_bulk(lfpool_cache *c, void **objs, size_t n)
 	return 0;
 }
 
-LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+/* lfp_core_accept_bulk's push: accepted objects into the magazines. */
+static void push_accepted(void *c, void *const *objs, size_t n)
 {
-	/* Accepted objects gather in blocks that are copied in with memcpy. */
-	void *block[64];
-	size_t k = 0, puts = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(c->pool, objs[i]))
-			block[k++] = objs[i];
-		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
-			push_objs(c, block, k);
-			puts += k;
-			k = 0;
-		}
-	}
-	bump(&c->fast.puts, puts);
+	push_objs(c, objs, n);
+	bump(&((lfpool_cache *)c)->fast.puts, n);
 }
 
+LFPOOL_API void lfpool_cache_put_bulk(lfpool_cache *c, void *const *objs, size_t n)
+{
+	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
+}
+
+/* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
 LFPOOL_API void lfpool_cache_flush(lfpool_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -253,6 +258,7 @@ void lfp_cache_count(const lfpool_cache *c, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
 
+/* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
 void lfp_cache_free(lfpool_cache *c)
 {
 	lfpool_ts *p = c->pool;

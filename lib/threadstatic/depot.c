@@ -23,7 +23,7 @@ int lfp_depot_init(struct lfp_depot *d, uint32_t mag_size, uint32_t max_full,
 		.allocator = a,
 		.name = "magazines",
 	};
-	int err = lfp_core_init(&d->mags, &mc, "magazines");
+	int err = lfp_core_init(&d->mags, &mc, LFP_KIND_MAGAZINES);
 	if (err)
 		return err;
 	lfp_stack_init(&d->full);
@@ -39,19 +39,28 @@ void lfp_depot_fini(struct lfp_depot *d)
 	lfp_core_fini(&d->mags);
 }
 
+/* Whether census word w keeps magazines <= 2 x caches + max_full (depot.h). */
+static bool census_within(const struct lfp_depot *d, uint64_t w)
+{
+	return (uint32_t)w <= 2 * (w >> 32) + d->max_full;
+}
+
 /* Give back a private chain of n magazines (raw: no hooks) and their slots. */
 static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n)
 {
 	if (chain == LFP_NIL)
 		return;
 	lfp_core_destroy_chain(&d->mags, true, chain);
-	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - n);
+	uint64_t was = lfp_faa_u64_rlx(&d->census, (uint64_t)0 - n);
+	LFP_ASSERT((uint32_t)was >= n && census_within(d, was - n));
 }
 
+/* Model: stress/model/census.pml, steps J1-J2. */
 int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 {
 	uint32_t chain;
-	lfp_faa_u64_rlx(&d->census, LFP_CENSUS_CACHE + 2);
+	uint64_t was = lfp_faa_u64_rlx(&d->census, LFP_CENSUS_CACHE + 2);
+	LFP_ASSERT(census_within(d, was + LFP_CENSUS_CACHE + 2));
 	if (lfp_core_take_raw(&d->mags, true, 2, &chain) != 0) {
 		lfp_faa_u64_rlx(&d->census, (uint64_t)0 - (LFP_CENSUS_CACHE + 2));
 		return ENOMEM;
@@ -61,14 +70,17 @@ int lfp_depot_join(struct lfp_depot *d, uint32_t mags[2])
 	return 0;
 }
 
+/* Model: stress/model/census.pml, L1-L3: the census bound needs L2 and L3 as one FAA. */
 void lfp_depot_leave(struct lfp_depot *d, const uint32_t mags[2])
 {
 	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[0]), mags[1]);
 	lfp_store_u32_rlx(lfp_slabs_link(&d->mags.slabs, mags[1]), LFP_NIL);
 	free_mags(d, mags[0], 2);
-	lfp_faa_u64_rlx(&d->census, (uint64_t)0 - LFP_CENSUS_CACHE);
+	uint64_t was = lfp_faa_u64_rlx(&d->census, (uint64_t)0 - LFP_CENSUS_CACHE);
+	LFP_ASSERT(was >= LFP_CENSUS_CACHE && census_within(d, was - LFP_CENSUS_CACHE));
 }
 
+/* Model: stress/model/depot.pml, steps M2-M3; census.pml, S1-S2. */
 uint32_t lfp_depot_spare(struct lfp_depot *d)
 {
 	uint64_t cur = lfp_load_u64_rlx(&d->census);
@@ -77,6 +89,7 @@ uint32_t lfp_depot_spare(struct lfp_depot *d)
 		if (mags + 1 > 2 * caches + d->max_full)
 			return LFP_NIL;
 	} while (!lfp_cas_u64_rlx(&d->census, &cur, cur + 1));
+	LFP_ASSERT(census_within(d, cur + 1));
 	uint32_t mag;
 	if (lfp_core_take_raw(&d->mags, true, 1, &mag) != 0) {
 		lfp_faa_u64_rlx(&d->census, (uint64_t)0 - 1);
@@ -146,6 +159,7 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
+/* Model: stress/model/depot.pml, steps T1-T7. */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
 		      uint32_t keep_empty)
 {

@@ -19,6 +19,9 @@
 
 #ifdef LFP_PERCPU_RSEQ
 # include <sys/rseq.h>
+/* The kernel's struct rseq, as rseq_x86_64.S reads it (rseq_offsets.h). */
+_Static_assert(offsetof(struct rseq, cpu_id) == LFP_RSEQ_CPU_ID, "rseq: cpu_id");
+_Static_assert(offsetof(struct rseq, rseq_cs) == LFP_RSEQ_CS, "rseq: rseq_cs");
 #endif
 
 static uint32_t possible_cpus;
@@ -115,6 +118,7 @@ static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
 {
 	int cpu = sched_getcpu();
 	struct lfp_percpu_area *ar = area(pc, cpu < 0 ? 0 : (uint32_t)cpu % pc->hot.ncpu);
+	/* acquire, paired with unlock_area's release: the last holder's area */
 	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
 		while (lfp_load_u8_rlx(&ar->lock))
 			lfp_stall();
@@ -123,7 +127,7 @@ static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
 
 static void unlock_area(struct lfp_percpu_area *ar)
 {
-	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release */
+	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release, for lock_area's acquire */
 }
 
 /* The counters change under the lock, but statistics read them without it:
@@ -164,13 +168,23 @@ void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
 		pc->hot.on_full(&pc->hot, obj);
 }
 
-void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
+void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
 {
 	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
-		struct lfp_percpu_area *ar = area(pc, cpu);
+		const struct lfp_percpu_area *ar = area(pc, cpu);
 		uint64_t pops = lfp_load_u64_rlx(&ar->pops);
-		for (uint64_t n = lfp_load_u64_rlx(&ar->pushes) - pops; n > 0; n--)
+		uint64_t held = lfp_load_u64_rlx(&ar->pushes) - pops;
+		LFP_ASSERT(held <= pc->hot.max);
+		for (uint64_t n = held; n > 0; n--)
 			fn(ar->slot[n - 1], ctx);
+	}
+}
+
+void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	lfp_percpu_each(pc, fn, ctx);
+	for (uint32_t cpu = 0; cpu < pc->hot.ncpu; cpu++) {
+		struct lfp_percpu_area *ar = area(pc, cpu);
 		lfp_store_u64_rlx(&ar->pops, lfp_load_u64_rlx(&ar->pushes));
 	}
 }

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "lfpool/common.h"
+#include "rseq_offsets.h"
 
 #if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
 # define LFP_PERCPU_RSEQ 1
@@ -62,6 +63,22 @@ struct lfp_percpu_area {
 	void *slot[];
 };
 
+/* The offsets rseq_x86_64.S uses (rseq_offsets.h) are these members'. */
+_Static_assert(offsetof(struct lfp_percpu_hot, areas) == LFP_HOT_AREAS, "rseq: areas");
+_Static_assert(offsetof(struct lfp_percpu_hot, stride) == LFP_HOT_STRIDE, "rseq: stride");
+_Static_assert(offsetof(struct lfp_percpu_hot, ncpu) == LFP_HOT_NCPU, "rseq: ncpu");
+_Static_assert(offsetof(struct lfp_percpu_hot, max) == LFP_HOT_MAX, "rseq: max");
+_Static_assert(offsetof(struct lfp_percpu_hot, rseq_offset) == LFP_HOT_RSEQ_OFFSET,
+	       "rseq: rseq_offset");
+_Static_assert(offsetof(struct lfp_percpu_hot, on_empty) == LFP_HOT_ON_EMPTY, "rseq: on_empty");
+_Static_assert(offsetof(struct lfp_percpu_hot, on_full) == LFP_HOT_ON_FULL, "rseq: on_full");
+_Static_assert(offsetof(struct lfp_percpu_area, pushes) == LFP_AREA_PUSHES, "rseq: pushes");
+_Static_assert(offsetof(struct lfp_percpu_area, pops) == LFP_AREA_POPS, "rseq: pops");
+_Static_assert(offsetof(struct lfp_percpu_area, slot) == LFP_AREA_SLOT, "rseq: slot");
+/* The assembly reads ncpu and max with movl, the rest with movq. */
+_Static_assert(sizeof(((struct lfp_percpu_hot *)0)->ncpu) == 4 &&
+	       sizeof(((struct lfp_percpu_hot *)0)->max) == 4, "rseq: 32-bit ncpu and max");
+
 struct lfp_percpu {
 	struct lfp_percpu_hot hot;
 	bool rseq;
@@ -79,6 +96,9 @@ bool lfp_rseq_available(void);
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
 void lfp_percpu_fini(struct lfp_percpu *pc);
+/* Show fn every cached object, the table unchanged (no other user of the
+ * table may run). */
+void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Move every cached object to fn (no other user of the table may run). */
 void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Objects cached now (exact only when quiet). */

@@ -45,19 +45,25 @@
  *    cpu_id < 0 read as unsigned) is treated as empty and full: the owner's
  *    slow paths serve instead.
  *
- * Argument layout (struct lfp_percpu_hot in percpu.h):
+ * Argument layout (struct lfp_percpu_hot in percpu.h; the offsets are in
+ * rseq_offsets.h, which percpu.h checks against the struct):
  *   0: areas (char *)   8: stride (uint64)   16: ncpu (uint32)   20: max (uint32)
  *   24: rseq_offset (int64)   32: on_empty (fn)   40: on_full (fn)
  */
 #define RSEQ_SIG 0x53053053
-#define RSEQ_CPU_ID 4	/* offsetof(struct rseq, cpu_id) */
-#define RSEQ_CS 8	/* offsetof(struct rseq, rseq_cs) */
-#define PUSHES 0	/* offsets in an area */
-#define POPS 8
-#define SLOT 24
-#define HOT_OFFSET 24	/* offsets in struct lfp_percpu_hot */
-#define HOT_EMPTY 32
-#define HOT_FULL 40
+#include "rseq_offsets.h"	/* checked against the C structs by percpu.[ch] */
+#define RSEQ_CPU_ID LFP_RSEQ_CPU_ID
+#define RSEQ_CS LFP_RSEQ_CS
+#define PUSHES LFP_AREA_PUSHES	/* offsets in an area */
+#define POPS LFP_AREA_POPS
+#define SLOT LFP_AREA_SLOT
+#define HOT_AREAS LFP_HOT_AREAS	/* offsets in struct lfp_percpu_hot */
+#define HOT_STRIDE LFP_HOT_STRIDE
+#define HOT_NCPU LFP_HOT_NCPU
+#define HOT_MAX LFP_HOT_MAX
+#define HOT_OFFSET LFP_HOT_RSEQ_OFFSET
+#define HOT_EMPTY LFP_HOT_ON_EMPTY
+#define HOT_FULL LFP_HOT_ON_FULL
 
 /* Arm the descriptor cs: %rax = __rseq_offset (kept in the table: one
  * load instead of two through the GOT), rseq->rseq_cs = &cs. */
@@ -71,10 +77,10 @@
  * miss when the CPU is not in the table. */
 .macro AREA miss
 	movl %fs:RSEQ_CPU_ID(%rax), %r9d
-	cmpl 16(%rdi), %r9d
+	cmpl HOT_NCPU(%rdi), %r9d
 	jae \miss
-	imulq 8(%rdi), %r9
-	addq (%rdi), %r9
+	imulq HOT_STRIDE(%rdi), %r9
+	addq HOT_AREAS(%rdi), %r9
 .endm
 
 /* Begin the function name: its descriptor (name_start .. name_commit,
@@ -144,7 +150,7 @@ BEGIN lfp_rseq_put, lfp_rseq_put_full
 	movq PUSHES(%r9), %r10
 	movq %r10, %rcx
 	subq POPS(%r9), %rcx		/* objects held */
-	movl 20(%rdi), %edx
+	movl HOT_MAX(%rdi), %edx
 	cmpq %rdx, %rcx
 	jae lfp_rseq_put_full
 	movq %rsi, SLOT(%r9,%rcx,8)
@@ -184,7 +190,7 @@ BEGIN lfp_rseq_push_bulk, lfp_rseq_push_bulk_none
 	movq PUSHES(%r9), %r8
 	movq %r8, %r10
 	subq POPS(%r9), %r10		/* objects held */
-	movl 20(%rdi), %eax
+	movl HOT_MAX(%rdi), %eax
 	subq %r10, %rax			/* room */
 	cmpq %rdx, %rax
 	cmova %rdx, %rax		/* k */

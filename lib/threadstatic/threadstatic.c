@@ -78,17 +78,6 @@ int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain
 	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
 }
 
-bool lfp_ts_accept(lfpool_ts *p, void *obj)
-{
-	uint32_t idx;
-	if (LFPOOL_UNLIKELY(p->core.debug) && lfp_core_check_put(&p->core, obj, &idx) != 0)
-		return false;
-	if (p->core.reset)
-		p->core.reset(obj, p->core.hook_ctx);
-	lfp_core_poison(&p->core, obj);
-	return true;
-}
-
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
 	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||
@@ -102,7 +91,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	memset(p, 0, sizeof(*p));
-	int err = lfp_core_init(&p->core, cfg, "threadstatic");
+	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
 		free(p);
 		errno = err;
@@ -141,6 +130,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 }
 
 /* Take p out of the registry and free all its caches (lock held). */
+/* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
 	unregister_pool(p);
@@ -149,6 +139,7 @@ static void retire(lfpool_ts *p)
 	lfp_tls_forget(p);
 }
 
+/* Model: stress/model/exit.pml, steps D1-D8. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)
@@ -174,17 +165,9 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 		lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
 		n++;
 	}
-	if (p->core.debug && p->created > n)
-		fprintf(stderr, "lfpool: pool '%s': destroyed with %llu objects still out\n",
-			p->core.name, (unsigned long long)(p->created - n));
 	lfp_depot_fini(&p->depot);
-	lfp_core_fini(&p->core);
-	p->magic = LFP_MAGIC_DEAD;
 	p->gen = LFP_TS_DEAD;
-	if (p->core.debug)
-		lfp_debug_bury(p);
-	else
-		free(p);
+	lfp_core_retire(&p->core, p, &p->magic, p->created - n);
 	return 0;
 }
 
@@ -289,7 +272,7 @@ static lfpool_cache *thread_cache(lfpool_ts *p)
  * the depot. */
 static void put_uncached(lfpool_ts *p, void *obj)
 {
-	if (p->magic != LFP_MAGIC_LIVE || !lfp_ts_accept(p, obj))
+	if (p->magic != LFP_MAGIC_LIVE || lfp_core_accept_put(&p->core, obj) == LFP_NIL)
 		return;
 	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);

@@ -121,6 +121,7 @@ static void remove_at(struct lfp_tls_table *t, uint32_t i)
 }
 
 /* Thread exit: give back the caches of the pools still alive. */
+/* Model: stress/model/exit.pml, steps E1-E4. */
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;

@@ -47,11 +47,15 @@ struct lfpool_cache {
 	bool prev_full;			/* the previous magazine is full, else empty */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
+	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	lfpool_ts *pool;
 	lfpool_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
+/* lfpool_cache_get and _put (threadstatic.h) read the cache as its fast
+ * view. */
+_Static_assert(offsetof(struct lfpool_cache, fast) == 0, "fast view first");
 
 struct lfpool_ts {
 	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
@@ -79,8 +83,6 @@ extern pthread_mutex_t lfp_ts_lock;
 bool lfp_ts_live(uint64_t gen);
 /* Create n objects as a chain in debug state `state`: 0 or ENOBUFS/ENOMEM. */
 int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain);
-/* Debug checks, reset hook and poisoning of a put: whether obj may be pooled. */
-bool lfp_ts_accept(lfpool_ts *p, void *obj);
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
  * lfp_ts_lock. */

@@ -297,7 +297,7 @@ static void on_full(struct lfp_percpu_hot *h, void *obj)
  * puts. */
 __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *obj)
 {
-	if (obj && (!t->check_puts || lfp_ts_accept(t->pool, obj)))
+	if (obj && (!t->check_puts || lfp_core_accept_put(&t->pool->core, obj) != LFP_NIL))
 		lfp_percpu_put(&t->pc, obj);
 }
 
@@ -323,6 +323,12 @@ static void put_accepted(lfpool_ts *p, void *const *objs, size_t n)
 	}
 }
 
+/* lfp_core_accept_bulk's push. */
+static void push_accepted(void *p, void *const *objs, size_t n)
+{
+	put_accepted(p, objs, n);
+}
+
 void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 {
 	struct lfp_ts_percpu *t = p->percpu;
@@ -335,16 +341,7 @@ void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 		}
 		return;
 	}
-	void *block[LFP_PCPU_BLOCK];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_ts_accept(p, objs[i]))
-			block[k++] = objs[i];
-		if (k == LFP_PCPU_BLOCK || i + 1 == n) {
-			put_accepted(p, block, k);
-			k = 0;
-		}
-	}
+	lfp_core_accept_bulk(&p->core, objs, n, push_accepted, p);
 }
 
 void lfp_pcpu_flush(lfpool_ts *p)
@@ -367,7 +364,9 @@ void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 		return;
 	/* The slow paths count an area operation after it happened: read
 	 * their counters first, and the differences stay >= 0 (on x86-64;
-	 * elsewhere the clamps keep a moment's skew from wrapping). */
+	 * elsewhere the clamps keep a moment's skew from wrapping).  The
+	 * acquires pair with no release: they keep the areas' loads below
+	 * after these (load-load order); the counters' adds are relaxed. */
 	uint64_t in = lfp_load_u64_acq(&t->n.moved_in), out = lfp_load_u64_acq(&t->n.moved_out);
 	uint64_t gets = lfp_load_u64_acq(&t->n.gets), puts = lfp_load_u64_acq(&t->n.puts);
 	uint64_t pushes = 0, pops = 0;
@@ -390,4 +389,10 @@ void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
 uint64_t lfp_pcpu_bytes(const lfpool_ts *p)
 {
 	return p->percpu ? p->percpu->pc.bytes : 0;
+}
+
+void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	if (p->percpu)
+		lfp_percpu_each(&p->percpu->pc, fn, ctx);
 }

@@ -51,6 +51,9 @@ void lfp_pcpu_flush(lfpool_ts *p);
 void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
 /* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */
 void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st);
+/* Show fn every object of the CPU areas (validate; no other user may
+ * run).  Nothing for a per-thread pool. */
+void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Bytes of the CPU areas (0 for a per-thread pool). */
 uint64_t lfp_pcpu_bytes(const lfpool_ts *p);
 

@@ -12,7 +12,8 @@
 
 #include "ts.h"
 
-/* The cache in slot w, NULL if none yet. */
+/* The cache in slot w, NULL if none yet.  Both acquires pair with the
+ * release stores of make_slot: the chunk zeroed, the cache made. */
 static lfpool_cache *slot(const lfpool_ts *p, unsigned w)
 {
 	lfpool_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
@@ -60,11 +61,29 @@ LFPOOL_API lfpool_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker)
 	return slot(p, worker);
 }
 
+/*
+ * worker_release may run concurrently with itself (threadstatic.h), but a
+ * flush changes the cache, which has one user at a time: two releasers
+ * flushing one slot at once would push its objects twice.  So releasers of
+ * a slot take turns through its `releasing` byte: the exchange that finds
+ * it 0 makes its caller the one flusher (acquire: the previous flusher's
+ * changes to the cache are seen); the others wait until it is cleared
+ * (release: the flush is published), then flush what is left (nothing,
+ * unless the slot was used meanwhile), so that every call returns with the
+ * slot flushed.  A release is rare and short: a spin is cheaper here than
+ * a mutex per slot.
+ */
+/* Model: stress/model/flush.pml (two releases of one slot; unlocked, its control). */
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
 	lfpool_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
-	if (c)
-		lfpool_cache_flush(c);
+	if (!c)
+		return;
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	while (lfp_xchg_u8_acqrel(&c->releasing, 1) != 0)
+		lfp_backoff_wait(&b);
+	lfpool_cache_flush(c);
+	lfp_store_u8_rel(&c->releasing, 0);
 }
 
 void lfp_workers_fini(lfpool_ts *p)

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * helpers.h - shared by the unit tests: a counting, fault-injecting backing
- * allocator, hook counters, a recording error hook, and one table that
- * drives Pool and Concurrent through the same calls.
+ * support.h - what every unit test shares: a counting, fault-injecting
+ * backing allocator (and one that records its peak), hook counters, a
+ * recording error hook, one table that drives Pool and Concurrent through
+ * the same calls, and for the ThreadStatic tests a config maker and thread
+ * runners.
+ *
+ * Criterion's assertions must run on the test's own thread, so threads
+ * started here record what they saw and the test asserts after joining.
  */
-#ifndef LFPOOL_TEST_HELPERS_H
-#define LFPOOL_TEST_HELPERS_H
+#ifndef LFPOOL_TEST_SUPPORT_H
+#define LFPOOL_TEST_SUPPORT_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -112,5 +117,33 @@ extern const struct flavour_ops flavours[FL_COUNT];
 /* Fill buf with a pattern that depends on seed; check it. */
 void fill_pattern(void *buf, size_t n, unsigned seed);
 bool check_pattern(const void *buf, size_t n, unsigned seed);
+
+/* ---- ThreadStatic ---- */
+
+/* A config for obj_size-byte objects with the given magazine size and
+ * depot bound, everything else 0. */
+lfpool_config ts_config(size_t obj_size, unsigned magazine_size, unsigned depot_max);
+
+/* The pool's statistics, by value. */
+lfpool_stats stats_of(lfpool_ts *p);
+
+/* Run fn(arg) on a new thread and wait for it. */
+void run_on_thread(void *(*fn)(void *), void *arg);
+/* Run fn(&args[i * size]) on n threads at once and wait for all. */
+void run_threads(unsigned n, void *(*fn)(void *), void *args, size_t size);
+
+/* A test_alloc that also keeps the most bytes it ever had out at once. */
+struct peak_alloc {
+	lfpool_allocator a;	/* pass &p->a as lfpool_config.allocator */
+	struct test_alloc inner;
+	size_t peak_bytes;	/* under inner.lock */
+};
+void peak_alloc_init(struct peak_alloc *p);
+void peak_alloc_fini(struct peak_alloc *p);
+size_t peak_alloc_live(struct peak_alloc *p);
+size_t peak_alloc_peak(struct peak_alloc *p);
+
+/* All n pointers distinct and non-NULL. */
+bool all_distinct(void *const *objs, size_t n);
 
 #endif

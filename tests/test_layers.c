@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_helpers.c - the everyday API: typed pools, scoped gets, reference-
- * counted objects and pooled closures, with their debug reports.
+ * test_layers.c - the layers over every flavour (lib/layers/ and the
+ * header-only ones): typed pools, scoped gets, reference-counted objects
+ * and pooled closures, with their debug reports.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "support.h"
 
 static const lfpool_flavour flavours_all[] = {
 	LFPOOL_FLAVOUR_POOL, LFPOOL_FLAVOUR_CONCURRENT, LFPOOL_FLAVOUR_TS,

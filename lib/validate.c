@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * validate.c - the census behind every flavour's validate (validate.h);
+ * debug builds only.
+ */
+#ifdef LFPOOL_DEBUG
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "validate.h"
+
+void lfp_census_fail(struct lfp_census *cs, const char *fmt, ...)
+{
+	if (cs->bad)
+		return;	/* keep the first problem */
+	cs->bad = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cs->why, cs->why_size, fmt, ap);
+	va_end(ap);
+}
+
+bool lfp_census_begin(struct lfp_census *cs, const struct lfp_core *c, char *why,
+		      size_t why_size)
+{
+	const struct lfp_slabs *s = &c->slabs;
+	*cs = (struct lfp_census){ .core = c, .why = why, .why_size = why_size };
+	cs->nidx = (size_t)lfp_load_u32_rlx(&s->high_water) << s->off_bits;
+	cs->seen = calloc(cs->nidx ? cs->nidx : 1, 1);
+	if (!cs->seen)
+		lfp_census_fail(cs, "validate: no memory for the census");
+	return cs->seen != NULL;
+}
+
+void lfp_census_obj(struct lfp_census *cs, const void *obj, const char *place)
+{
+	const struct lfp_slabs *s = &cs->core->slabs;
+	uint32_t idx;
+	if (lfp_slabs_lookup(s, obj, &idx) != LFP_LOOKUP_OK) {
+		lfp_census_fail(cs, "%s holds %p, not an object of the pool", place, obj);
+		return;
+	}
+	cs->pooled++;
+	if (cs->seen[idx]++) {
+		lfp_census_fail(cs, "object %p is in two places (again in %s)", obj, place);
+		return;
+	}
+	uint8_t state = lfp_load_u8_rlx(lfp_slabs_state(s, idx));
+	if (cs->core->debug && state != LFP_OBJ_POOLED)
+		lfp_census_fail(cs, "object %p in %s is %s, not pooled", obj, place,
+				state == LFP_OBJ_OUT ? "out" : "raw");
+}
+
+void lfp_census_chain(struct lfp_census *cs, uint32_t chain, const char *place)
+{
+	const struct lfp_slabs *s = &cs->core->slabs;
+	size_t steps = 0;
+	for (uint32_t i = chain; i != LFP_NIL && !cs->bad;
+	     i = lfp_load_u32_rlx(lfp_slabs_link(s, i))) {
+		if (++steps > cs->nidx) {
+			lfp_census_fail(cs, "%s is a chain with a cycle", place);
+			return;
+		}
+		lfp_census_obj(cs, lfp_slabs_ptr(s, i), place);
+	}
+}
+
+/* Objects on the raw stack must be raw and found in no pooled place. */
+static void check_raw(struct lfp_census *cs)
+{
+	const struct lfp_slabs *s = &cs->core->slabs;
+	size_t steps = 0;
+	for (uint32_t i = (uint32_t)lfp_load_u64_rlx(&cs->core->raw.head); i != LFP_NIL && !cs->bad;
+	     i = lfp_load_u32_rlx(lfp_slabs_link(s, i))) {
+		if (++steps > cs->nidx)
+			lfp_census_fail(cs, "the raw stack is a chain with a cycle");
+		else if (cs->seen[i])
+			lfp_census_fail(cs, "raw index %u is also pooled", i);
+		else if (cs->core->debug && lfp_load_u8_rlx(lfp_slabs_state(s, i)) != LFP_OBJ_RAW)
+			lfp_census_fail(cs, "index %u on the raw stack is not raw", i);
+	}
+}
+
+/* Debug pools: every pooled object was found; count those out. */
+static uint64_t count_out(struct lfp_census *cs)
+{
+	const struct lfp_slabs *s = &cs->core->slabs;
+	uint64_t out = 0;
+	for (size_t i = 0; i < cs->nidx && !cs->bad; i++) {
+		uint32_t idx = (uint32_t)i, slab = idx >> s->off_bits;
+		if (!lfp_slabs_index_ok(s, idx) || !lfp_slabs_slot(s, slab)->mem)
+			continue;
+		uint8_t state = lfp_load_u8_rlx(lfp_slabs_state(s, idx));
+		if (state == LFP_OBJ_OUT)
+			out++;
+		else if (state == LFP_OBJ_POOLED && !cs->seen[idx])
+			lfp_census_fail(cs, "pooled object %p is in no place (lost)",
+					lfp_slabs_ptr(s, idx));
+	}
+	return out;
+}
+
+int lfp_census_end(struct lfp_census *cs, uint64_t created)
+{
+	if (cs->seen && !cs->bad)
+		check_raw(cs);
+	if (cs->seen && !cs->bad && cs->core->debug) {
+		uint64_t out = count_out(cs);
+		if (!cs->bad && cs->pooled + out != created)
+			lfp_census_fail(cs, "%llu pooled + %llu out != %llu created",
+					(unsigned long long)cs->pooled, (unsigned long long)out,
+					(unsigned long long)created);
+	} else if (!cs->bad && cs->pooled > created) {
+		lfp_census_fail(cs, "%llu pooled > %llu created", (unsigned long long)cs->pooled,
+				(unsigned long long)created);
+	}
+	free(cs->seen);
+	cs->seen = NULL;
+	return cs->bad ? -1 : 0;
+}
+
+#endif

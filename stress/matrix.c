@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * matrix.c - lfmatrix: the headers' synchronization tables, run.
+ *
+ * `calls` below is THE table: one line per public call, with the name it
+ * has in each flavour and mode, or NULL where the header's synchronization
+ * table does not let it run concurrently with other calls (pool.h: a Pool
+ * has one thread at a time, so its column is empty).  Every pair of calls
+ * that share a mode, a call with itself included, is a row: two threads
+ * run the two calls at once, in epochs that start together (a barrier),
+ * on a pool prewarmed to its capacity.  A new call cannot be added without
+ * its rows: they are generated from its line.
+ *
+ * What every row checks, during and after:
+ *  - no object out twice (the owner word of every object got, obj.c);
+ *  - capacity never exceeded (stats' created and the hooks' count);
+ *  - no ENOBUFS while objects are pooled: the capacity leaves room for
+ *    what the two threads hold and what every cache may keep, so a get may
+ *    say ENOBUFS only where a header says it may (threadstatic.h: while a
+ *    trim runs);
+ *  - owns exact: yes for the pool's objects, no for interior pointers and
+ *    for objects of a sibling pool that shares the backing allocator (which
+ *    reuses freed blocks at once, stress.h);
+ *  - afterwards the census (round.c): conservation of objects, none twice,
+ *    stats exact, every byte back, backing memory within the bound.
+ * Each row runs once as is and once with yield injection (lfp_stress_yield).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lfpool.h"
+#include "stack.h"	/* lfp_stress_yield */
+#include "stress.h"
+
+enum { M_POOL, M_CONC, M_TS, M_TSCACHE, M_PERCPU, M_MODES };
+
+static const struct flavour *const mode_flavour[M_MODES] = {
+	&flavour_pool, &flavour_concurrent, &flavour_ts, &flavour_ts_cache, &flavour_percpu,
+};
+
+#define MAG 4		/* magazine_size: small, so that the depot is busy */
+#define HOLD 4		/* most objects a step holds */
+#define STEPS 16	/* steps of each thread per epoch */
+#define MIN_EPOCHS 8	/* per round, however slow the machine */
+#define W_SHARED 7	/* the worker index both threads' worker_* calls use */
+#define W_OWN 8		/* a thread's own worker slot: W_OWN + its index */
+#define MAX_CACHES 8	/* caches alive at once, at most: 2 threads x (handle,
+			 * own slot, explicit cache), the shared slot, the census */
+#define CONC_CAP 64
+
+struct mx;
+
+struct call {
+	/* One step of the call (and what it needs around it), on w's thread. */
+	void (*step)(struct worker *w, struct mx *m);
+	/* Before each epoch, on thread 0 alone, for the thread `who` that will
+	 * run this call (NULL: nothing). */
+	void (*prep)(struct worker *w0, struct mx *m, unsigned who);
+	const char *name[M_MODES];
+};
+
+/* The state a row's two threads share. */
+struct mx {
+	unsigned mode, call[2];
+	size_t cap;
+	bool enobufs_ok;		/* a header allows ENOBUFS in this row */
+	lfpool_concurrent *sibling;	/* shares the recycler with the pool */
+	struct stress_alloc sib_alloc;
+	struct stress_recycler rec;
+	pthread_barrier_t bar;
+	int done;			/* atomic: the row's time is up */
+	void *stash[2][HOLD];		/* got by thread 0, put by the other */
+	unsigned stashed[2];
+	lfpool_cache *shared_slot;	/* atomic: what worker_cache(W_SHARED) gave */
+};
+
+/* ---- steps ---------------------------------------------------------------- */
+
+/* Get up to n objects one by one; how many. */
+static unsigned get_some(struct worker *w, struct mx *m, void **objs, unsigned n)
+{
+	unsigned k = 0;
+	while (k < n && (objs[k] = worker_get(w, m->enobufs_ok, false)) != NULL)
+		k++;
+	return k;
+}
+
+static void step_get(struct worker *w, struct mx *m)
+{
+	void *objs[HOLD];
+	unsigned n = get_some(w, m, objs, 1 + rng_below(&w->rng, HOLD));
+	for (unsigned i = 0; i < n; i++)
+		worker_put(w, objs[i]);
+}
+
+/* Thread 0 gets objects that the other thread (or itself) will put. */
+static void prep_put(struct worker *w0, struct mx *m, unsigned who)
+{
+	unsigned n = get_some(w0, m, m->stash[who], HOLD);
+	for (unsigned i = 0; i < n; i++)
+		obj_pass(w0, m->stash[who][i]);
+	m->stashed[who] = n;
+}
+
+/* Put what thread 0 got for us (remote puts), then our own. */
+static void step_put(struct worker *w, struct mx *m)
+{
+	unsigned *n = &m->stashed[w->index];
+	while (*n) {
+		void *o = m->stash[w->index][--*n];
+		if (obj_take(w, o))
+			worker_put(w, o);
+	}
+	void *objs[HOLD];
+	unsigned k = get_some(w, m, objs, 1 + rng_below(&w->rng, HOLD));
+	while (k)
+		worker_put(w, objs[--k]);
+}
+
+static void step_get_bulk(struct worker *w, struct mx *m)
+{
+	void *objs[HOLD];
+	unsigned n = 1 + rng_below(&w->rng, HOLD);
+	if (!worker_get_bulk(w, objs, n, m->enobufs_ok))
+		return;
+	for (unsigned i = 0; i < n; i++)
+		worker_put(w, objs[i]);
+}
+
+static void step_put_bulk(struct worker *w, struct mx *m)
+{
+	void *objs[HOLD];
+	worker_put_bulk(w, objs, get_some(w, m, objs, 1 + rng_below(&w->rng, HOLD)));
+}
+
+static void step_flush(struct worker *w, struct mx *m)
+{
+	step_get(w, m);
+	w->rd->run->fl->flush(w->h);
+}
+
+/* Give the thread's handle up and take a new one. */
+static void step_reenter(struct worker *w, struct mx *m)
+{
+	const struct flavour *fl = w->rd->run->fl;
+	fl->leave(w->rd->pool, w->h);
+	w->h = fl->enter(w->rd->pool);
+	if (!w->h) {
+		run_fail(w->rd->run, "no handle after leave: %s", strerror(errno));
+		w->skip_leave = true;
+		return;
+	}
+	step_get(w, m);
+}
+
+static void step_prewarm(struct worker *w, struct mx *m)
+{
+	(void)m;
+	if (w->rd->run->fl->prewarm(w->rd->pool, 1 + rng_below(&w->rng, HOLD)) != 0 &&
+	    errno != ENOBUFS)
+		run_fail(w->rd->run, "prewarm failed: %s", strerror(errno));
+}
+
+/* Trim, half the time keeping every object (it then destroys nothing, and
+ * no get may fail meanwhile); its count must be what fini saw here. */
+static void step_trim(struct worker *w, struct mx *m)
+{
+	uint64_t before = obj_finis_here();
+	size_t keep = rng_below(&w->rng, 2) ? m->cap : rng_below(&w->rng, 2 * HOLD);
+	size_t n = w->rd->run->fl->trim(w->rd->pool, keep);
+	if (obj_finis_here() - before != n)
+		run_fail(w->rd->run, "trim(%zu) said %zu destroyed, fini saw %llu", keep, n,
+			 (unsigned long long)(obj_finis_here() - before));
+	w->t.trimmed += n;
+}
+
+/* owns: no for an object of the sibling pool (trimmed to nothing after
+ * every get, so that each get takes a slab, perhaps one the pool just gave
+ * back), yes for our object, no for its interior or a local. */
+static void step_owns(struct worker *w, struct mx *m)
+{
+	const struct flavour *fl = w->rd->run->fl;
+	void *pool = w->rd->pool;
+	int local;
+	void *s = lfpool_concurrent_get(m->sibling);
+	if (s) {
+		if (fl->owns(pool, s) != 0)
+			run_fail(w->rd->run, "owns is true for an object of another pool "
+				 "(a slab the pool gave back and the other pool got)");
+		lfpool_concurrent_put(m->sibling, s);
+		lfpool_concurrent_trim(m->sibling, 0);
+	}
+	char *o = worker_get(w, m->enobufs_ok, false);
+	if (o) {
+		if (fl->owns(pool, o) != 1)
+			run_fail(w->rd->run, "owns is %d for an object the pool handed out",
+				 fl->owns(pool, o));
+		if (fl->owns(pool, o + 1) != 0)
+			run_fail(w->rd->run, "owns is true for an interior pointer");
+		worker_put(w, o);
+	}
+	if (fl->owns(pool, &local) != 0)
+		run_fail(w->rd->run, "owns is true for a local variable");
+}
+
+/* Objects alive per the hooks, never overestimated: inits before finis. */
+static uint64_t hooks_alive_low(const struct round *rd)
+{
+	uint64_t inits = __atomic_load_n(&rd->objs.inits, __ATOMIC_ACQUIRE);
+	return inits - __atomic_load_n(&rd->objs.finis, __ATOMIC_ACQUIRE);
+}
+
+static void step_stats(struct worker *w, struct mx *m)
+{
+	lfpool_stats st;
+	w->rd->run->fl->stats(w->rd->pool, &st);
+	if (st.created > m->cap)
+		run_fail(w->rd->run, "stats: %llu created, capacity %zu",
+			 (unsigned long long)st.created, m->cap);
+	if (m->mode == M_CONC && st.retained > st.created)
+		run_fail(w->rd->run, "stats: %llu retained of %llu created",
+			 (unsigned long long)st.retained, (unsigned long long)st.created);
+	uint64_t alive = hooks_alive_low(w->rd);
+	if (alive > m->cap)
+		run_fail(w->rd->run, "%llu objects alive, capacity %zu", (unsigned long long)alive,
+			 m->cap);
+}
+
+/* The bound grows with caches, and the memory held now is within it. */
+static void step_max_bytes(struct worker *w, struct mx *m)
+{
+	(void)m;
+	size_t one = lfpool_ts_max_bytes(w->rd->pool, 1);
+	size_t all = lfpool_ts_max_bytes(w->rd->pool, MAX_CACHES);
+	int64_t held = __atomic_load_n(&w->rd->alloc.bytes, __ATOMIC_RELAXED);
+	if (one > all || held > (int64_t)all)
+		run_fail(w->rd->run, "max_bytes: %zu for one cache, %zu for %u; %lld held", one,
+			 all, MAX_CACHES, (long long)held);
+}
+
+/* One get and put through cache c. */
+static void cache_round_trip(struct worker *w, struct mx *m, lfpool_cache *c)
+{
+	void *o = lfpool_cache_get(c);
+	if (!o) {
+		if (errno == ENOBUFS && m->enobufs_ok)
+			w->t.failed_gets++;
+		else
+			run_fail(w->rd->run, "cache get failed: %s", strerror(errno));
+		return;
+	}
+	if (obj_claim(w, o) && obj_release(w, o))
+		lfpool_cache_put(c, o);
+}
+
+static void step_cache_create(struct worker *w, struct mx *m)
+{
+	lfpool_cache *c = lfpool_cache_create(w->rd->pool);
+	if (!c) {
+		run_fail(w->rd->run, "cache_create: %s", strerror(errno));
+		return;
+	}
+	cache_round_trip(w, m, c);
+	lfpool_cache_destroy(c);
+}
+
+/* The shared slot's cache is one and the same for every caller; the
+ * thread's own slot is used. */
+static void step_worker_cache(struct worker *w, struct mx *m)
+{
+	lfpool_cache *c = lfpool_ts_worker_cache(w->rd->pool, W_SHARED), *first = NULL;
+	if (!c) {
+		run_fail(w->rd->run, "worker_cache: %s", strerror(errno));
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&m->shared_slot, &first, c, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED) && first != c)
+		run_fail(w->rd->run, "worker_cache(%u) gave two caches", W_SHARED);
+	c = lfpool_ts_worker_cache(w->rd->pool, W_OWN + w->index);
+	if (c)
+		cache_round_trip(w, m, c);
+	else
+		run_fail(w->rd->run, "worker_cache: %s", strerror(errno));
+}
+
+/* Thread 0 fills the shared slot's cache before the releases race. */
+static void prep_worker_release(struct worker *w0, struct mx *m, unsigned who)
+{
+	(void)who;
+	lfpool_cache *c = lfpool_ts_worker_cache(w0->rd->pool, W_SHARED);
+	void *objs[HOLD];
+	unsigned n = 0;
+	if (!c) {
+		run_fail(w0->rd->run, "worker_cache: %s", strerror(errno));
+		return;
+	}
+	while (n < HOLD && (objs[n] = lfpool_cache_get(c)) != NULL && obj_claim(w0, objs[n]))
+		n++;
+	while (n) {
+		void *o = objs[--n];
+		if (obj_release(w0, o))
+			lfpool_cache_put(c, o);
+	}
+	(void)m;
+}
+
+static void step_worker_release(struct worker *w, struct mx *m)
+{
+	(void)m;
+	lfpool_ts_worker_release(w->rd->pool, W_SHARED);
+}
+
+#define TS3(n) { NULL, NULL, "ts_" n, "ts_" n, "ts_" n }
+#define HANDLE(n) { NULL, n, "ts_" n, "cache_" n, "ts_" n }
+
+/*
+ * THE table (see the top of this file).  Columns: pool, concurrent,
+ * threadstatic (implicit caches), ts-cache (explicit caches), percpu.
+ */
+static const struct call calls[] = {
+	{ step_get, NULL, HANDLE("get") },
+	{ step_put, prep_put, HANDLE("put") },
+	{ step_get_bulk, NULL, HANDLE("get_bulk") },
+	{ step_put_bulk, NULL, HANDLE("put_bulk") },
+	{ step_flush, NULL, { NULL, NULL, "ts_flush", "cache_flush", "ts_flush" } },
+	{ step_reenter, NULL, { NULL, NULL, "ts_detach+attach", "cache_destroy+create",
+				"ts_detach+attach" } },
+	{ step_prewarm, NULL, { NULL, "prewarm", "ts_prewarm", "ts_prewarm", "ts_prewarm" } },
+	{ step_trim, NULL, { NULL, "trim", "ts_trim", "ts_trim", "ts_trim" } },
+	{ step_owns, NULL, { NULL, "owns", "ts_owns", "ts_owns", "ts_owns" } },
+	{ step_stats, NULL, { NULL, "stats", "ts_stats", "ts_stats", "ts_stats" } },
+	{ step_max_bytes, NULL, TS3("max_bytes") },
+	{ step_cache_create, NULL, { NULL, NULL, "cache_create+destroy", NULL,
+				     "cache_create+destroy" } },
+	{ step_worker_cache, NULL, TS3("worker_cache") },
+	{ step_worker_release, prep_worker_release, TS3("worker_release") },
+};
+static const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
+
+/* ---- a row ------------------------------------------------------------------ */
+
+static __thread uint64_t yield_rng;
+
+/* Yield injection for the "+yield" runs: yield in about a quarter of the
+ * windows, spin briefly in another quarter. */
+static void matrix_yield(void)
+{
+	uint64_t r = rng_next(&yield_rng);
+	if ((r & 3) == 0)
+		sched_yield();
+	else if ((r & 3) == 1)
+		for (unsigned i = (unsigned)(r >> 8) & 63; i; i--)
+			__asm__ volatile("" ::: "memory");
+}
+
+/* Whether the round ends before epoch e: a failure, or its time is up
+ * and it ran MIN_EPOCHS. */
+static bool round_done(struct worker *w, unsigned e)
+{
+	return __atomic_load_n(&w->rd->run->stop, __ATOMIC_RELAXED) ||
+	       (e >= MIN_EPOCHS && now_seconds() > w->rd->until);
+}
+
+/* A thread of the row: epochs of STEPS steps of its call, started
+ * together, with the calls' preparation on thread 0 in between. */
+static void row_worker(struct worker *w)
+{
+	struct mx *m = w->arg;
+	const struct call *mine = &calls[m->call[w->index]];
+	yield_rng = w->rng;
+	for (unsigned e = 0;; e++) {
+		if (w->index == 0)
+			__atomic_store_n(&m->done, round_done(w, e), __ATOMIC_RELAXED);
+		pthread_barrier_wait(&m->bar);
+		if (__atomic_load_n(&m->done, __ATOMIC_RELAXED))
+			break;
+		if (w->index == 0)
+			for (unsigned who = 0; who < 2; who++)
+				if (calls[m->call[who]].prep)
+					calls[m->call[who]].prep(w, m, who);
+		pthread_barrier_wait(&m->bar);
+		for (unsigned s = 0; s < STEPS; s++)
+			mine->step(w, m);
+	}
+}
+
+/* Room for what the threads hold, what every cache and CPU area may keep,
+ * and a margin: no get needs to fail with ENOBUFS. */
+static size_t row_capacity(unsigned mode)
+{
+	if (mode == M_CONC)
+		return CONC_CAP;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	return 4 * HOLD + (MAX_CACHES + (size_t)(ncpu > 0 ? ncpu : 1)) * 2 * MAG + 8;
+}
+
+/* One pool instance of the row, with its sibling. */
+static void row_round(struct run *r, struct mx *m)
+{
+	struct round rd;
+	lfpool_config cfg = round_config(&rd, m->cap, m->cap);
+	cfg.magazine_size = MAG;
+	cfg.depot_max = 2;
+	stress_recycler_init(&m->rec);
+	stress_alloc_recycle(&rd.alloc, &m->rec);
+	stress_alloc_init(&m->sib_alloc);
+	stress_alloc_recycle(&m->sib_alloc, &m->rec);
+	lfpool_config sc = { .obj_size = cfg.obj_size, .capacity = m->cap, .name = "sibling",
+			     .allocator = &m->sib_alloc.a };
+	m->sibling = lfpool_concurrent_create(&sc);
+	m->shared_slot = NULL;
+	if (!m->sibling) {
+		run_fail(r, "the sibling pool: %s", strerror(errno));
+	} else if (round_open(&rd, r, &cfg)) {
+		pthread_barrier_init(&m->bar, NULL, 2);
+		round_workers(&rd, 2, row_worker, m);
+		pthread_barrier_destroy(&m->bar);
+		if (m->mode != M_CONC)
+			for (unsigned w = W_SHARED; w <= W_OWN + 1; w++)
+				lfpool_ts_worker_release(rd.pool, w);
+		r->threads = MAX_CACHES - 1;	/* the memory bound's caches */
+		round_close(&rd);
+		r->threads = 2;
+	}
+	lfpool_concurrent_destroy(m->sibling);
+	if (!stress_alloc_balanced(&m->sib_alloc))
+		run_fail(r, "the sibling pool did not give all memory back");
+	stress_recycler_fini(&m->rec);
+}
+
+static char row_name[128];
+
+/* Run the row of calls a and b in mode, with or without yield injection. */
+static bool run_row(const struct options *opt, struct run *r, unsigned mode, unsigned a,
+		    unsigned b, bool yield)
+{
+	struct mx m = { .mode = mode, .call = { a, b }, .cap = row_capacity(mode) };
+	/* threadstatic.h: "A trim running at the same time may make such a get
+	 * fail too".  Concurrent promises no such thing. */
+	m.enobufs_ok = mode != M_CONC && (calls[a].step == step_trim || calls[b].step == step_trim);
+	snprintf(row_name, sizeof(row_name), "%s||%s%s", calls[a].name[mode], calls[b].name[mode],
+		 yield ? "+yield" : "");
+	run_begin(r, opt, row_name, mode_flavour[mode], 2);
+	lfp_stress_yield = yield ? matrix_yield : NULL;
+	do
+		row_round(r, &m);
+	while (!run_over(r));
+	lfp_stress_yield = NULL;
+	return run_end(r);
+}
+
+/* Whether the row's name or flavour is what --only asks for. */
+static bool wanted(const char *only, unsigned mode, unsigned a, unsigned b)
+{
+	if (!only)
+		return true;
+	char name[128];
+	snprintf(name, sizeof(name), "%s %s||%s", mode_flavour[mode]->name, calls[a].name[mode],
+		 calls[b].name[mode]);
+	return strstr(name, only) != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	const char *only;
+	parse_options(argc, argv, &opt, &only);
+	struct run r = { .index = 0 };
+	unsigned rows[M_MODES] = { 0 }, passed = 0, failed = 0;
+	uint64_t ops[M_MODES] = { 0 };
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned mode = 0; mode < M_MODES; mode++) {
+			for (unsigned a = 0; a < ncalls; a++) {
+				for (unsigned b = a; b < ncalls; b++) {
+					if (!calls[a].name[mode] || !calls[b].name[mode] ||
+					    !wanted(only, mode, a, b))
+						continue;
+					if (pass == 0) {
+						rows[mode]++;
+						r.total += 2;
+						continue;
+					}
+					for (int y = 0; y < 2; y++) {
+						r.index++;
+						if (run_row(&opt, &r, mode, a, b, y))
+							passed++;
+						else
+							failed++;
+						ops[mode] += r.t.gets + r.t.puts;
+					}
+				}
+			}
+		}
+	}
+	unsigned total = 0;
+	for (unsigned mode = 0; mode < M_MODES; mode++) {
+		printf("matrix %-12s %3u rows (each without and with yield injection), "
+		       "%llu gets + puts%s\n", mode_flavour[mode]->name, rows[mode],
+		       (unsigned long long)ops[mode],
+		       mode == M_POOL ? "  (pool.h: one thread at a time, no concurrent calls)" : "");
+		total += rows[mode];
+	}
+	printf("matrix: %u rows, %u runs\n", total, 2 * total);
+	printf("%u passed, %u failed\n", passed, failed);
+	fflush(stdout);
+	return failed ? 1 : 0;
+}

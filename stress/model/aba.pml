@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aba.pml - the tagged Treiber stack of lib/stack.h, under which every
+ * free list of lfpool lies (the Concurrent pool's, the depot's magazine
+ * and loose-object stacks).  The other models take its push and pop as
+ * atomic; this one checks that they are: NTH threads each pop and push
+ * nodes OPS times on a stack of NN nodes, every load, link store and CAS
+ * a step of its own.  The head is one word, index and tag, read and
+ * compared-and-swapped whole; links live in side data that outlives every
+ * node, so a stale read is of valid memory (slab.h).
+ *
+ * Correspondence (step: lib/ code it abstracts):
+ *   U1  push: load the head          lib/stack.h lfp_stack_push_chain_mpmc() 58
+ *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 61
+ *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 64 (lfp_stack_next_head 46-49)
+ *   O1  pop: load the head           stack.h lfp_stack_pop_mpmc() 82
+ *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 88
+ *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 90
+ * A failed CAS returns the current head, tag included, and the next try
+ * builds on it (stack.h 64-67, 90-94).
+ *
+ * Properties:
+ *   - no node is held by two threads (assertion in O3);
+ *   - conservation, by the monitor in every state: each node is on the
+ *     stack (walked from the head) or in one thread's hands, exactly once;
+ *   - no invalid end state, and (ltl done, weak fairness) every thread
+ *     finishes: no CAS loop spins forever.  Weak fairness is the scheduler's
+ *     part: a thread that can run does run eventually.
+ *
+ * Negative control (-DNEGATIVE): the tag is not incremented (LFP_TAG_STEP 0,
+ * the stress suite's LFPOOL_STRESS_NO_ABA_TAG): a pop stalled between O2
+ * and O3 while others pop its node and the next and push its node back
+ * succeeds with a stale link, and a node is held twice.
+ * With -DTAGMOD=n the tag wraps at n: the same happens after n changes of
+ * the head within one pop's window (issue 11, item 4, in small).
+ */
+
+#ifndef NTH
+#define NTH	2		/* threads */
+#endif
+#ifndef NN
+#define NN	2		/* nodes, all on the stack at first: 1 on top of 2 ... */
+#endif
+#ifndef OPS
+#define OPS	3		/* pushes and pops per thread */
+#endif
+#ifndef TAGMOD
+#define TAGMOD	256		/* the byte wraps only past 255 changes; a run makes < 20 */
+#endif
+#define NIL	0
+
+#ifdef NEGATIVE
+#define TAG_STEP 0
+#else
+#define TAG_STEP 1
+#endif
+
+byte head, tag;			/* the head word: index and tag */
+byte link[NN + 1];		/* side data: each node's link */
+byte owner[NN + 1];		/* 1 + the thread holding the node, 0 on the stack */
+byte finished;
+bit started;			/* init has built the stack */
+
+proctype user(byte me)
+{
+	byte k, n, oh, ot, nx;
+
+	do
+	:: k < OPS ->
+		k++;
+		if
+		:: true ->					/* pop */
+			atomic { oh = head; ot = tag };		/* O1 */
+			do
+			:: oh == NIL -> break
+			:: else ->
+				nx = link[oh];			/* O2 */
+				atomic {			/* O3 */
+					if
+					:: head == oh && tag == ot ->
+						head = nx; tag = (tag + TAG_STEP) % TAGMOD;
+						assert(owner[oh] == 0);	/* not held by another */
+						owner[oh] = me + 1;
+						break
+					:: else -> oh = head; ot = tag
+					fi
+				}
+			od
+		:: true ->					/* push a node it holds */
+			atomic {
+				n = 1;
+				do
+				:: n <= NN && owner[n] != me + 1 -> n++
+				:: else -> break
+				od
+			};
+			if
+			:: n <= NN ->
+				atomic { oh = head; ot = tag };	/* U1 */
+				do
+				:: link[n] = oh;		/* U2 */
+				   atomic {			/* U3 */
+					if
+					:: head == oh && tag == ot ->
+						assert(owner[n] == me + 1);
+						owner[n] = 0;
+						head = n; tag = (tag + TAG_STEP) % TAGMOD;
+						break
+					:: else -> oh = head; ot = tag
+					fi
+				   }
+				od
+			:: else -> skip			/* holds nothing: no push */
+			fi
+		fi;
+		oh = NIL; ot = 0; nx = NIL; n = 0
+	:: else -> break
+	od;
+	finished++
+}
+
+active proctype monitor()
+{
+	byte seen[NN + 1];
+	byte i, j, x;
+
+	d_step {
+		started;
+		for (i : 1 .. NN) {
+			seen[i] = (owner[i] != 0)
+		}
+		x = head;
+		j = 0;
+		do
+		:: x != NIL && j <= NN -> seen[x]++; x = link[x]; j++
+		:: else -> break
+		od;
+		for (i : 1 .. NN) {
+			assert(seen[i] == 1)
+		}
+	}
+}
+
+ltl done { <> (finished == NTH) }
+
+init
+{
+	byte i;
+
+	atomic {
+		for (i : 1 .. NN - 1) {
+			link[i] = i + 1
+		}
+		head = 1;
+		started = 1;
+		for (i : 0 .. NTH - 1) {
+			run user(i)
+		}
+	}
+}

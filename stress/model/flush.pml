@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flush.pml - lfpool_ts_worker_release racing with itself: two threads
+ * release the same worker index, each flushing the slot's cache onto the
+ * depot's loose stack, while a third thread gets objects off that stack.
+ * The synchronization table of include/lfpool/threadstatic.h lets
+ * worker_release run concurrently with itself; issue 11 found that the
+ * unlocked flush hands one object out twice.
+ *
+ * Here the cache is shared by the two releasers, so nothing is merged:
+ * every load and store of the cache's fields, every link word written and
+ * every CAS on the stack's head is a step of its own.  The head is the
+ * tagged word of lib/stack.h (index and tag, one CAS).
+ *
+ * Correspondence (step: lib/ code it abstracts; lines at the commit that
+ * added this model):
+ *   W0  take the slot's lock        the fix of issue 11: the flush runs under a
+ *                                   lock (today it holds none: lib/threadstatic/
+ *                                   worker.c lfpool_ts_worker_release() 64-69; the
+ *                                   capacity branch's lfpool_cache_flush takes
+ *                                   the cache's lock, lfp_cache_lock, which is one)
+ *   F1  load count                  lib/threadstatic/cache.c lfpool_cache_flush() 214-215
+ *   F2  link the objects            depot.c lfp_depot_put_objs() 102-107 (link_objs 92-100)
+ *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 58-65
+ *       link the last, CAS the head (depot.c lfp_depot_put_objs() 108)
+ *   F4  store count = 0             cache.c lfpool_cache_flush() 216
+ *   F5  load prev_full; F2, F3 for the previous magazine
+ *                                   cache.c lfpool_cache_flush() 217-218
+ *   F6  store prev_full = false     cache.c lfpool_cache_flush() 219
+ *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 82-91 (the getter's
+ *       top's link, CAS the head    refill pops a chain the same way: stack.c
+ *                                   lfp_stack_pop_upto_mpmc)
+ *
+ * Properties:
+ *   - no object is held by two owners: the getter never pops an object it
+ *     already holds (assertion in G1);
+ *   - conservation, by the monitor in every state: each object is in
+ *     exactly one place: the getter's hands, the loose stack (walked from
+ *     the head), the loaded magazine below count, or the full previous
+ *     magazine; objects of a magazine a releaser has pushed but whose
+ *     count (prev_full) it has not yet cleared count as the stack's;
+ *   - no invalid end state.
+ *
+ * Negative control (-DNEGATIVE): no lock, as lib/threadstatic/worker.c
+ * does today.  Spin finds the double push (an object twice on the stack: a
+ * cycle of links); with -DNOMONITOR as well, the getter's own assertion
+ * shows where that leads: one object handed out twice.
+ */
+
+#define MAG	2
+#define NOBJ	4		/* loaded {1,2} full, previous {3,4} full */
+#define NIL	0
+#define GETS	3		/* pops the getter tries */
+
+byte mag[2 * MAG];		/* the slot cache's magazines: loaded at 0, previous at MAG */
+byte count;
+bit prev_full;
+
+byte link[NOBJ + 1];		/* side data: link word of each object */
+byte head;			/* the loose stack's head: index ... */
+byte tag;			/* ... and tag, one word */
+
+bit hand[NOBJ + 1];		/* the getter's hands */
+bit lock;
+bit started;			/* init has set the scene */
+
+/* ghosts: releaser r has pushed the loaded (prev) objects but not yet
+ * cleared count (prev_full) */
+bit gl[2], gp[2];
+
+/* F2 + F3: push the n objects of the magazine at mag[b] as one chain,
+ * objs[0] on top; g is the ghost set at the successful CAS. */
+inline put_objs(b, n, g) {
+	i = n;
+	rest = NIL;
+	do						/* F2: link_objs */
+	:: i > 0 -> i--; atomic { link[mag[b + i]] = rest; rest = mag[b + i] }
+	:: else -> break
+	od;
+	oh = head; ot = tag;				/* F3: load the head */
+	do
+	:: atomic { link[mag[b + n - 1]] = oh };		/* link the last */
+	   atomic {					/* CAS */
+		if
+		:: head == oh && tag == ot -> head = rest; tag++; g = 1; break
+		:: else -> oh = head; ot = tag		/* failed: the current head */
+		fi
+	   }
+	od;
+	rest = NIL; oh = NIL; ot = 0
+}
+
+proctype releaser(byte r)
+{
+	byte n, i, rest, oh, ot;
+
+#ifndef NEGATIVE
+	atomic { lock == 0 -> lock = 1 };		/* W0 */
+#endif
+	n = count;					/* F1 */
+	if
+	:: n > 0 -> put_objs(0, n, gl[r])
+	:: else -> skip
+	fi;
+	atomic { count = 0; gl[r] = 0 };		/* F4 */
+	if
+	:: prev_full -> put_objs(MAG, MAG, gp[r])	/* F5 */
+	:: else -> skip
+	fi;
+	atomic { prev_full = 0; gp[r] = 0 };		/* F6 */
+#ifndef NEGATIVE
+	lock = 0
+#endif
+}
+
+proctype getter()
+{
+	byte k, oh, ot, nx;
+
+	do
+	:: k < GETS ->
+		k++;
+		oh = head; ot = tag;			/* G1: load the head */
+		do
+		:: oh == NIL -> break			/* empty: the get goes elsewhere */
+		:: else ->
+			nx = link[oh];			/* the top's link */
+			atomic {
+				if
+				:: head == oh && tag == ot ->
+					head = nx; tag++;
+					assert(!hand[oh]);	/* no object held twice */
+					hand[oh] = 1;
+					break
+				:: else -> oh = head; ot = tag
+				fi
+			}
+		od;
+		oh = NIL; ot = 0; nx = NIL
+	:: else -> break
+	od
+}
+
+#ifndef NOMONITOR
+active proctype monitor()
+{
+	byte seen[NOBJ + 1];
+	byte i, j, x;
+
+	d_step {
+		started;
+		for (i : 1 .. NOBJ) {
+			seen[i] = hand[i]
+		}
+		/* the stack, walked for at most NOBJ + 1 links (a cycle shows as
+		 * an object seen twice) */
+		x = head;
+		j = 0;
+		do
+		:: x != NIL && j <= NOBJ -> seen[x]++; x = link[x]; j++
+		:: else -> break
+		od;
+		for (i : 0 .. MAG - 1) {
+			if
+			:: i < count && !gl[0] && !gl[1] -> seen[mag[i]]++
+			:: else
+			fi;
+			if
+			:: prev_full && !gp[0] && !gp[1] -> seen[mag[MAG + i]]++
+			:: else
+			fi
+		}
+		for (i : 1 .. NOBJ) {
+			assert(seen[i] == 1)
+		}
+	}
+}
+#endif
+
+init
+{
+	atomic {
+		mag[0] = 1; mag[1] = 2; count = 2;
+		mag[2] = 3; mag[3] = 4; prev_full = 1;
+		run releaser(0);
+		run releaser(1);
+		run getter();
+		started = 1
+	}
+}

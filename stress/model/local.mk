@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# make model: every Spin model of stress/model/ (the ThreadStatic protocols
+# and the tagged stack, see the comment atop each .pml) and its negative
+# control, one result line each and "N passed, N failed".  Needs spin and a
+# C compiler; installs nothing (run.sh installs spin).  The runs and the
+# trails of rejected controls are left in model-runs/ of the build.
+MODEL_FILES = stress/model/check.sh stress/model/aba.pml stress/model/census.pml \
+	stress/model/depot.pml stress/model/exit.pml stress/model/flush.pml \
+	stress/model/steal.pml stress/model/steal_cpu.pml
+EXTRA_DIST += $(MODEL_FILES)
+
+model:
+	@CC="$(CC)" bash $(srcdir)/stress/model/check.sh $(srcdir)/stress/model model-runs $(MODELS)
+
+clean-model:
+	rm -rf model-runs
+PHONY += model clean-model

@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# install-check.sh - what a user of the installed library does: build the
+# README's programs (examples/use_*.c) with `pkg-config --cflags --libs
+# lfpool` and with CMake's find_package(lfpool) and lfpool::lfpool, run
+# them, read `man lfpool_ts_get`.
+#   make check:        installs this build with DESTDIR into a temporary
+#                      directory first (the paths inside are the prefix's)
+#   make installcheck: checks the installation at the configured prefix,
+#                      and runs tests/tsan-handover.sh against it
+# Environment (set by tests/user.mk): MAKE, prefix, libdir, includedir,
+# mandir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
+srcdir=${srcdir:-.}
+mode=${1:-destdir}
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+root=
+if [ "$mode" = destdir ]; then
+	root=$tmp/root
+	if ! $MAKE install DESTDIR="$root" >"$tmp/install.log" 2>&1; then
+		cat "$tmp/install.log"
+		echo "FAIL: make install DESTDIR=$root"
+		exit 1
+	fi
+fi
+export LD_LIBRARY_PATH="$root$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+programs="use_pool use_concurrent use_threadstatic"
+
+# pkg-config: the sysroot prefixes the .pc's -I and -L with the DESTDIR.
+export PKG_CONFIG_PATH="$root$libdir/pkgconfig"
+[ -n "$root" ] && export PKG_CONFIG_SYSROOT_DIR="$root"
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+cflags=$($PKG_CONFIG --cflags lfpool) && libs=$($PKG_CONFIG --libs lfpool) || {
+	echo "FAIL: pkg-config does not find lfpool in $PKG_CONFIG_PATH"
+	exit 1
+}
+# The .pc requires nothing the headers do not need (issue 15: no ck).
+static=$($PKG_CONFIG --static --libs lfpool)
+case " $cflags $static " in
+*" -D"* | *"-lck"*)
+	echo "FAIL: pkg-config leaks a dependency: cflags '$cflags', static libs '$static'"
+	fail=1 ;;
+esac
+for p in $programs; do
+	# shellcheck disable=SC2086 # flag lists
+	if $CC $SAN_CFLAGS $cflags "$srcdir/examples/$p.c" -o "$tmp/$p-pc" $libs -pthread $SAN_LDFLAGS &&
+		"$tmp/$p-pc"; then
+		echo "PASS: $p built with pkg-config ($cflags $libs) and ran"
+	else
+		echo "FAIL: $p with pkg-config ($cflags $libs)"
+		fail=1
+	fi
+done
+
+# CMake: find_package(lfpool) from the prefix, lfpool::lfpool.
+cmake_done=no
+if [ -n "${CMAKE:-}" ]; then
+	mkdir -p "$tmp/cmake"
+	{
+		echo 'cmake_minimum_required(VERSION 3.10)'
+		echo 'project(use_lfpool C)'
+		echo '# A version this lfpool does not satisfy is refused.'
+		echo 'find_package(lfpool 99 QUIET)'
+		echo 'if(lfpool_FOUND)'
+		echo '  message(FATAL_ERROR "find_package(lfpool 99) accepted lfpool ${lfpool_VERSION}")'
+		echo 'endif()'
+		echo 'find_package(lfpool 0.1 REQUIRED)'
+		for p in $programs; do
+			echo "add_executable($p $srcdir/examples/$p.c)"
+			echo "target_link_libraries($p PRIVATE lfpool::lfpool)"
+		done
+	} >"$tmp/cmake/CMakeLists.txt"
+	case $srcdir in /*) ;; *) sed -i "s|$srcdir/examples|$PWD/$srcdir/examples|" "$tmp/cmake/CMakeLists.txt" ;; esac
+	if $CMAKE -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$root$prefix" \
+		-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$SAN_CFLAGS" \
+		-DCMAKE_EXE_LINKER_FLAGS="$SAN_LDFLAGS" >"$tmp/cmake.log" 2>&1 &&
+		$CMAKE --build "$tmp/cmake/build" >>"$tmp/cmake.log" 2>&1; then
+		for p in $programs; do
+			if "$tmp/cmake/build/$p"; then
+				echo "PASS: $p built with CMake find_package(lfpool), lfpool::lfpool, and ran"
+			else
+				echo "FAIL: $p built with CMake does not run"
+				fail=1
+			fi
+		done
+		cmake_done=yes
+	else
+		cat "$tmp/cmake.log"
+		echo "FAIL: the CMake build with find_package(lfpool) (CMAKE_PREFIX_PATH=$root$prefix)"
+		fail=1
+	fi
+fi
+
+# The man pages.
+page=$root$mandir/man3/lfpool_ts_get.3
+if [ ! -f "$page" ]; then
+	echo "FAIL: $page is not installed"
+	fail=1
+elif command -v man >/dev/null 2>&1; then
+	if MANPATH="$root$mandir" MANWIDTH=80 man -P cat lfpool_ts_get 2>/dev/null | grep -q 'lfpool_ts_get(lfpool_ts \*pool)'; then
+		echo "PASS: MANPATH=$root$mandir man lfpool_ts_get shows its page"
+	else
+		echo "FAIL: MANPATH=$root$mandir man lfpool_ts_get does not show the page"
+		fail=1
+	fi
+fi
+
+# A user's TSan program against the installed library.
+if [ "$mode" = installed ]; then
+	LFPOOL_CFLAGS=$cflags LFPOOL_LIBS="$libs -Wl,-rpath,$libdir" \
+		$SHELL "$srcdir/tests/tsan-handover.sh"
+	case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
+
+[ $fail -eq 0 ] || exit 1
+if [ $cmake_done = no ]; then
+	echo "SKIP: cmake not found (configure looks for it): the CMake package was not tried"
+	exit 77
+fi
+exit 0

@@ -1,0 +1,232 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# layers.sh - the layering rule of lib/, checked on the built objects.
+#
+# For each object file of liblfpool (found through the lib/**/*.lo files of
+# the build directory whose source is still in $srcdir/lib), nm says which
+# global symbols it defines and which it uses undefined.  A use in file A of
+# a symbol that file B defines is a call (or a data reference) from A to B.
+# The check fails on
+#   - a circle of calls among files (A -> B -> ... -> A), and
+#   - a call from a file on a lower floor to one on a higher floor,
+# and on a file of lib/ that has no floor below.  HACKING.md draws the same
+# floors; keep the two in step.
+#
+#   tests/layers.sh              run by make check, from the build directory
+#   tests/layers.sh --graph      print every file-to-file edge with its symbols
+#   tests/layers.sh --strict     the check without the known edges below
+#   tests/layers.sh --self-test  feed a made-up table with a circle and an
+#                                upward call; succeeds only if both are caught
+set -u
+srcdir=${srcdir:-.}
+NM=${LFPOOL_NM:-nm}
+
+# The floors, lowest first: a file may call its own floor and those below.
+# Names are paths below lib/ without the extension.
+floors='
+0 debug version
+1 slab
+2 stack threadstatic/percpu threadstatic/rseq_x86_64
+3 core validate
+4 pool concurrent threadstatic/depot
+5 threadstatic/cache
+6 threadstatic/tls threadstatic/worker threadstatic/ts_percpu
+7 threadstatic/threadstatic threadstatic/validate
+8 layers/flavour
+9 layers/array layers/closure layers/refcount
+'
+
+# Known edges that break the rule today: "FROM TO SYMBOL" per line, each
+# with the issue and helper that removes it.  An edge listed here is left
+# out of both checks; one that is gone is reported so that the line can go.
+# The integrator empties this list once the branches named have merged.
+known_edges='
+# issue 16 point 1 (branch hostile): accept-a-put moves to core.
+threadstatic/cache threadstatic/threadstatic lfp_ts_accept
+threadstatic/ts_percpu threadstatic/threadstatic lfp_ts_accept
+# issue 16 point 2 (branch structure): object creation becomes an inline of
+# threadstatic/ts.h.
+threadstatic/cache threadstatic/threadstatic lfp_ts_create_objects
+threadstatic/ts_percpu threadstatic/threadstatic lfp_ts_create_objects
+# issue 16 point 2 (branches fastpath, structure): the lock and the
+# live-pool registry move to their only users.
+threadstatic/cache threadstatic/threadstatic lfp_ts_lock
+threadstatic/tls threadstatic/threadstatic lfp_ts_lock
+threadstatic/worker threadstatic/threadstatic lfp_ts_lock
+threadstatic/tls threadstatic/threadstatic lfp_ts_live
+'
+
+# symbols: "FILE D|U SYMBOL" for every object of the library, and one
+# "FILE O -" line per object.
+symbols() {
+	n=0
+	for lo in $(find lib -name '*.lo' | LC_ALL=C sort); do
+		dir=${lo%/*}
+		base=${lo##*/}
+		base=${base%.lo}
+		name=${dir#lib}/${base#liblfpool_la-}
+		name=${name#/}
+		[ -f "$srcdir/lib/$name.c" ] || [ -f "$srcdir/lib/$name.S" ] || continue
+		obj=$(sed -n "s/^pic_object='\(.*\)'$/\1/p" "$lo")
+		[ -n "$obj" ] && [ "$obj" != none ] ||
+			obj=$(sed -n "s/^non_pic_object='\(.*\)'$/\1/p" "$lo")
+		if [ ! -f "$dir/$obj" ]; then
+			echo "layers.sh: $lo names $dir/$obj, which is not there" >&2
+			return 1
+		fi
+		echo "$name O -"	# the file, even with no global symbol
+		$NM -P "$dir/$obj" | awk -v f="$name" '
+			$2 == "U" || $2 == "w" { print f, "U", $1; next }
+			$2 ~ /^[TDBRCVGSWui]$/ { print f, "D", $1 }'
+		n=$((n + 1))
+	done
+	if [ "$n" -lt 10 ]; then
+		echo "layers.sh: found $n objects of liblfpool under $(pwd)/lib; build first" >&2
+		return 1
+	fi
+}
+
+# check [--graph]: read the symbol table on stdin; print edges and verdict.
+check() {
+	awk -v mode="${1:-check}" -v floors="$floors" -v known="$known_edges" '
+	BEGIN {
+		nf = split(floors, fl, "\n")
+		for (i = 1; i <= nf; i++) {
+			k = split(fl[i], w, " ")
+			for (j = 2; j <= k; j++)
+				floor[w[j]] = w[1] + 0
+		}
+		nk = split(known, kl, "\n")
+		for (i = 1; i <= nk; i++) {
+			if (kl[i] ~ /^#/ || kl[i] !~ /[^ ]/)
+				continue
+			split(kl[i], w, " ")
+			allowed[w[1] " " w[2] " " w[3]] = 1
+		}
+	}
+	{ files[$1] = 1 }
+	$2 == "D" { def[$3] = $1; next }
+	$2 == "U" { use[++nu] = $1 " " $3 }
+	END {
+		bad = 0
+		for (f in files)
+			if (!(f in floor)) {
+				printf "lib/%s has no floor in tests/layers.sh (and HACKING.md): add it\n", f
+				bad = 1
+			}
+		for (i = 1; i <= nu; i++) {
+			split(use[i], w, " ")
+			from = w[1]; s = w[2]
+			if (!(s in def) || def[s] == from)
+				continue
+			to = def[s]
+			if ((from " " to " " s) in allowed) {
+				seen[from " " to " " s] = 1
+				continue
+			}
+			e = from " " to
+			if (!(e in syms))
+				edge[++ne] = e
+			syms[e] = syms[e] " " s
+			reach[from, to] = 1
+		}
+		if (mode == "graph") {
+			for (i = 1; i <= ne; i++)
+				print edge[i] ":" syms[edge[i]]
+			for (a in allowed)
+				if (a in seen)
+					print "known, allowed for now: " a
+			exit 0
+		}
+		# Upward calls.
+		for (i = 1; i <= ne; i++) {
+			split(edge[i], w, " ")
+			if ((w[1] in floor) && (w[2] in floor) && floor[w[1]] < floor[w[2]]) {
+				printf "upward call: lib/%s (floor %d) uses%s of lib/%s (floor %d)\n",
+					w[1], floor[w[1]], syms[edge[i]], w[2], floor[w[2]]
+				bad = 1
+			}
+		}
+		# Circles: the transitive closure, then files that reach each other.
+		for (k in files)
+			for (i in files)
+				if ((i, k) in reach)
+					for (j in files)
+						if ((k, j) in reach)
+							reach[i, j] = 1
+		for (i in files) {
+			if (!((i, i) in reach) || (i in circle))
+				continue
+			members = ""
+			for (j in files)
+				if ((i, j) in reach && (j, i) in reach) {
+					members = members " lib/" j
+					circle[j] = i
+				}
+			printf "circle of calls among%s:\n", members
+			for (e = 1; e <= ne; e++) {
+				split(edge[e], w, " ")
+				if ((w[1] in circle) && (w[2] in circle) &&
+				    circle[w[1]] == i && circle[w[2]] == i)
+					printf "  lib/%s -> lib/%s:%s\n", w[1], w[2], syms[edge[e]]
+			}
+			bad = 1
+		}
+		for (a in allowed)
+			if (!(a in seen))
+				print "note: known edge \"" a "\" is gone; remove its line from tests/layers.sh"
+		n = 0
+		for (f in files)
+			n++
+		if (bad)
+			print "layers: FAIL (" n " files, " ne " edges)"
+		else
+			print "layers: no circle, no upward call (" n " files, " ne " edges)"
+		exit bad
+	}'
+}
+
+# A made-up library: slab -> core is an upward call and, with core -> slab,
+# a circle; pool -> core is fine.  The check must fail and name both.
+self_test() {
+	out=$(known_edges=''
+		printf '%s\n' \
+		'core D lfp_core_init' 'core U lfp_slabs_init' \
+		'slab D lfp_slabs_init' 'slab U lfp_core_init' \
+		'pool D lfpool_pool_get' 'pool U lfp_core_init' | check)
+	rc=$?
+	echo "$out" | sed 's/^/self-test: /'
+	[ $rc -ne 0 ] &&
+		echo "$out" | grep -q '^upward call: lib/slab (floor 1) uses lfp_core_init of lib/core' &&
+		echo "$out" | grep -q '^circle of calls among' &&
+		echo "$out" | grep -q 'lib/core -> lib/slab: lfp_slabs_init' &&
+		! echo "$out" | grep -q 'lib/pool ->'
+}
+
+case ${1:-} in
+--self-test)
+	self_test
+	;;
+--graph)
+	table=$(symbols) || exit 1
+	echo "$table" | check graph
+	;;
+--strict)
+	table=$(symbols) || exit 1
+	known_edges=''
+	echo "$table" | check
+	;;
+'')
+	if ! self_test >/dev/null; then
+		echo "layers.sh: the self-test did not catch a made-up circle; the check is broken"
+		self_test
+		exit 1
+	fi
+	table=$(symbols) || exit 1
+	echo "$table" | check
+	;;
+*)
+	echo "usage: layers.sh [--graph | --strict | --self-test]" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tsan-handover.sh - a user's program under ThreadSanitizer against the
+# normal library build (tests/tsan_handover.c): objects recycled between
+# threads must give no TSan report.  The negative control, the same program
+# built with -DLFPOOL_NO_TSAN_ANNOTATIONS, must give at least one, or the
+# test could not fail.
+#   make check: against this build directory's library
+#   LFPOOL_CFLAGS, LFPOOL_LIBS: against another (tests/install-check.sh
+#   passes what pkg-config says of the installed one)
+srcdir=${srcdir:-.}
+CC=${CC:-cc}
+case " ${SAN_CFLAGS:-} " in
+*-fsanitize=address*)
+	echo "SKIP: this library is built with ASan, which cannot be linked into a TSan program"
+	exit 77 ;;
+esac
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+echo 'int main(void) { return 0; }' >"$tmp/probe.c"
+if ! $CC -fsanitize=thread "$tmp/probe.c" -o "$tmp/probe" 2>"$tmp/probe.err"; then
+	cat "$tmp/probe.err"
+	echo "SKIP: $CC cannot build with -fsanitize=thread (Debian: gcc's libtsan is in libgcc-12-dev)"
+	exit 77
+fi
+if [ -z "${LFPOOL_LIBS:-}" ]; then
+	LFPOOL_CFLAGS="-I$srcdir/include"
+	LFPOOL_LIBS="-L$PWD/.libs -Wl,-rpath,$PWD/.libs -llfpool"
+fi
+
+# build_run NAME [CFLAGS...]: build the program and run it; its output in
+# $tmp/NAME.out, the number of TSan reports on stdout.
+build_run() {
+	name=$1
+	shift
+	# shellcheck disable=SC2086 # flag lists
+	$CC -fsanitize=thread -g -O1 -Wall -Wextra "$@" $LFPOOL_CFLAGS \
+		"$srcdir/tests/tsan_handover.c" -o "$tmp/$name" $LFPOOL_LIBS -pthread || exit 99
+	TSAN_OPTIONS="halt_on_error=0 exitcode=66 ${TSAN_OPTIONS:-}" "$tmp/$name" >"$tmp/$name.out" 2>&1
+	echo $? >"$tmp/$name.rc"
+	grep -c 'WARNING: ThreadSanitizer' "$tmp/$name.out"
+}
+
+clean=$(build_run annotated)
+rc=$(cat "$tmp/annotated.rc")
+if [ "$clean" -ne 0 ] || [ "$rc" -ne 0 ]; then
+	sed -n '1,80p' "$tmp/annotated.out"
+	echo "FAIL: $clean TSan reports (exit $rc) in a program that recycles objects between threads"
+	exit 1
+fi
+grep '^tsan_handover:' "$tmp/annotated.out"
+control=$(build_run control -DLFPOOL_NO_TSAN_ANNOTATIONS)
+if [ "$control" -eq 0 ]; then
+	cat "$tmp/control.out"
+	echo "FAIL: the negative control (no annotations) gave no TSan report: this test could not fail"
+	exit 1
+fi
+echo "PASS: no TSan report with the headers' annotations; $control without them (the negative control)"
