@@ -24,9 +24,9 @@ NM=${LFPOOL_NM:-nm}
 # The floors, lowest first: a file may call its own floor and those below.
 # Names are paths below lib/ without the extension.
 floors='
-0 debug version
+0 version
 1 slab threadstatic/fence threadstatic/grace
-2 stack threadstatic/percpu threadstatic/rseq_x86_64
+2 debug fork stack threadstatic/percpu threadstatic/rseq_x86_64
 3 core validate
 4 pool concurrent threadstatic/depot
 5 threadstatic/cache

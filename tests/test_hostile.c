@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "support.h"
 
 #define OBJ 64
 
