@@ -69,7 +69,7 @@ struct impl {
 };
 
 extern const struct impl impl_lfpool_pool, impl_lfpool_concurrent,
-	impl_lfpool_threadstatic, impl_lfpool_percpu, impl_lfpool_cache, impl_lfpool_array,
+	impl_lfpool_threadstatic, impl_lfpool_percpu, impl_lfpool_cache, impl_lfpool_array, impl_lfpool_array_const,
 	impl_floor,
 	impl_glibc, impl_mimalloc, impl_jemalloc, impl_tcmalloc,
 	impl_mutex_pool, impl_ck_stack, impl_urcu_lfs;
@@ -124,6 +124,15 @@ void report_steal(const char *jsonl);
 /* Pattern "burst": RSS of 10^6 objects of 64 B at the peak and after a
  * drain and trims, each implementation in a child process (bench/mem64.c). */
 void report_burst_rss(const char *jsonl);
+
+/* Many pools alive at once (when many), round-robin over 1,000 pools, a
+ * new thread's first get (manypools.c): tables and targets on stdout. */
+void report_manypools(bool quick, bool many);
+
+/* Each of 8 threads' share of the operations on one shared instance of
+ * every selected implementation (contend.c). */
+void report_contend(const struct impl *const *impls, size_t n, const char *filter, bool quick,
+		    bool (*selected)(const char *list, const char *name));
 
 /* Print a message and exit: a benchmark that lost an object measures nothing. */
 __attribute__((noreturn, format(printf, 1, 2))) void bench_die(const char *fmt, ...);

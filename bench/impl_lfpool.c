@@ -240,3 +240,27 @@ const struct impl impl_lfpool_array = {
 	.attach = attach_shared, .detach = detach_nothing,
 	.loops = &array_loops,
 };
+
+/* lfpool-array-const: the same array pool, with the size a compile-time
+ * constant (64 B only), so that the class is picked at compile time. */
+static void *array_const_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	if (obj_size != 64) {
+		*why = "the constant size is 64 B";
+		return NULL;
+	}
+	return array_open(obj_size, prewarm, why);
+}
+
+#define array_const_get(h) lfpool_array_get(((struct array_bench *)(h))->ap, 64, NULL)
+#define array_const_put(h, obj) lfpool_array_put_sized(((struct array_bench *)(h))->ap, (obj), 64)
+
+#define IMPL array_const
+#include "loops.h"
+
+const struct impl impl_lfpool_array_const = {
+	.name = "lfpool-array-const", .lfpool = true,
+	.open = array_const_open, .close = array_close,
+	.attach = attach_shared, .detach = detach_nothing,
+	.loops = &array_const_loops,
+};

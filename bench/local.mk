@@ -23,12 +23,14 @@ if ENABLE_BENCH
 EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
 	bench/bench.h bench/loops.h \
+	bench/contend.c \
 	bench/impl.c \
 	bench/impl_floor.c \
 	bench/impl_lfpool.c \
 	bench/impl_malloc.c \
 	bench/impl_shared.c \
 	bench/main.c \
+	bench/manypools.c \
 	bench/measure.c \
 	bench/mem64.c \
 	bench/peer.c \

@@ -8,8 +8,13 @@
  *       and targets on stdout, JSON lines in FILE.  BENCH_QUICK=1 in the
  *       environment is --quick: shorter repetitions, 64 B objects only.
  *       Then the memory 64 threads leave in per-thread and per-CPU
- *       ThreadStatic pools (pattern mem64, with lfpool-percpu), and the cost
- *       of a get that steals (pattern steal, with lfpool-threadstatic).
+ *       ThreadStatic pools (pattern mem64, with lfpool-percpu), the cost
+ *       of a get that steals (pattern steal, with lfpool-threadstatic),
+ *       many pools at once, round-robin over 1,000 pools and a new
+ *       thread's first get (pattern manypools, with lfpool-threadstatic;
+ *       pattern firstuse: the last two alone),
+ *       and each of 8 threads' share of the operations on one shared
+ *       instance (pattern contend).
  *   lfpool-bench --list
  *       the implementations available here and their single-thread patterns.
  *   lfpool-bench --instr OPS --impl A --pattern P
@@ -31,7 +36,7 @@
 
 static const struct impl *const impls[] = {
 	&impl_lfpool_pool, &impl_lfpool_concurrent, &impl_lfpool_threadstatic,
-	&impl_lfpool_percpu, &impl_lfpool_cache, &impl_lfpool_array, &impl_floor, &impl_glibc, &impl_mimalloc, &impl_jemalloc,
+	&impl_lfpool_percpu, &impl_lfpool_cache, &impl_lfpool_array, &impl_lfpool_array_const, &impl_floor, &impl_glibc, &impl_mimalloc, &impl_jemalloc,
 	&impl_tcmalloc, &impl_mutex_pool, &impl_ck_stack, &impl_urcu_lfs,
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
@@ -326,6 +331,11 @@ int main(int argc, char **argv)
 		report_steal(o.out);
 	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "burst"))
 		report_burst_rss(o.out);
+	if (selected(o.pattern_filter, "contend"))
+		report_contend(impls, NIMPLS, o.impl_filter, o.quick, selected);
+	if (selected(o.impl_filter, "lfpool-threadstatic") &&
+	    (selected(o.pattern_filter, "manypools") || selected(o.pattern_filter, "firstuse")))
+		report_manypools(o.quick, selected(o.pattern_filter, "manypools"));
 	free(res);
 	return 0;
 }

@@ -102,6 +102,37 @@ static void concurrent_vs_mutex(const struct result *res, size_t n)
 		worst && worst->ns <= worst_m->ns);
 }
 
+/* a/b <= limit, both at pattern p on threads threads; returns nothing. */
+static void ratio_at_most(const struct result *res, size_t n, const char *a, const char *b,
+			  enum pattern p, unsigned threads, double limit)
+{
+	const struct result *x = find(res, n, a, p, threads), *y = find(res, n, b, p, threads);
+	char what[128];
+	snprintf(what, sizeof(what), "%s/%s time, %s, %u thr <= %.1f", a, b, pattern_names[p],
+		 threads, limit);
+	verdict(what, x, y, x && y ? x->ns / y->ns : 0, x && y && x->ns <= limit * y->ns);
+}
+
+/* Issue 14: implicit and per-CPU against the floor, Concurrent against
+ * ck_stack, array pools against an explicit cache. */
+static void issue14_targets(const struct result *res, size_t n, const struct result *floor,
+			    const struct result *fm)
+{
+	ratio_at_most(res, n, "lfpool-threadstatic", "floor", PAT_SCALING, 2, 1.3);
+	ratio_at_most(res, n, "lfpool-percpu", "floor", PAT_PAIR, 1, 2.0);
+	const struct result *pc = find(res, n, "lfpool-percpu", PAT_PAIR, 1);
+	verdict("fastest malloc/Per-CPU time, pair (info)", pc, fm, pc && fm ? fm->ns / pc->ns : 0,
+		true);
+	ratio_at_most(res, n, "lfpool-concurrent", "ck_stack", PAT_PAIR, 1, 1.2);
+	for (unsigned t = 1; t <= cpus_available(); t++) {
+		ratio_at_most(res, n, "lfpool-concurrent", "ck_stack", PAT_SCALING, t, 1.0);
+		ratio_at_most(res, n, "lfpool-concurrent", "mutex-pool", PAT_SCALING, t, 1.0);
+	}
+	ratio_at_most(res, n, "lfpool-array", "lfpool-cache", PAT_PAIR, 1, 2.0);
+	ratio_at_most(res, n, "lfpool-array-const", "lfpool-cache", PAT_PAIR, 1, 1.2);
+	(void)floor;
+}
+
 void report_targets(const struct result *res, size_t n)
 {
 	const struct result *floor = find(res, n, "floor", PAT_PAIR, 1);
@@ -127,6 +158,8 @@ void report_targets(const struct result *res, size_t n)
 	snprintf(what, sizeof(what), "xthread: fastest malloc (%s)/ThreadStatic time > 1",
 		 fx ? fx->impl->name : "-");
 	verdict(what, tsx, fx, tsx && fx ? fx->ns / tsx->ns : 0, tsx && fx && tsx->ns < fx->ns);
+
+	issue14_targets(res, n, floor, fm);
 
 	const struct result *pc = find(res, n, "lfpool-percpu", PAT_PAIR, 1);
 	verdict("Per-CPU/ThreadStatic time, pair <= 1.5 (issue 8)", pc, ts,

@@ -116,6 +116,11 @@ TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
 CLEANFILES += readme-example.c basic-body.c
 
+# Every public header alone, C99 and C++11, -Wall -Wextra -pedantic -Werror,
+# and the inline fast paths compiled to code.
+TESTS += tests/headers-alone.sh
+EXTRA_DIST += tests/headers-alone.sh
+
 # The layering rule of lib/ (HACKING.md), on the built objects' symbols:
 # no circle of calls among files, no call from a lower floor to a higher.
 TESTS += tests/layers.sh

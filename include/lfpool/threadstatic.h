@@ -86,6 +86,11 @@
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
  * __tls_get_addr, so this library must be linked, not dlopen()ed late).
+ * ts_get and ts_put are inline: when the thread's last call was on the
+ * same pool they compare one pointer and run lfpool_ts_cache_get or _put on
+ * its cache; otherwise they call out, to a per-thread hash table of the
+ * thread's caches.  Create, a thread's first use, lookups and destroy cost
+ * O(1) however many pools are alive (destroy: O(threads)).
  * A thread that exits hands its cache back (a pthread key destructor): its
  * objects go to the depot, its magazines are freed.  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker
@@ -103,7 +108,7 @@
  * hand back, and a thread may move between CPUs, or a job between
  * threads, at any time.  On Linux x86-64 with glibc's rseq registration a
  * get or put that stays within the area is a restartable sequence: no
- * atomic instruction, no lock.  Elsewhere (no registration, as with
+ * atomic instruction, no lock; ts_get and ts_put run it inline (below).  Elsewhere (no registration, as with
  * GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture, the TSan
  * build) sched_getcpu() picks the area and a spinlock guards it (only
  * threads that share a CPU ever meet on it).  lfpool_ts_stats reports
@@ -193,9 +198,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg);
  * (nothing done) while explicit cache handles still exist. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *pool);
 
-/* Through the calling thread's implicit cache. */
-LFPOOL_API void *lfpool_ts_get(lfpool_ts *pool);	/* NULL + errno ENOBUFS/ENOMEM */
-LFPOOL_API void lfpool_ts_put(lfpool_ts *pool, void *obj);	/* NULL: no-op */
+/* Through the calling thread's implicit cache: lfpool_ts_get and
+ * lfpool_ts_put are inline, below. */
 /* n objects into objs, all or none: 0, or -1 with errno as get. */
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
@@ -243,6 +247,9 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *cache, void *const *objs, size_t n);
+/* Rare paths of lfpool_ts_get and lfpool_ts_put; call those. */
+LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *pool);
+LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *pool, void *obj);
 /* Rare paths of lfpool_ts_cache_get and lfpool_ts_cache_put; call those (the get's
  * is entered with the cache's count already decremented). */
 LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *cache);
@@ -261,10 +268,12 @@ LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
  * hand-over (see "ThreadSanitizer" in lfpool/common.h).  A call that
  * becomes inline drops its wrapper here and uses LFPOOL_TSAN_ACQUIRE /
  * LFPOOL_TSAN_RELEASE and LFPOOL_SLOT_LOAD_/STORE_ itself, as
- * lfpool_ts_cache_get and lfpool_ts_cache_put below. */
+ * lfpool_ts_cache_get and lfpool_ts_cache_put below (and lfpool_ts_get and
+ * lfpool_ts_put through them, or through their wrapped slow paths; their
+ * per-CPU sequences are not inline under TSan). */
 #ifdef LFPOOL_TSAN_ANNOTATE_
-LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get, void *, lfpool_ts *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put, lfpool_ts *, void *)
+LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get_slow, void *, lfpool_ts *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put_slow, lfpool_ts *, void *)
 LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *)
 LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpool_ts_cache *)
 LFPOOL_TSAN_WRAP_GET_(lfpool_ts_cache_get_slow, void *, lfpool_ts_cache *)
@@ -284,8 +293,8 @@ static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
 	LFPOOL_TSAN_QUIET_END_();
 	return n;
 }
-# define lfpool_ts_get lfpool_ts_get_tsan_
-# define lfpool_ts_put lfpool_ts_put_tsan_
+# define lfpool_ts_get_slow lfpool_ts_get_slow_tsan_
+# define lfpool_ts_put_slow lfpool_ts_put_slow_tsan_
 # define lfpool_ts_get_bulk lfpool_ts_get_bulk_tsan_
 # define lfpool_ts_put_bulk lfpool_ts_put_bulk_tsan_
 # define lfpool_ts_cache_get_bulk lfpool_ts_cache_get_bulk_tsan_
@@ -372,6 +381,156 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 		return;
 	}
 	lfpool_ts_cache_put_slow(cache, obj);
+}
+
+/*
+ * The calling thread's most recently used implicit cache and its pool,
+ * which the inline lfpool_ts_get and lfpool_ts_put compare with theirs;
+ * owned by the library (lib/threadstatic/tls.c says why it is safe), not
+ * for users.  Initial-exec TLS: one %fs-relative load, no call.
+ */
+struct lfpool_ts_tls {
+	const lfpool_ts *pool;	/* NULL: none */
+	lfpool_ts_cache *cache;
+};
+LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
+	__attribute__((tls_model("initial-exec")));
+
+/* The pool of that entry.  A destroy on another thread may clear it: a
+ * relaxed atomic load under ThreadSanitizer, otherwise a plain load (a
+ * move on x86-64 either way). */
+#ifdef LFPOOL_TSAN_
+# define LFPOOL_TS_MRU_POOL_() \
+	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
+#else
+# define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
+#endif
+
+/*
+ * Per-CPU pools: the restartable sequences of lib/threadstatic/
+ * rseq_x86_64.S, inline (as tcmalloc's percpu_tcmalloc.h inlines its own),
+ * on Linux x86-64 with GCC or Clang, outside ThreadSanitizer.  Define
+ * LFPOOL_NO_INLINE_RSEQ to call the library instead, e.g. in code that is
+ * dlclose()d while its threads run: the kernel reads the sequence's
+ * descriptor, which lives in the code that inlined it, whenever it
+ * preempts a thread that ran one last.  The sequences keep the check shape
+ * that lets a thief stop every area (the gate, compared inside the
+ * section; the commit, the section's last instruction): see rseq_x86_64.S.
+ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ)
+# define LFPOOL_RSEQ_INLINE_ 1
+#endif
+
+/* The head of a per-CPU table, as lib/threadstatic/percpu.h lays it out
+ * (checked there at compile time). */
+struct lfpool_percpu_hot_ {
+	char *areas;		/* ncpu areas: { pushes, pops, lock, slot[max] } */
+	uint64_t stride;	/* bytes per area */
+	uint32_t gate;		/* a sequence may use areas [0, gate) */
+	uint32_t max;		/* slots per area */
+	int64_t rseq_offset;	/* glibc's __rseq_offset */
+};
+
+/* The head of every ThreadStatic pool: the per-CPU tables whose gets and
+ * puts may run inline, or NULL (per-thread pools, the fallback path,
+ * debug checks, a reset hook). */
+struct lfpool_ts_fast {
+	const struct lfpool_percpu_hot_ *rseq_get;
+	const struct lfpool_percpu_hot_ *rseq_put;
+};
+
+#ifdef LFPOOL_RSEQ_INLINE_
+/* The rseq_cs descriptor of the sequence in the asm that follows (label 3:
+ * section from 4: to 5:, abort at 6:, after the signature). */
+# define LFPOOL_RSEQ_CS_ \
+	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n" \
+	"3:\t.long 0, 0\n\t.quad 4f, 5f - 4f, 6f\n\t.popsection\n"
+/* Arm the descriptor, then (inside the section) the caller's CPU number
+ * against the gate and the address of its area into %[a] (or to 7f). */
+# define LFPOOL_RSEQ_AREA_ \
+	"1:\tleaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])\n" \
+	"4:\tmovl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]\n\tjae 7f\n\t" \
+	"imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]\n\t"
+/* Out of line, after the signature the kernel checks: the abort handler,
+ * which starts over.  (Not in the hit path's code: a hit falls through.) */
+# define LFPOOL_RSEQ_ABORT_ \
+	"\t.pushsection .text.unlikely, \"ax\"\n\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
+
+/* Pop the top object of the caller's CPU area; NULL when it is empty or
+ * the gate is closed. */
+static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
+{
+	void *obj;
+	uint64_t a, n, pops;
+	__asm__ __volatile__(LFPOOL_RSEQ_CS_
+		LFPOOL_RSEQ_AREA_
+		"movq 8(%[a]), %[pops]\n\tmovq (%[a]), %[n]\n\tsubq %[pops], %[n]\n\tjz 7f\n\t"
+		"movq 16(%[a],%[n],8), %[obj]\n\tincq %[pops]\n\tmovq %[pops], 8(%[a])\n"
+		"5:" LFPOOL_RSEQ_ABORT_
+		"\t.pushsection .text.unlikely, \"ax\"\n7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
+		"\t.popsection\n8:\n"
+		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n), [pops] "=&r"(pops)
+		: [h] "r"(h), [off] "r"(h->rseq_offset)
+		: "memory", "cc");
+	return obj;
+}
+
+/* Push obj onto the caller's CPU area; go to miss when it is full or
+ * the gate is closed.  (asm goto: the hit path runs no test after the
+ * sequence; the scratch registers are fixed, as asm goto has no outputs
+ * before GCC 11.) */
+# define LFPOOL_RSEQ_PUT_(h, obj, miss) \
+	__asm__ goto(LFPOOL_RSEQ_CS_ \
+		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
+		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
+		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
+		"movq (%%rax), %%rcx\n\tmovq %%rcx, %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
+		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
+		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq %%rcx\n\tmovq %%rcx, (%%rax)\n" \
+		"5:" LFPOOL_RSEQ_ABORT_ \
+		: : [h] "r"(h), [off] "r"((h)->rseq_offset), [o] "r"(obj) \
+		: "rax", "rcx", "rdx", "memory", "cc" : miss)
+#endif
+
+/* An object through the calling thread's implicit cache (per-CPU pools:
+ * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline when
+ * the thread used the pool last (one compare, then lfpool_ts_cache_get) and
+ * for a per-CPU pool whose area serves. */
+static inline void *lfpool_ts_get(lfpool_ts *pool)
+{
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
+		return lfpool_ts_cache_get(lfpool_ts_tls_.cache);
+#ifdef LFPOOL_RSEQ_INLINE_
+	{
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_get;
+		void *obj;
+		if (h && LFPOOL_LIKELY((obj = lfpool_rseq_get_(h)) != NULL))
+			return obj;
+	}
+#endif
+	return lfpool_ts_get_slow(pool);
+}
+
+/* Give obj back through the calling thread's implicit cache (it may come
+ * from any thread).  NULL: no-op. */
+static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
+{
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
+		lfpool_ts_cache_put(lfpool_ts_tls_.cache, obj);
+		return;
+	}
+#ifdef LFPOOL_RSEQ_INLINE_
+	{
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
+		if (h && obj) {
+			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+			return;
+		}
+	}
+lfpool_miss:
+#endif
+	lfpool_ts_put_slow(pool, obj);
 }
 
 #ifdef __cplusplus

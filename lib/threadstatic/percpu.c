@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,7 +25,10 @@ _Static_assert(offsetof(struct rseq, cpu_id) == LFP_RSEQ_CPU_ID, "rseq: cpu_id")
 _Static_assert(offsetof(struct rseq, rseq_cs) == LFP_RSEQ_CS, "rseq: rseq_cs");
 #endif
 
-uint32_t lfp_possible_cpus(void)
+static uint32_t possible_cpus;
+static pthread_once_t possible_once = PTHREAD_ONCE_INIT;
+
+static void read_possible_cpus(void)
 {
 	/* e.g. "0-3,8-11": the highest number + 1 sizes the table. */
 	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
@@ -46,7 +50,15 @@ uint32_t lfp_possible_cpus(void)
 	uint32_t count = any ? hi + 1 : 1;
 	if (conf > (long)count)
 		count = (uint32_t)conf;
-	return count;
+	possible_cpus = count;
+}
+
+/* Read once per process: a pool's create must not open a file (with 10^5
+ * per-CPU pools, that was most of their create time). */
+uint32_t lfp_possible_cpus(void)
+{
+	pthread_once(&possible_once, read_possible_cpus);
+	return possible_cpus;
 }
 
 bool lfp_rseq_available(void)

@@ -23,8 +23,6 @@
 #include "ts.h"
 #include "ts_percpu.h"
 
-static uint64_t last_gen;	/* generations handed out */
-
 /*
  * fork (fork.c runs these first and last).  prepare takes, in the order the
  * library takes them: every live pool's steal_lock, lfp_ts_lock, every
@@ -42,7 +40,8 @@ static uint64_t last_gen;	/* generations handed out */
  */
 static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_ts_cache *upto_cache)
 {
-	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
 		for (lfpool_ts_cache *c = p->caches; c; c = c->next) {
 			if (p == upto_pool && c == upto_cache)
 				return;
@@ -53,7 +52,8 @@ static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_ts_cache *upto_cache
 
 static void fork_unlock_steals(lfpool_ts *upto)
 {
-	for (lfpool_ts *p = lfp_tls_live_pools(); p && p != upto; p = p->next_live)
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it)) && p != upto;)
 		pthread_mutex_unlock(&p->steal_lock);
 }
 
@@ -61,13 +61,14 @@ static void fork_unlock_steals(lfpool_ts *upto)
 static bool fork_try_all(void)
 {
 	lfpool_ts *p;
-	for (p = lfp_tls_live_pools(); p; p = p->next_live) {
+	uint32_t it;
+	for (it = 0; (p = lfp_tls_next_live(&it));) {
 		if (pthread_mutex_trylock(&p->steal_lock) != 0) {
 			fork_unlock_steals(p);
 			return false;
 		}
 	}
-	for (p = lfp_tls_live_pools(); p; p = p->next_live) {
+	for (it = 0; (p = lfp_tls_next_live(&it));) {
 		for (lfpool_ts_cache *c = p->caches; c; c = c->next) {
 			if (!lfp_cache_trylock(c)) {
 				fork_unlock_caches(p, c);
@@ -88,7 +89,8 @@ static void fork_prepare(void)
 		pthread_mutex_unlock(&lfp_ts_lock);
 		sched_yield();
 	}
-	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
 		lfp_pcpu_fork_lock(p, true);
 	lfp_grace_fork_prepare();
 }
@@ -96,7 +98,8 @@ static void fork_prepare(void)
 /* Let go of what prepare took, but lfp_ts_lock. */
 static void fork_release(void)
 {
-	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live)
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
 		lfp_pcpu_fork_lock(p, false);
 	fork_unlock_caches(NULL, NULL);
 	fork_unlock_steals(NULL);
@@ -113,7 +116,8 @@ static void fork_child(void)
 {
 	lfp_grace_fork_child();
 	fork_release();
-	for (lfpool_ts *p = lfp_tls_live_pools(); p; p = p->next_live) {
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
 		for (lfpool_ts_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
 			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))
@@ -165,11 +169,19 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	pthread_mutex_init(&p->steal_lock, NULL);
-	p->gen = lfp_faa_u64_rlx(&last_gen, 1) + 1;
-	p->magic = LFP_MAGIC_LIVE;
 	pthread_mutex_lock(&lfp_ts_lock);
-	lfp_tls_register(p);
+	err = lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
+	if (err) {
+		pthread_mutex_destroy(&p->steal_lock);
+		lfp_pcpu_fini(p);
+		lfp_depot_fini(&p->depot);
+		lfp_core_fini(&p->core);
+		free(p);
+		errno = err;
+		return NULL;
+	}
+	p->magic = LFP_MAGIC_LIVE;
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_ts_destroy(p);
@@ -179,14 +191,14 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	return p;
 }
 
-/* Unlink p from the live pools and free all its caches (lock held). */
+/* Take p out of the registry and free all its caches (lock held). */
 /* Model: stress/model/exit.pml, steps D3-D4. */
 static void retire(lfpool_ts *p)
 {
 	lfp_tls_unregister(p);
 	while (p->caches)
 		lfp_cache_free(p->caches);
-	lfp_tls_forget(p->gen);
+	lfp_tls_forget(p);
 }
 
 /* Model: stress/model/exit.pml, steps D1-D8. */
@@ -376,8 +388,8 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 /* The calling thread's cache for p, made on first use. */
 static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 {
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfp_tls_mru.cache;
+	if (LFPOOL_LIKELY(lfp_load_ptr_rlx((void *const *)&lfpool_ts_tls_.pool) == p))
+		return lfpool_ts_tls_.cache;
 	if (p->magic == LFP_MAGIC_CLOSING) {
 		errno = EINVAL;	/* a fini hook's bulk call: puts go uncached */
 		return NULL;
@@ -396,17 +408,25 @@ static void put_uncached(lfpool_ts *p, void *obj)
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
 }
 
-/* get and put when the thread's last used cache is not p's. */
-__attribute__((noinline)) static void *get_other(lfpool_ts *p)
+/* The inline lfpool_ts_get and _put (lfpool/threadstatic.h) call these
+ * when the thread's last used cache is not p's: a per-CPU pool (which
+ * gives no thread a cache), another pool, or the thread's first call. */
+LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 {
+	if (p->percpu)
+		return lfp_pcpu_get(p->percpu);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_ts_cache *c = lfp_tls_cache(p);
 	return c ? lfpool_ts_cache_get(c) : NULL;
 }
 
-__attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
+LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 {
+	if (p->percpu) {
+		lfp_pcpu_put(p->percpu, obj);
+		return;
+	}
 	if (obj && p->magic == LFP_MAGIC_CLOSING) {
 		put_uncached(p, obj);	/* from a fini hook during destroy */
 		return;
@@ -418,29 +438,6 @@ __attribute__((noinline)) static void put_other(lfpool_ts *p, void *obj)
 		lfpool_ts_cache_put(c, obj);
 	else
 		put_uncached(p, obj);
-}
-
-/* The fast paths compare the pool's generation with the thread's last used
- * cache and, when it matches, run the inline cache get or put.  A per-CPU
- * pool never matches (it gives no thread a cache) and goes to its own fast
- * path, a tail call. */
-LFPOOL_API void *lfpool_ts_get(lfpool_ts *p)
-{
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		return lfpool_ts_cache_get(lfp_tls_mru.cache);
-	if (p->percpu)
-		return lfp_pcpu_get(p->percpu);
-	return get_other(p);
-}
-
-LFPOOL_API void lfpool_ts_put(lfpool_ts *p, void *obj)
-{
-	if (LFPOOL_LIKELY(lfp_tls_mru.gen == p->gen))
-		lfpool_ts_cache_put(lfp_tls_mru.cache, obj);
-	else if (p->percpu)
-		lfp_pcpu_put(p->percpu, obj);
-	else
-		put_other(p, obj);
 }
 
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)

@@ -8,7 +8,9 @@
  * cache's loaded or previous magazine, in a full magazine of the depot, or
  * loose on the depot's object stack.  created counts them all.
  *
- * One process-wide mutex, lfp_ts_lock, guards the list of live pools, each
+ * One process-wide mutex, lfp_ts_lock, guards the registry of live pools
+ * (tls.c: a slot per pool, so that whether a generation is alive is one
+ * array read), every thread's table of caches (tls.c), each
  * pool's list of caches and its retired counters, and is held while a cache
  * is created or freed.  Only rare calls take it (cache creation and release,
  * thread exit, destroy, stats, trim); get and put never do.  It is taken
@@ -16,9 +18,10 @@
  *
  * Owners of what is declared here, lowest floor first (HACKING.md):
  *   cache.c         lfp_ts_lock, lfp_cache_new, lfp_cache_free, lfp_cache_count
- *   tls.c           lfp_tls_mru, lfp_tls_cache, lfp_tls_find, lfp_tls_detach,
- *                   lfp_tls_forget, lfp_tls_register, lfp_tls_unregister (the
- *                   live pools)
+ *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
+ *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds, and the
+ *                   registry of live pools: lfp_tls_register,
+ *                   lfp_tls_unregister, lfp_tls_live, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
  *   here (inline)   lfp_ts_create_objects
  * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
@@ -76,7 +79,10 @@ struct lfpool_ts_cache {
 _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
 
 struct lfpool_ts {
-	uint64_t gen;			/* unique in the process; LFP_TS_DEAD once destroyed */
+	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
+	/* Unique in the process: the use count of the pool's registry slot
+	 * << 32 | the slot; LFP_TS_DEAD once destroyed. */
+	uint64_t gen;
 	uint32_t magic;
 	struct lfp_ts_percpu *percpu;	/* per-CPU mode (ts_percpu.h), else NULL */
 	struct lfp_depot depot;
@@ -88,7 +94,6 @@ struct lfpool_ts {
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
 	/* Under lfp_ts_lock: */
-	lfpool_ts *next_live;
 	lfpool_ts_cache *caches;
 	size_t explicit_caches;
 	struct lfp_cache_counts retired;	/* of caches freed */
@@ -168,30 +173,31 @@ void lfp_cache_abandon(lfpool_ts_cache *c);
 /* Add c's counters to *sum (relaxed loads: c may be in use). */
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
-/* The calling thread's most recently used implicit cache. */
-struct lfp_tls_entry {
-	uint64_t gen;
-	lfpool_ts_cache *cache;
-};
-extern __thread struct lfp_tls_entry lfp_tls_mru __attribute__((tls_model("initial-exec")));
-
 /* The calling thread's cache for p (alive), made on first use; NULL with
- * errno ENOMEM. */
+ * errno ENOMEM.  It becomes the thread's lfpool_ts_tls_ entry. */
 lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
-/* The calling thread's cache for p if it has one, else NULL. */
+/* The calling thread's cache for p if it has one (made its lfpool_ts_tls_
+ * entry), else NULL. */
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
-/* Whether c is the calling thread's cache for the pool of generation gen. */
+/* Whether c is the calling thread's cache for the pool of generation gen
+ * (fork's child: the caches of other threads are abandoned). */
 bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c);
-/* Add p to the live pools (create) and take it out (destroy); caller
- * holds lfp_ts_lock.  The thread tables (tls.c) are their only reader. */
-void lfp_tls_register(lfpool_ts *p);
-void lfp_tls_unregister(lfpool_ts *p);
-/* The first live pool (then ->next_live); caller holds lfp_ts_lock. */
-lfpool_ts *lfp_tls_live_pools(void);
-/* Drop the calling thread's entry for gen; caller holds lfp_ts_lock. */
-void lfp_tls_forget(uint64_t gen);
+/* The registry of live pools, under lfp_ts_lock; the thread tables (tls.c)
+ * and fork's handlers read it.  Register gives p a slot and its
+ * generation (create): 0 or ENOMEM; unregister frees the slot (destroy).
+ * Both O(1). */
+int lfp_tls_register(lfpool_ts *p);
+void lfp_tls_unregister(const lfpool_ts *p);
+/* Whether the pool of generation gen is alive, in O(1). */
+bool lfp_tls_live(uint64_t gen);
+/* The live pools one by one: start with *it = 0; NULL after the last.
+ * Caller holds lfp_ts_lock across the walk. */
+lfpool_ts *lfp_tls_next_live(uint32_t *it);
+/* Destroy of p: drop the calling thread's entry for p, and clear every
+ * thread's lfpool_ts_tls_ entry naming p; caller holds lfp_ts_lock. */
+void lfp_tls_forget(const lfpool_ts *p);
 
 /* Free the worker slot tables (destroy; the caches are freed with the
  * pool's list). */

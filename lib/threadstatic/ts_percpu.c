@@ -38,6 +38,17 @@ struct lfp_ts_percpu {
 	uint64_t transit __attribute__((aligned(64)));
 };
 
+_Static_assert(offsetof(struct lfp_percpu_hot, areas) == offsetof(struct lfpool_percpu_hot_, areas) &&
+	       offsetof(struct lfp_percpu_hot, stride) == offsetof(struct lfpool_percpu_hot_, stride) &&
+	       offsetof(struct lfp_percpu_hot, ncpu) == offsetof(struct lfpool_percpu_hot_, gate) &&
+	       offsetof(struct lfp_percpu_hot, max) == offsetof(struct lfpool_percpu_hot_, max) &&
+	       offsetof(struct lfp_percpu_hot, rseq_offset) ==
+	       offsetof(struct lfpool_percpu_hot_, rseq_offset),
+	       "lfpool/threadstatic.h's per-CPU table must match percpu.h's");
+_Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
+	       offsetof(struct lfp_percpu_area, slot) == 24,
+	       "the inline sequences' area offsets");
+
 static void *on_empty(struct lfp_percpu_hot *h);
 static void on_full(struct lfp_percpu_hot *h, void *obj);
 
@@ -67,6 +78,11 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	t->fast_gets = t->pc.rseq && !t->check_gets;
 	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
+	/* The inline sequences of lfpool/threadstatic.h read the hot table
+	 * through its public twin. */
+	const struct lfpool_percpu_hot_ *pub = (const struct lfpool_percpu_hot_ *)&t->pc.hot;
+	p->fast.rseq_get = t->fast_gets ? pub : NULL;
+	p->fast.rseq_put = t->fast_puts ? pub : NULL;
 	return 0;
 }
 
@@ -80,7 +96,10 @@ uint64_t lfp_pcpu_fini(lfpool_ts *p)
 	struct lfp_ts_percpu *t = p->percpu;
 	if (!t)
 		return 0;
-	p->percpu = NULL;	/* puts from fini hooks go to the depot meanwhile */
+	/* Puts from fini hooks go to the depot meanwhile, the inline ones
+	 * (lfpool/threadstatic.h) included. */
+	p->percpu = NULL;
+	p->fast.rseq_get = p->fast.rseq_put = NULL;
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
 	lfp_percpu_fini(&t->pc);

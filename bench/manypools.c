@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * manypools.c - many pools at once, and a new thread's first get (issue 14).
+ *
+ * Rows "manypools": for every flavour and mode (Pool, Concurrent,
+ * ThreadStatic per-thread, per-CPU and explicit caches), with 10^2 .. 10^5
+ * pools alive, the time per pool of creating them, of the calling thread's
+ * first touch of each (a get and a put; for explicit caches, creating the
+ * cache), of destroying them oldest first, and again created and touched,
+ * of destroying them in a random order.  No step may walk a list of pools:
+ * the time per pool at 10^5 should stay within 3x of that at 10^2.
+ * Pools are small (capacity 8, magazines of 8) so that 10^5 of them fit in
+ * memory; the figures include the backing allocator's work.
+ *
+ * Row "roundrobin": a get and a put on each of 1,000 ThreadStatic pools in
+ * turn, through the implicit caches, against the same on one pool.
+ *
+ * Row "firstuse": a new thread's first lfpool_ts_get (its cache created)
+ * and put, median of FIRST_THREADS threads, against malloc+free there.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "lfpool.h"
+
+#define FIRST_THREADS 101
+#define RR_POOLS 1000
+#define MANY_MAX_GIB 3.0
+#define RR_ROUNDS 2000
+
+enum mp_kind { MP_POOL, MP_CONCURRENT, MP_TS, MP_PERCPU, MP_CACHE, MP_KINDS };
+static const char *const mp_names[MP_KINDS] = {
+	"lfpool-pool", "lfpool-concurrent", "lfpool-threadstatic", "lfpool-percpu", "lfpool-cache",
+};
+
+struct mp_pool {
+	void *pool;
+	lfpool_ts_cache *cache;	/* MP_CACHE */
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void *mp_create(enum mp_kind k)
+{
+	lfpool_config cfg = { .obj_size = 64, .capacity = 8, .magazine_size = 8, .name = "many",
+			      .flags = k == MP_PERCPU ? LFPOOL_F_PERCPU : 0 };
+	void *p = k == MP_POOL ? (void *)lfpool_pool_create(&cfg)
+		: k == MP_CONCURRENT ? (void *)lfpool_concurrent_create(&cfg)
+		: (void *)lfpool_ts_create(&cfg);
+	if (!p)
+		bench_die("manypools: create failed");
+	return p;
+}
+
+static void mp_touch(enum mp_kind k, struct mp_pool *m)
+{
+	void *obj;
+	switch (k) {
+	case MP_POOL:
+		obj = bench_got(lfpool_pool_get(m->pool));
+		lfpool_pool_put(m->pool, obj);
+		break;
+	case MP_CONCURRENT:
+		obj = bench_got(lfpool_concurrent_get(m->pool));
+		lfpool_concurrent_put(m->pool, obj);
+		break;
+	case MP_CACHE:
+		m->cache = lfpool_ts_cache_create(m->pool);
+		if (!m->cache)
+			bench_die("manypools: lfpool_ts_cache_create failed");
+		obj = bench_got(lfpool_ts_cache_get(m->cache));
+		lfpool_ts_cache_put(m->cache, obj);
+		break;
+	default:
+		obj = bench_got(lfpool_ts_get(m->pool));
+		lfpool_ts_put(m->pool, obj);
+		break;
+	}
+}
+
+static void mp_destroy(enum mp_kind k, struct mp_pool *m)
+{
+	if (k == MP_POOL)
+		lfpool_pool_destroy(m->pool);
+	else if (k == MP_CONCURRENT)
+		lfpool_concurrent_destroy(m->pool);
+	else {
+		lfpool_ts_cache_destroy(m->cache);
+		if (lfpool_ts_destroy(m->pool) != 0)
+			bench_die("manypools: lfpool_ts_destroy failed");
+	}
+}
+
+/* Create n pools and touch each; the times per pool into t[0], t[1]. */
+static void mp_fill(enum mp_kind k, struct mp_pool *m, size_t n, double *t)
+{
+	double t0 = now_ns();
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct mp_pool){ mp_create(k), NULL };
+	double t1 = now_ns();
+	for (size_t i = 0; i < n; i++)
+		mp_touch(k, &m[i]);
+	t[0] = (t1 - t0) / n;
+	t[1] = (now_ns() - t1) / n;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static size_t below(size_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (size_t)(rng % n);
+}
+
+/* Resident memory of the process, KiB. */
+static double rss_kib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+		resident = 0;
+	if (f)
+		fclose(f);
+	return resident * 4.0;
+}
+
+/* create, touch, destroy oldest first, destroy in random order: ns per
+ * pool; t[4]: KiB of memory per pool alive. */
+static void mp_measure(enum mp_kind k, size_t n, double t[5])
+{
+	struct mp_pool *m = malloc(n * sizeof(*m));
+	if (!m)
+		bench_die("out of memory");
+	double before = rss_kib();
+	mp_fill(k, m, n, t);
+	t[4] = (rss_kib() - before) / n;
+	double t0 = now_ns();
+	for (size_t i = 0; i < n; i++)
+		mp_destroy(k, &m[i]);
+	t[2] = (now_ns() - t0) / n;
+	double again[2];
+	mp_fill(k, m, n, again);
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = below(i + 1);
+		struct mp_pool x = m[i];
+		m[i] = m[j];
+		m[j] = x;
+	}
+	t0 = now_ns();
+	for (size_t i = 0; i < n; i++)
+		mp_destroy(k, &m[i]);
+	t[3] = (now_ns() - t0) / n;
+	free(m);
+}
+
+/* ns per get or put, a pair on each of npools pools in turn. */
+static double round_robin(lfpool_ts **pools, size_t npools, size_t rounds)
+{
+	double t0 = now_ns();
+	for (size_t r = 0; r < rounds; r++)
+		for (size_t i = 0; i < npools; i++) {
+			void *obj = bench_got(lfpool_ts_get(pools[i]));
+			lfpool_ts_put(pools[i], obj);
+			bench_barrier();
+		}
+	return (now_ns() - t0) / (2.0 * rounds * npools);
+}
+
+static void report_round_robin(void)
+{
+	static lfpool_ts *pools[RR_POOLS];
+	lfpool_config cfg = { .obj_size = 64, .prewarm = 8, .name = "rr" };
+	for (size_t i = 0; i < RR_POOLS; i++)
+		if (!(pools[i] = lfpool_ts_create(&cfg)))
+			bench_die("roundrobin: create failed");
+	round_robin(pools, RR_POOLS, 2);	/* caches made, warm */
+	double one[5], many[5];
+	for (int r = 0; r < 5; r++) {
+		one[r] = round_robin(pools, 1, (size_t)RR_ROUNDS * RR_POOLS);
+		many[r] = round_robin(pools, RR_POOLS, RR_ROUNDS);
+	}
+	double lo = 1e30, hi = 0, best_one = 1e30, best_many = 1e30;
+	for (int r = 0; r < 5; r++) {
+		double q = many[r] / one[r];
+		lo = q < lo ? q : lo;
+		hi = q > hi ? q : hi;
+		best_one = one[r] < best_one ? one[r] : best_one;
+		best_many = many[r] < best_many ? many[r] : best_many;
+	}
+	printf("\n== roundrobin: lfpool_ts_get/put on each of %d pools in turn, against one pool\n"
+	       "  one pool %.2f ns/op, %d pools %.2f ns/op (best of 5); ratio %.2f..%.2f  %s (target <= 3)\n",
+	       RR_POOLS, best_one, RR_POOLS, best_many, lo, hi, hi <= 3 ? "met" : lo <= 3 ? "met in some reps" : "MISSED");
+	for (size_t i = 0; i < RR_POOLS; i++)
+		lfpool_ts_destroy(pools[i]);
+}
+
+struct first_use {
+	lfpool_ts *pool;
+	double ns_ts, ns_malloc;
+};
+
+static void *first_use_thread(void *arg)
+{
+	struct first_use *f = arg;
+	double t0 = now_ns();
+	void *obj = bench_got(lfpool_ts_get(f->pool));
+	lfpool_ts_put(f->pool, obj);
+	double t1 = now_ns();
+	void *m = bench_got(malloc(64));
+	free(m);
+	f->ns_malloc = now_ns() - t1;
+	f->ns_ts = t1 - t0;
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void report_first_use(void)
+{
+	lfpool_config cfg = { .obj_size = 64, .prewarm = 2048, .name = "first" };
+	static double ts[FIRST_THREADS], ma[FIRST_THREADS];
+	struct first_use f = { .pool = lfpool_ts_create(&cfg) };
+	if (!f.pool)
+		bench_die("firstuse: create failed");
+	for (int i = 0; i < FIRST_THREADS; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, first_use_thread, &f) != 0 || pthread_join(t, NULL) != 0)
+			bench_die("firstuse: pthread_create failed");
+		ts[i] = f.ns_ts;
+		ma[i] = f.ns_malloc;
+	}
+	lfpool_ts_destroy(f.pool);
+	qsort(ts, FIRST_THREADS, sizeof(ts[0]), cmp_double);
+	qsort(ma, FIRST_THREADS, sizeof(ma[0]), cmp_double);
+	double med = ts[FIRST_THREADS / 2];
+	printf("\n== firstuse: a new thread's first lfpool_ts_get + put (its cache made), %d threads\n"
+	       "  median %.0f ns (%.0f..%.0f); first malloc+free median %.0f ns  %s (target <= 2000 ns)\n",
+	       FIRST_THREADS, med, ts[0], ts[FIRST_THREADS - 1], ma[FIRST_THREADS / 2],
+	       med <= 2000 ? "met" : "MISSED");
+}
+
+void report_manypools(bool quick, bool many)
+{
+	static const size_t counts[] = { 100, 1000, 10000, 100000 };
+	size_t ncounts = quick ? 3 : 4;
+	fflush(stdout);
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* rows as they come: this takes minutes */
+	printf("\n== manypools: ns per pool with N pools alive (create, first touch, destroy oldest first,"
+	       " destroy in random order), and KiB of memory per pool\n%-20s %8s %10s %10s %10s %10s %8s\n",
+	       "impl", "N", "create", "touch", "destroy", "destroy-rnd", "KiB");
+	for (int k = 0; many && k < MP_KINDS; k++) {
+		double at_lo[4] = { 0 }, worst = 0, kib = 0;
+		for (size_t c = 0; c < ncounts; c++) {
+			double t[5];
+			/* Stay within MANY_MAX_GIB of memory (the machine is shared). */
+			if (kib * counts[c] > MANY_MAX_GIB * 1024.0 * 1024.0) {
+				printf("%-20s %8zu skipped: would hold about %.1f GiB\n", mp_names[k], counts[c],
+				       kib * counts[c] / (1024.0 * 1024.0));
+				continue;
+			}
+			mp_measure((enum mp_kind)k, counts[c], t);
+			kib = t[4] > kib ? t[4] : kib;
+			printf("%-20s %8zu %10.0f %10.0f %10.0f %10.0f %8.1f\n", mp_names[k], counts[c], t[0],
+			       t[1], t[2], t[3], t[4]);
+			for (int j = 0; j < 4; j++) {
+				if (c == 0)
+					at_lo[j] = t[j];
+				else if (t[j] / at_lo[j] > worst)
+					worst = t[j] / at_lo[j];
+			}
+		}
+		printf("%-20s per pool, worst N / N=100 over the N measured: %.2f  %s (target <= 3)\n", mp_names[k], worst,
+		       worst <= 3 ? "met" : "MISSED");
+	}
+	report_round_robin();
+	report_first_use();
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every public header compiles alone, warning-free, in users' code: C99 and
+# C++11 under -Wall -Wextra -pedantic -Werror.  The inline fast paths
+# (lfpool_ts_get/put with their restartable sequences, the cache and array
+# paths) are compiled to code as well, at -O2 and under ThreadSanitizer's
+# flags, since an asm operand error appears only then.
+cc=${CC:-cc}
+cxx=${CXX:-c++}
+inc=${srcdir:-.}/include
+flags="-Wall -Wextra -pedantic -Werror"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+check() {	# what, compiler and flags..., file
+	what=$1
+	shift
+	if "$@" > "$tmp/log" 2>&1; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what"
+		cat "$tmp/log"
+		status=1
+	fi
+}
+
+for h in "$inc"/lfpool.h "$inc"/lfpool/*.h; do
+	name=${h#"$inc"/}
+	printf '#include "%s"\n' "$name" > "$tmp/one.c"
+	cp "$tmp/one.c" "$tmp/one.cc"
+	check "$name alone, C99" $cc -std=c99 $flags -I"$inc" -fsyntax-only "$tmp/one.c"
+	check "$name alone, C++11" $cxx -std=c++11 $flags -I"$inc" -fsyntax-only "$tmp/one.cc"
+done
+
+cat > "$tmp/use.c" <<'EOC'
+#include "lfpool.h"
+void *use_ts(lfpool_ts *p);
+void *use_ts(lfpool_ts *p)
+{
+	void *o = lfpool_ts_get(p);
+	lfpool_ts_put(p, o);
+	return lfpool_ts_get(p);
+}
+void *use_array(lfpool_array *a);
+void *use_array(lfpool_array *a)
+{
+	void *b = lfpool_array_get(a, 64, 0);
+	lfpool_array_put(a, b);
+	return b;
+}
+EOC
+cp "$tmp/use.c" "$tmp/use.cc"
+check "inline paths, C99 -O2" $cc -std=c99 $flags -O2 -I"$inc" -c -o "$tmp/a.o" "$tmp/use.c"
+check "inline paths, C++11 -O2" $cxx -std=c++11 $flags -O2 -I"$inc" -c -o "$tmp/b.o" "$tmp/use.cc"
+check "inline paths, C99 -O0" $cc -std=c99 $flags -O0 -I"$inc" -c -o "$tmp/c.o" "$tmp/use.c"
+check "inline paths, C99 -fsanitize=thread" $cc -std=c99 $flags -O1 -fsanitize=thread \
+	-I"$inc" -c -o "$tmp/d.o" "$tmp/use.c"
+exit $status
