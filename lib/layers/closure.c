@@ -56,11 +56,8 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 {
 	if (!cp)
 		return 0;
-	if (cp->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(cp->name, cp, "destroy of a closure pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(cp->name, &cp->magic, cp, "destroy of a closure pool already destroyed"))
 		return -1;
-	}
 	int err = lfp_flavour_destroy(&cp->pool);
 	if (err) {
 		errno = err;
