@@ -66,11 +66,8 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)
 		return 0;
-	if (c->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(c->core.name, c, "destroy of a pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(c->core.name, &c->magic, c, "destroy of a pool already destroyed"))
 		return -1;
-	}
 	/* Until the stack stays empty: a fini hook may put objects back. */
 	size_t n = 0;
 	uint32_t chain;

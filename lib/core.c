@@ -364,12 +364,11 @@ void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t o
 	lfp_retire_core(pool, magic, c, out, out == 1 ? "object" : "objects");
 }
 
-bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic, const void *ptr,
-		   const char *problem)
+bool lfp_dead(const char *name, const uint32_t *magic, const void *ptr, const char *problem)
 {
 	if (LFPOOL_LIKELY(*magic == LFP_MAGIC_LIVE))
 		return false;
-	lfp_debug_report(c->name, ptr, problem);
+	lfp_debug_report(name, ptr, problem);
 	errno = EINVAL;
 	return true;
 }

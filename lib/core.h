@@ -152,13 +152,18 @@ void lfp_fork_unregister(struct lfp_core *c);
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
 
 /*
- * Whether the pool whose magic is *magic is destroyed (or being destroyed):
- * then the call (problem, e.g. "get after destroy") is reported under c's
- * name, errno is EINVAL, and true.  Debug pools stay readable after destroy;
- * on others a call after destroy is undefined.
+ * Whether the pool (or layer) whose magic is *magic is destroyed (or being
+ * destroyed): then the call (problem, e.g. "get after destroy") is
+ * reported under the pool's name, errno is EINVAL, and true.  Debug pools
+ * stay readable after destroy; on others a call after destroy is
+ * undefined.  Every flavour's and layer's destroy of a destroyed pool too.
  */
-bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic, const void *ptr,
-		   const char *problem);
+bool lfp_dead(const char *name, const uint32_t *magic, const void *ptr, const char *problem);
+static inline bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic,
+				 const void *ptr, const char *problem)
+{
+	return lfp_dead(c->name, magic, ptr, problem);
+}
 
 /*
  * Whether n bytes at p may be read without an ASan report: false when they

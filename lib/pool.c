@@ -129,11 +129,8 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)
 		return 0;
-	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
-	}
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
 	uint32_t *n = pooled(p);

@@ -36,13 +36,12 @@ static int percpu_destroy(void *pool) { return lfpool_ts_destroy(pool); }
 static void *percpu_enter(void *pool) { return pool; }
 
 /* Flush the area of every CPU this thread may run on, from that CPU, then
- * let the thread run where it could before. */
-static void percpu_leave(void *pool, void *h)
+ * let the thread run where it could before (stress.h). */
+void stress_flush_all_cpus(lfpool_ts *p)
 {
-	(void)h;
 	cpu_set_t allowed, one;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-		lfpool_ts_flush(pool);
+		lfpool_ts_flush(p);
 		return;
 	}
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -51,9 +50,15 @@ static void percpu_leave(void *pool, void *h)
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one) == 0)
-			lfpool_ts_flush(pool);
+			lfpool_ts_flush(p);
 	}
 	sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
+static void percpu_leave(void *pool, void *h)
+{
+	(void)h;
+	stress_flush_all_cpus(pool);
 }
 
 static void *percpu_get(void *h) { return lfpool_ts_get(h); }

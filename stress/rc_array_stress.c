@@ -439,7 +439,7 @@ static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, 
 	static const char *const fl_names[] = { "?", "pool", "concurrent", "ts" };
 	struct rs_run r = { .flavour = fl, .flags = flags };
 	pthread_mutex_init(&r.lock, NULL);
-	char why[200] = "";
+	char why[224] = "";
 	bool ok = sc->open(&r);
 	if (!ok) {
 		snprintf(why, sizeof(why), "create failed: errno %d", errno);

@@ -96,6 +96,9 @@ int validate_ts(const void *pool, char *why, size_t n);
 
 extern const struct flavour flavour_pool, flavour_concurrent;
 extern const struct flavour flavour_ts, flavour_ts_cache, flavour_percpu;
+/* Per-CPU pools: flush the area of every CPU the calling thread may run
+ * on, from that CPU (flavour_percpu.c). */
+void stress_flush_all_cpus(lfpool_ts *p);
 /* Every flavour, NULL-terminated. */
 extern const struct flavour *const all_flavours[];
 

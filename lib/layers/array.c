@@ -190,11 +190,8 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 {
 	if (!ap)
 		return 0;
-	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(ap->name, ap, "destroy of an array pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(ap->name, &ap->magic, ap, "destroy of an array pool already destroyed"))
 		return -1;
-	}
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	lfp_retire(ap, &ap->magic, ap->debug, ap->name, ap->oversize_out, "oversize buffers");
@@ -230,11 +227,8 @@ static void oversize_put(lfpool_array *ap, void *buf, size_t n)
 
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real)
 {
-	if (ap->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(ap->name, ap, "get from an array pool after destroy");
-		errno = EINVAL;
+	if (lfp_dead(ap->name, &ap->magic, ap, "get from an array pool after destroy"))
 		return NULL;
-	}
 	if (n == 0) {
 		errno = EINVAL;
 		return NULL;

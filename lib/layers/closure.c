@@ -56,19 +56,10 @@ LFPOOL_API int lfpool_closure_pool_destroy(lfpool_closure_pool *cp)
 {
 	if (!cp)
 		return 0;
-	if (cp->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(cp->name, cp, "destroy of a closure pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(cp->name, &cp->magic, cp, "destroy of a closure pool already destroyed"))
 		return -1;
-	}
-	int err = lfp_flavour_destroy(&cp->pool);
-	if (err) {
-		errno = err;
-		return -1;
-	}
 	/* A debug pool stays readable, so its flavour reports a later release. */
-	lfp_retire(cp, &cp->magic, cp->debug, cp->name, 0, NULL);
-	return 0;
+	return lfp_flavour_destroy_layer(&cp->pool, cp, &cp->magic, cp->debug, cp->name);
 }
 
 LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_closure_fn fn,

@@ -44,6 +44,18 @@ int lfp_flavour_destroy(struct lfp_flavour *a)
 	return 0;
 }
 
+int lfp_flavour_destroy_layer(struct lfp_flavour *a, void *owner, uint32_t *magic, bool debug,
+			      const char *name)
+{
+	int err = lfp_flavour_destroy(a);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	lfp_retire(owner, magic, debug, name, 0, NULL);
+	return 0;
+}
+
 size_t lfp_flavour_trim(struct lfp_flavour *a)
 {
 	switch (a->kind) {

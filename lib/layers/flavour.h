@@ -30,6 +30,11 @@ int lfp_flavour_create(struct lfp_flavour *a, lfpool_flavour kind, const lfpool_
  * a->pool keeps its value: a debug pool stays readable after destroy and
  * reports a later put. */
 int lfp_flavour_destroy(struct lfp_flavour *a);
+/* A layer's destroy over one flavour pool (rc, closure): destroy a, then
+ * retire the layer owner (lfp_retire); 0, or -1 with errno EBUSY and
+ * nothing retired. */
+int lfp_flavour_destroy_layer(struct lfp_flavour *a, void *owner, uint32_t *magic, bool debug,
+			      const char *name);
 /* Destroy idle objects: every pooled one for Pool and Concurrent (trim
  * keeping 0), what ThreadStatic's trim counts as idle; returns how many. */
 size_t lfp_flavour_trim(struct lfp_flavour *a);

@@ -117,18 +117,9 @@ LFPOOL_API int lfpool_rc_destroy(lfpool_rc *rc)
 {
 	if (!rc)
 		return 0;
-	if (rc->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(rc->name, rc, "destroy of an rc pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(rc->name, &rc->magic, rc, "destroy of an rc pool already destroyed"))
 		return -1;
-	}
-	int err = lfp_flavour_destroy(&rc->pool);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	lfp_retire(rc, &rc->magic, rc->debug, rc->name, 0, NULL);
-	return 0;
+	return lfp_flavour_destroy_layer(&rc->pool, rc, &rc->magic, rc->debug, rc->name);
 }
 
 LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)

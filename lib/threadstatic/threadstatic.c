@@ -206,11 +206,8 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)
 		return 0;
-	if (p->magic != LFP_MAGIC_LIVE) {
-		lfp_debug_report(p->core.name, p, "destroy of a pool already destroyed");
-		errno = EINVAL;
+	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
-	}
 	pthread_mutex_lock(&lfp_ts_lock);
 	if (p->explicit_caches) {
 		pthread_mutex_unlock(&lfp_ts_lock);

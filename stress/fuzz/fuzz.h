@@ -51,10 +51,6 @@ bool fz_enomem_ok(const struct stress_alloc *sa, int err);
 /* Every allocation given back. */
 void fz_alloc_check(const struct stress_alloc *sa, const char *what);
 
-/* Flush the per-CPU area of every CPU this thread may run on, from that
- * CPU (per-CPU pools: objects put on another CPU stay in its area). */
-void fz_flush_all_cpus(lfpool_ts *p);
-
 /* The modes. */
 void fz_handles(struct fz *f);	/* one pool, many caches (fuzz_handles.c) */
 void fz_array(struct fz *f);	/* array pools (fuzz_layers.c) */

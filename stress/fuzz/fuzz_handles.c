@@ -724,7 +724,7 @@ static void finish(struct hm *m, bool leak_one)
 		if (m->cache[i])
 			lfpool_ts_cache_destroy(m->cache[i]);
 	if (m->fl == F_PERCPU && (m->op & 1))
-		fz_flush_all_cpus(m->pool);	/* else destroy drains the areas */
+		stress_flush_all_cpus(m->pool);	/* else destroy drains the areas */
 	if (!leak_one)
 		op_stats(m, 0, 0);
 	if (leak_one) {

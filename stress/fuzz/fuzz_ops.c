@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,24 +91,6 @@ void fz_alloc_check(const struct stress_alloc *sa, const char *what)
 	FZ_CHECK(stress_alloc_balanced(sa), "%s: %llu allocations, %llu frees, %lld bytes kept",
 		 what, (unsigned long long)sa->allocs, (unsigned long long)sa->frees,
 		 (long long)sa->bytes);
-}
-
-void fz_flush_all_cpus(lfpool_ts *p)
-{
-	cpu_set_t allowed, one;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-		lfpool_ts_flush(p);
-		return;
-	}
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) == 0)
-			lfpool_ts_flush(p);
-	}
-	sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
 /* Mode 0: the flavour model of stress/ops.c. */
