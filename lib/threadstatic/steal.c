@@ -106,6 +106,15 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 	lfp_pcpu_restart(p);
 }
 
+/* The capacity harness's negative control (stress/capacity.c, built as
+ * stress/capacity-nosteal): a thief takes from the depot only, never from
+ * another cache, worker slot or CPU area, as before issue 13. */
+#ifdef LFPOOL_STRESS_NO_STEAL
+# define LFP_STEAL_OWNED 0
+#else
+# define LFP_STEAL_OWNED 1
+#endif
+
 size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
@@ -113,7 +122,7 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfp_grace_enter();	/* take_depot pops */
 	take_depot(p, &sk);	/* the cheap place first: no fence */
-	while (!sk.got) {
+	while (LFP_STEAL_OWNED && !sk.got) {
 		uint64_t before = lfp_pcpu_transits(p);
 		sweep_owned(p, &sk, true, true);
 		/* Nothing, and no per-CPU slow path held objects meanwhile
