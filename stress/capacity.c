@@ -6,33 +6,81 @@
  *
  * Scenarios (each prints PASS/FAIL lines, the last line is
  * "N passed, N failed"; a plain C program, so that the TSan build runs it):
- *  exact    T threads (2, 4, 16, 64), capacity exactly T x M, prewarm 0 and
- *           T x M; every thread takes M objects one at a time, waits at a
- *           barrier, puts them back.  Variants: threads exit after each
- *           round (exit), stay alive (alive: no exit flush helps), put back
- *           the objects another thread got (cross: thread (i + r) % T puts
- *           thread i's, and every third round thread 0 puts them all).  For
- *           implicit caches, explicit caches, worker slots and per-CPU mode
- *           (rseq or fallback, as the process runs it).  No get may fail.
+ *  path     per-CPU pools run the path their cases are named after:
+ *           percpu-rseq = restartable sequences (glibc registered rseq,
+ *           __rseq_size >= 16, and the pools report "rseq"), percpu-fallback
+ *           = sched_getcpu + area locks, forced in a child process by
+ *           GLIBC_TUNABLES=glibc.pthread.rseq=0 (__rseq_size must read 0
+ *           there).  A case whose pool reports the other path fails.
+ *  exact    T threads (2, 4, 16, 64), capacity exactly T x M (M = 6),
+ *           prewarm 0 and T x M; every thread takes M objects one at a
+ *           time, waits at a barrier, puts them back, waits again.  Groups:
+ *           exit (threads made anew and exiting every round: the exit
+ *           flush helps) and alive (the same threads all rounds: nothing
+ *           helps); own puts, or cross (thread (i + r) % T puts thread i's
+ *           objects back, and every third round thread 0 puts all of
+ *           them).  For implicit caches, explicit caches, worker slots and
+ *           per-CPU mode.  No get may fail, no object may be held twice
+ *           (an owner stamp in each), none made past the capacity, and one
+ *           thread gets the whole capacity back at the end.  One set of
+ *           threads runs every pool of its group, pool after pool between
+ *           barriers (struct group): each pool sees what it would alone.
+ *  churn    threads get and put at random, each holding at most H, in a
+ *           pool of capacity exactly T x H, while another thread drains and
+ *           trims: no get may fail, and conservation holds.
  *  pinned   per-CPU: a thread pinned to each CPU leaves K objects in its
  *           area and exits; one thread on one CPU gets all of them back
  *           before any new object is made (capacity = CPUs x K); trim from
  *           another thread returns them all.
- *  churn    threads get and put at random, each holding at most H, in a
- *           pool of capacity exactly T x H, while another thread drains and
- *           trims: no get may fail, and conservation holds (an owner stamp
- *           in every object; at the end one thread gets all of them back).
- * Every object carries an owner stamp: a get swaps in the taker's id and
- * must find 0, a put swaps 0 back and must find the taker's id, so an
- * object handed to two users at once is caught.
  *
- * Options: --rounds N (1000), --quick (fewer rounds where threads are
- * created every round, and for T = 64: what make check runs), --lite
- * (--quick without the 64 threads made anew each round: the sanitizer
- * builds, with --rounds 50),
- * --modes LIST (implicit,explicit,worker,percpu), --fallback-child (set by
- * the program itself: re-run per-CPU mode with GLIBC_TUNABLES=
- * glibc.pthread.rseq=0 so the sched_getcpu path is tested too).
+ * Options: --rounds N (1000: every exact case), --rounds-64 N (the T = 64
+ * groups; default --rounds), --churn-ops N (100000 per thread), --modes
+ * LIST (implicit,explicit,worker,percpu), --fallback-child (set by the
+ * program itself for its per-CPU fallback child).
+ *
+ * Negative control: built with -DLFPOOL_STRESS_NO_STEAL (stress/capacity-
+ * nosteal, library sources compiled in), a get at capacity takes only
+ * from the depot, never from other caches, worker slots or CPU areas: the
+ * stranding of issue 13.  The program then PASSES a mode only when the
+ * scenarios that must see the stranding whatever the schedule (caches:
+ * every alive cross case; per-CPU: pinned, and one more) saw it as failed
+ * gets; a harness that cannot see stranded objects proves nothing.
+ *
+ * COVERAGE of issue 13's "Tests" (what `./run.sh test` runs; "rounds" =
+ * rounds of every exact case, T = 2, 4, 16 / T = 64):
+ *   stage          build   command                                rounds
+ *   [unit]         normal  make check: stress/capacity-check.sh   1000 / 1000
+ *                          (./stress/capacity --rounds 1000)
+ *   [unit-asan]    ASan    the same                               1000 / 1000
+ *   [stress]       TSan    make stress-quick, job tsan-capacity:  1000 / 100
+ *                          make stress-capacity CAPACITY_ARGS=
+ *                          "--rounds 1000 --rounds-64 100"
+ *   [stress]       normal  make stress-quick, job capacity-nosteal: 30 / 30
+ *                          (the negative control above)
+ * In each build, per T: implicit, explicit and worker x prewarm 0 / T x M
+ * x own / cross x exit / alive (24 cases), and per-CPU the same 8 cases
+ * twice: percpu-rseq here and percpu-fallback in the child (normal, ASan;
+ * the TSan build of the library has no rseq path, so there the 8 are
+ * percpu-fallback, and no child runs).  Per build 128 cases in the
+ * process and 32 in the child (TSan: 128).
+ *   issue bullet                                    scenario
+ *   exact capacity, threads exit every round       exact, exit groups
+ *   threads alive between rounds; put back by      exact, alive groups;
+ *   another thread                                 cross (both groups)
+ *   per-CPU: pinned threads leave objects, one     pinned (and path)
+ *   thread gets them all back, trim from any
+ *   steal path vs concurrent gets and puts under   churn, every mode
+ *   TSan, conservation
+ * Why TSan runs 100 rounds at T = 64: a thread made under TSan costs about
+ * 5 ms of CPU here (16 pools' caches made, used, flushed at exit), and the
+ * exit group makes 64 per round; 1,000 rounds at T = 64 would take some
+ * 360 s of CPU alone.  Measured on the 2-CPU machine shared with other
+ * builds (load 20-45, so CPU seconds hold and wall times do not): normal
+ * 49 s CPU (130 s), ASan 258 s CPU (833 s: ASan makes a thread in about
+ * 1 ms of CPU, 172,000 of them), TSan 100 s CPU (334 s).
+ * The negative control cannot fail the implicit and explicit exit cases:
+ * their exit flush and fill to need leave nothing stranded, so stealing
+ * is not what they test (fill to need is: the issue's first failure).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,11 +92,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef LFPOOL_HAVE_RSEQ
+# include <sys/rseq.h>
+#endif
 
 #include "lfpool.h"
+
+/* Per-CPU pools of this build run restartable sequences, but in the
+ * forced-fallback child. */
+#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+# define RSEQ_BUILD 1
+#else
+# define RSEQ_BUILD 0
+#endif
+
+#ifdef LFPOOL_STRESS_NO_STEAL
+static const bool negative = true;
+#else
+static const bool negative = false;
+#endif
 
 enum mode { M_IMPLICIT, M_EXPLICIT, M_WORKER, M_PERCPU, M_COUNT };
 static const char *const mode_name[] = { "implicit", "explicit", "worker", "percpu" };
@@ -59,14 +125,29 @@ struct obj {
 };
 
 static int passed, failed;
-static unsigned rounds = 1000;
-static bool quick, lite;
+static unsigned rounds = 1000, rounds64, churn_ops = 100000;
+static bool fallback_child;
+/* Negative control: scenarios run and caught per mode, and of them those
+ * that must catch the stranding whatever the schedule ("must"): alive
+ * cross rounds of caches (thread 0 keeps two magazines of the objects it
+ * put back, the others need them) and pinned per-CPU. */
+static unsigned caught[M_COUNT], cases[M_COUNT], must[M_COUNT], must_caught[M_COUNT];
 
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of this process so far, user and system: a figure that
+ * holds on a machine shared with other work, where wall time does not. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
 static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -85,130 +166,195 @@ static void result(bool ok, const char *fmt, ...)
 		failed++;
 }
 
+/* The per-CPU path this process must run: "rseq" or "sched_getcpu". */
+static const char *expected_percpu_mode(void)
+{
+	return RSEQ_BUILD && !fallback_child ? "rseq" : "sched_getcpu";
+}
+
+static const char *mode_label(enum mode m)
+{
+	if (m != M_PERCPU)
+		return mode_name[m];
+	return RSEQ_BUILD && !fallback_child ? "percpu-rseq" : "percpu-fallback";
+}
+
+/* The size of glibc's rseq registration in this process (0: none). */
+static unsigned rseq_registered(void)
+{
+#ifdef LFPOOL_HAVE_RSEQ
+	return __rseq_size;
+#else
+	return 0;
+#endif
+}
+
+/* The path check: glibc registered rseq where the rseq cases need it and
+ * not in the forced-fallback child, and a per-CPU pool reports the path
+ * the cases' names say. */
+static void check_percpu_path(void)
+{
+	lfpool_config c = { .obj_size = 64, .flags = LFPOOL_F_PERCPU, .name = "capacity-path" };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_stats st = { 0 };
+	if (p)
+		lfpool_ts_stats(p, &st);
+	unsigned rs = rseq_registered();
+	bool glibc = RSEQ_BUILD && !fallback_child ? rs >= 16 : !fallback_child || rs == 0;
+	const char *mode = st.percpu_mode ? st.percpu_mode : "none";
+	result(p && glibc && !strcmp(mode, expected_percpu_mode()),
+	       "path     %-15s the pools run %s (%s expected); glibc's rseq registration: %u bytes"
+	       "%s", mode_label(M_PERCPU), mode, expected_percpu_mode(), rs,
+	       fallback_child ? " (GLIBC_TUNABLES=glibc.pthread.rseq=0: must be 0)" :
+	       RSEQ_BUILD ? " (must be >= 16)" : "");
+	if (p)
+		lfpool_ts_destroy(p);
+}
+
 /* ---------------------------------------------------------------- exact */
 
-struct run {
-	lfpool_ts *pool;
+enum { MAX_CASES = M_COUNT * 4 };	/* modes x prewarm 0, T x M x own, cross */
+
+/* One pool of a group: T threads take M objects each from it every round. */
+struct pcase {
 	enum mode mode;
-	unsigned t, m;		/* threads, objects each */
-	bool alive, cross;
-	pthread_barrier_t bar;
+	bool prewarm, cross;
+	lfpool_ts *pool;
 	void **held;		/* t x m: what thread i got, for cross puts */
 	atomic_uint failures, stamps;
-	unsigned round;		/* set while no worker runs (exit) or at a barrier */
+};
+
+/* The pools one set of T threads works on: in each round every thread
+ * runs the round of case 0, then of case 1, ..., each between barriers,
+ * so that each pool sees exactly what it would see alone (T threads take
+ * M each, meet, put back, meet; no other call on it until the next round)
+ * while the threads, made anew each round in exit groups, are made once
+ * per round for all of them.  A thread's exit (its implicit caches'
+ * flush, its explicit caches' destroy) comes after its last case. */
+struct group {
+	unsigned t, m, nrounds;
+	bool alive;
+	pthread_barrier_t bar;
+	struct pcase cs[MAX_CASES];
+	unsigned n;
+	unsigned round;		/* exit groups: set while no thread runs */
 };
 
 struct worker {
-	struct run *r;
+	struct group *g;
 	unsigned id;
-	lfpool_ts_cache *cache;	/* explicit or worker slot */
+	lfpool_ts_cache *cache[MAX_CASES];	/* explicit cache or worker slot */
 };
 
 /* Take a stamp: the object must be pooled. */
-static void stamp(struct run *r, void *o, unsigned long id)
+static void stamp(struct pcase *c, void *o, unsigned long id)
 {
 	unsigned long prev = atomic_exchange(&((struct obj *)o)->owner, id);
 	if (prev != 0) {
-		atomic_fetch_add(&r->stamps, 1);
+		atomic_fetch_add(&c->stamps, 1);
 		if (getenv("CAPDBG")) fprintf(stderr, "get %p: held by %lu, taker %lu\n", o, prev, id);
 	}
 }
 
-static void unstamp(struct run *r, void *o, unsigned long id)
+static void unstamp(struct pcase *c, void *o, unsigned long id)
 {
 	unsigned long prev = atomic_exchange(&((struct obj *)o)->owner, 0);
 	if (prev != id) {
-		atomic_fetch_add(&r->stamps, 1);
+		atomic_fetch_add(&c->stamps, 1);
 		if (getenv("CAPDBG")) fprintf(stderr, "put %p: held by %lu, putter thinks %lu\n", o, prev, id);
 	}
 }
 
-static void *get_one(struct worker *w)
+static void *get_one(struct worker *w, unsigned i)
 {
-	if (w->cache)
-		return lfpool_ts_cache_get(w->cache);
-	return lfpool_ts_get(w->r->pool);
+	if (w->cache[i])
+		return lfpool_ts_cache_get(w->cache[i]);
+	return lfpool_ts_get(w->g->cs[i].pool);
 }
 
-static void put_one(struct worker *w, void *o)
+static void put_one(struct worker *w, unsigned i, void *o)
 {
-	if (w->cache)
-		lfpool_ts_cache_put(w->cache, o);
+	if (w->cache[i])
+		lfpool_ts_cache_put(w->cache[i], o);
 	else
-		lfpool_ts_put(w->r->pool, o);
+		lfpool_ts_put(w->g->cs[i].pool, o);
 }
 
-/* A thread's cache handle for the mode, at thread start. */
-static void open_cache(struct worker *w)
+/* A thread's cache handles for its cases, at thread start. */
+static void open_caches(struct worker *w)
 {
-	if (w->r->mode == M_EXPLICIT)
-		w->cache = lfpool_ts_cache_create(w->r->pool);
-	else if (w->r->mode == M_WORKER)
-		w->cache = lfpool_ts_worker_cache(w->r->pool, w->id);
+	for (unsigned i = 0; i < w->g->n; i++) {
+		const struct pcase *c = &w->g->cs[i];
+		w->cache[i] = NULL;
+		if (c->mode == M_EXPLICIT)
+			w->cache[i] = lfpool_ts_cache_create(c->pool);
+		else if (c->mode == M_WORKER)
+			w->cache[i] = lfpool_ts_worker_cache(c->pool, w->id);
+	}
 }
 
-static void close_cache(struct worker *w)
+static void close_caches(struct worker *w)
 {
-	if (w->r->mode == M_EXPLICIT)
-		lfpool_ts_cache_destroy(w->cache);
-	w->cache = NULL;	/* worker slots keep their objects */
+	for (unsigned i = 0; i < w->g->n; i++) {
+		if (w->g->cs[i].mode == M_EXPLICIT)
+			lfpool_ts_cache_destroy(w->cache[i]);
+		w->cache[i] = NULL;	/* worker slots keep their objects */
+	}
 }
 
-/* One round's work of thread w: take m, barrier, put back. */
-static void one_round(struct worker *w, unsigned round)
+/* Thread w's part of one round of case i: take m, barrier, put back
+ * (cross: thread (id + round) % t's objects, and every third round
+ * thread 0 puts back all of them), barrier. */
+static void one_round(struct worker *w, unsigned i, unsigned round)
 {
-	struct run *r = w->r;
-	void **mine = r->held + (size_t)w->id * r->m;
-	for (unsigned k = 0; k < r->m; k++) {
-		mine[k] = get_one(w);
+	struct group *g = w->g;
+	struct pcase *c = &g->cs[i];
+	void **mine = c->held + (size_t)w->id * g->m;
+	for (unsigned k = 0; k < g->m; k++) {
+		mine[k] = get_one(w, i);
 		if (!mine[k]) {
-			atomic_fetch_add(&r->failures, 1);
+			atomic_fetch_add(&c->failures, 1);
 			continue;
 		}
-		stamp(r, mine[k], (unsigned long)w->id * r->m + k + 1);
+		stamp(c, mine[k], (unsigned long)w->id * g->m + k + 1);
 	}
-	pthread_barrier_wait(&r->bar);
-	/* Whose objects this thread puts back. */
-	unsigned from = r->cross ? (w->id + round) % r->t : w->id;
-	if (r->cross && round % 3 == 2) {
-		/* Thread 0 puts every object back; the others none. */
-		if (w->id != 0) {
-			pthread_barrier_wait(&r->bar);
-			return;
-		}
-		for (size_t i = 0; i < (size_t)r->t * r->m; i++)
-			if (r->held[i]) {
-				unstamp(r, r->held[i], i + 1);
-				put_one(w, r->held[i]);
+	pthread_barrier_wait(&g->bar);
+	if (c->cross && round % 3 == 2) {
+		for (size_t j = 0; w->id == 0 && j < (size_t)g->t * g->m; j++)
+			if (c->held[j]) {
+				unstamp(c, c->held[j], j + 1);
+				put_one(w, i, c->held[j]);
 			}
-		pthread_barrier_wait(&r->bar);
-		return;
+	} else {
+		unsigned from = c->cross ? (w->id + round) % g->t : w->id;
+		void **theirs = c->held + (size_t)from * g->m;
+		for (unsigned k = 0; k < g->m; k++)
+			if (theirs[k]) {
+				unstamp(c, theirs[k], (unsigned long)from * g->m + k + 1);
+				put_one(w, i, theirs[k]);
+			}
 	}
-	void **theirs = r->held + (size_t)from * r->m;
-	for (unsigned k = 0; k < r->m; k++)
-		if (theirs[k]) {
-			unstamp(r, theirs[k], (unsigned long)from * r->m + k + 1);
-			put_one(w, theirs[k]);
-		}
-	pthread_barrier_wait(&r->bar);
+	pthread_barrier_wait(&g->bar);
 }
 
 static void *exit_thread(void *arg)
 {
 	struct worker *w = arg;
-	open_cache(w);
-	one_round(w, w->r->round);
-	close_cache(w);
+	open_caches(w);
+	for (unsigned i = 0; i < w->g->n; i++)
+		one_round(w, i, w->g->round);
+	close_caches(w);
 	return NULL;
 }
 
 static void *alive_thread(void *arg)
 {
 	struct worker *w = arg;
-	open_cache(w);
-	for (unsigned i = 0; i < rounds; i++)
-		one_round(w, i);
-	close_cache(w);
+	open_caches(w);
+	for (unsigned r = 0; r < w->g->nrounds; r++)
+		for (unsigned i = 0; i < w->g->n; i++)
+			one_round(w, i, r);
+	close_caches(w);
 	return NULL;
 }
 
@@ -236,7 +382,7 @@ static lfpool_ts *make_pool(enum mode mode, size_t capacity, size_t prewarm, uin
 
 /* Every object back to one thread at the end: n (the capacity) objects,
  * then exactly n made, each stamped once.  Returns whether it held. */
-static bool all_back(lfpool_ts *p, size_t n, struct run *r)
+static bool all_back(lfpool_ts *p, size_t n, struct pcase *c)
 {
 	void **objs = calloc(n, sizeof(void *));
 	bool ok = objs && lfpool_ts_get_bulk(p, objs, n) == 0;
@@ -244,65 +390,120 @@ static bool all_back(lfpool_ts *p, size_t n, struct run *r)
 	lfpool_ts_stats(p, &st);
 	ok = ok && st.created == n;
 	for (size_t i = 0; ok && i < n; i++)
-		stamp(r, objs[i], i + 1);
+		stamp(c, objs[i], i + 1);
 	for (size_t i = 0; ok && i < n; i++)
-		unstamp(r, objs[i], i + 1);
+		unstamp(c, objs[i], i + 1);
 	if (ok)
 		lfpool_ts_put_bulk(p, objs, n);
 	free(objs);
 	return ok;
 }
 
-static void exact(enum mode mode, unsigned t, bool prewarm, bool alive, bool cross)
+/* Run t threads of fn on w and join them, with small stacks: 64 threads
+ * of 8 MiB overflow glibc's cache of stacks, and each round then maps and
+ * unmaps them (ten times the cost of the thread).  A thread that cannot
+ * be made ends the program: those made wait at a barrier for it. */
+static void run_threads(pthread_t *th, unsigned t, void *(*fn)(void *), struct worker *w)
 {
-	const unsigned m = 6;
-	/* --quick: threads that exit every round cost thread creation (about
-	 * 1.5 ms per thread on a loaded 2-CPU machine), so fewer rounds there;
-	 * living threads run every round up to 16 threads. */
-	unsigned div = !quick ? 1 : alive ? (t >= 64 ? 5 : 1) : (t <= 4 ? 10 : t <= 16 ? 50 : 200);
-	unsigned nrounds = rounds / div ? rounds / div : 1;
-	struct run r = { .mode = mode, .t = t, .m = m, .alive = alive, .cross = cross };
-	r.pool = make_pool(mode, (size_t)t * m, prewarm ? (size_t)t * m : 0, 4);
-	r.held = calloc((size_t)t * m, sizeof(void *));
+	pthread_attr_t a;
+	int err = pthread_attr_init(&a);
+	if (!err)
+		err = pthread_attr_setstacksize(&a, 256 << 10);
+	for (unsigned i = 0; !err && i < t; i++)
+		err = pthread_create(&th[i], &a, fn, &w[i]);
+	if (err) {
+		result(false, "exact    could not make %u threads: %s", t, strerror(err));
+		exit(1);
+	}
+	pthread_attr_destroy(&a);
+	for (unsigned i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+}
+
+/* The verdict of case c after its group ran: no failed get, no object held
+ * twice, none made past the capacity, all back to one thread at the end,
+ * and (per-CPU) the pool ran the path its name says. */
+static void judge(struct group *g, struct pcase *c)
+{
+	size_t cap = (size_t)g->t * g->m;
+	lfpool_stats st;
+	lfpool_ts_stats(c->pool, &st);
+	bool path = c->mode != M_PERCPU || !strcmp(st.percpu_mode, expected_percpu_mode());
+	bool back = all_back(c->pool, cap, c);
+	unsigned fails = atomic_load(&c->failures), bad = atomic_load(&c->stamps);
+	char what[160];
+	snprintf(what, sizeof(what), "exact    %-15s T=%-2u M=%u capacity=%-3zu prewarm=%-3zu %-5s %-5s "
+		 "rounds=%u", mode_label(c->mode), g->t, g->m, cap, c->prewarm ? cap : 0,
+		 g->alive ? "alive" : "exit", c->cross ? "cross" : "own", g->nrounds);
+	if (negative) {
+		caught[c->mode] += fails != 0;
+		cases[c->mode]++;
+		if (g->alive && c->cross && c->mode != M_PERCPU) {
+			must[c->mode]++;
+			must_caught[c->mode] += fails != 0;
+		}
+		printf("     %s: %s (%u failed gets)\n", what,
+		       fails ? "caught the stranded objects" : "not caught", fails);
+	} else {
+		result(fails == 0 && bad == 0 && st.created <= cap && back && path,
+		       "%s: %u failed gets, %u stamp errors, created %llu, all back: %s%s%s", what,
+		       fails, bad, (unsigned long long)st.created, back ? "yes" : "no",
+		       c->mode == M_PERCPU ? ", path " : "",
+		       c->mode == M_PERCPU ? st.percpu_mode : "");
+	}
+}
+
+/* T threads, every selected mode x prewarm 0 and T x M x own and cross
+ * puts, threads made each round (alive false) or once. */
+static void group(const bool *modes, unsigned t, bool alive)
+{
+	struct group *g = calloc(1, sizeof(*g));
 	struct worker *w = calloc(t, sizeof(*w));
 	pthread_t *th = calloc(t, sizeof(*th));
-	if (!r.pool || !r.held || !w || !th) {
-		result(false, "exact %s: setup failed (%s)", mode_name[mode], strerror(errno));
-		return;
+	bool ok = g && w && th;
+	if (ok) {
+		g->t = t;
+		g->m = 6;
+		g->alive = alive;
+		g->nrounds = t >= 64 ? rounds64 : rounds;
 	}
-	pthread_barrier_init(&r.bar, NULL, t);
-	for (unsigned i = 0; i < t; i++)
-		w[i] = (struct worker){ .r = &r, .id = i };
-	unsigned saved = rounds;
-	rounds = nrounds;
-	double t0 = now_s();
-	if (alive) {
-		for (unsigned i = 0; i < t; i++)
-			pthread_create(&th[i], NULL, alive_thread, &w[i]);
-		for (unsigned i = 0; i < t; i++)
-			pthread_join(th[i], NULL);
-	} else {
-		for (r.round = 0; r.round < nrounds; r.round++) {
-			for (unsigned i = 0; i < t; i++)
-				pthread_create(&th[i], NULL, exit_thread, &w[i]);
-			for (unsigned i = 0; i < t; i++)
-				pthread_join(th[i], NULL);
+	size_t cap = (size_t)t * 6;
+	for (int m = 0; ok && m < M_COUNT; m++)
+		for (int k = 0; ok && modes[m] && k < 4; k++) {
+			struct pcase *c = &g->cs[g->n++];
+			c->mode = (enum mode)m;
+			c->prewarm = k & 1;
+			c->cross = k & 2;
+			c->pool = make_pool(c->mode, cap, c->prewarm ? cap : 0, 4);
+			c->held = calloc(cap, sizeof(void *));
+			ok = c->pool && c->held;
 		}
+	ok = ok && pthread_barrier_init(&g->bar, NULL, t) == 0;
+	if (!ok) {
+		result(false, "exact    T=%u %s: setup failed (%s)", t, alive ? "alive" : "exit",
+		       strerror(errno));
+		exit(1);
 	}
-	rounds = saved;
-	lfpool_stats st;
-	lfpool_ts_stats(r.pool, &st);
-	bool back = all_back(r.pool, (size_t)t * m, &r);
-	unsigned fails = atomic_load(&r.failures), bad = atomic_load(&r.stamps);
-	result(fails == 0 && bad == 0 && st.created <= (size_t)t * m && back,
-	       "exact    %-8s T=%-2u M=%u capacity=%-3u prewarm=%-3u %-5s %-5s rounds=%u: "
-	       "%u failed gets, %u stamp errors, created %llu, all back: %s (%.2f s)",
-	       mode_name[mode], t, m, t * m, prewarm ? t * m : 0, alive ? "alive" : "exit",
-	       cross ? "cross" : "own", nrounds, fails, bad, (unsigned long long)st.created,
-	       back ? "yes" : "no", now_s() - t0);
-	pthread_barrier_destroy(&r.bar);
-	lfpool_ts_destroy(r.pool);
-	free(r.held);
+	for (unsigned i = 0; i < t; i++)
+		w[i] = (struct worker){ .g = g, .id = i };
+	double t0 = now_s(), c0 = cpu_s();
+	if (alive)
+		run_threads(th, t, alive_thread, w);
+	for (g->round = 0; !alive && g->round < g->nrounds; g->round++)
+		run_threads(th, t, exit_thread, w);
+	double secs = now_s() - t0, cpu = cpu_s() - c0;
+	for (unsigned i = 0; i < g->n; i++)
+		judge(g, &g->cs[i]);
+	printf("     group T=%u %s: %u pools x %u rounds, %llu threads made, %.2f s (%.2f s CPU)\n",
+	       t, alive ? "alive" : "exit", g->n, g->nrounds,
+	       (unsigned long long)t * (alive ? 1 : g->nrounds), secs, cpu);
+	fflush(stdout);
+	pthread_barrier_destroy(&g->bar);
+	for (unsigned i = 0; i < g->n; i++) {
+		lfpool_ts_destroy(g->cs[i].pool);
+		free(g->cs[i].held);
+	}
+	free(g);
 	free(w);
 	free(th);
 }
@@ -393,11 +594,21 @@ static void pinned(void)
 	struct pin_arg t = { .pool = p, .cpu = cpus[0] };
 	run_on(trim_it, &t);
 	lfpool_ts_stats(p, &st);
-	result(ok && got && made == (uint64_t)n * k && t.k == n * k && st.created == 0,
-	       "pinned   percpu(%s) %d CPUs x %u objects left in their areas: one thread got "
-	       "them all back with none made: %s; trim from another thread returned %u, "
-	       "%llu left", st.percpu_mode ? st.percpu_mode : "?", n, k, got ? "yes" : "no", t.k,
-	       (unsigned long long)st.created);
+	if (negative) {
+		caught[M_PERCPU] += !got;
+		cases[M_PERCPU]++;
+		must[M_PERCPU]++;
+		must_caught[M_PERCPU] += !got;
+		printf("     pinned   %-15s %d CPUs x %u objects: %s\n", mode_label(M_PERCPU), n, k,
+		       got ? "not caught" : "caught the stranded objects");
+	} else {
+		result(ok && got && made == (uint64_t)n * k && t.k == n * k && st.created == 0 &&
+		       !strcmp(st.percpu_mode, expected_percpu_mode()),
+		       "pinned   %-15s %d CPUs x %u objects left in their areas: one thread got "
+		       "them all back with none made: %s; trim from another thread returned %u, "
+		       "%llu left, path %s", mode_label(M_PERCPU), n, k, got ? "yes" : "no", t.k,
+		       (unsigned long long)st.created, st.percpu_mode);
+	}
 	free(objs);
 	lfpool_ts_destroy(p);
 }
@@ -405,12 +616,9 @@ static void pinned(void)
 /* ---------------------------------------------------------------- churn */
 
 struct churn {
-	lfpool_ts *pool;
-	enum mode mode;
-	unsigned t, h;
-	unsigned ops;
+	unsigned h, ops;
 	atomic_bool stop;
-	struct run r;		/* failures and stamps */
+	struct group g;		/* t threads, one case: the pool, its counts */
 };
 
 struct churner {
@@ -423,33 +631,34 @@ static void *churn_thread(void *arg)
 {
 	struct churner *me = arg;
 	struct churn *c = me->c;
-	struct worker w = { .r = &c->r, .id = me->id };
-	open_cache(&w);
+	struct pcase *pc = &c->g.cs[0];
+	struct worker w = { .g = &c->g, .id = me->id };
+	open_caches(&w);
 	void **held = calloc(c->h, sizeof(void *));
 	unsigned n = 0;
 	for (unsigned i = 0; i < c->ops; i++) {
 		bool get = n == 0 || (n < c->h && rand_r(&me->seed) % 2);
 		if (get) {
-			void *o = get_one(&w);
+			void *o = get_one(&w, 0);
 			if (!o) {
-				atomic_fetch_add(&c->r.failures, 1);
+				atomic_fetch_add(&pc->failures, 1);
 				continue;
 			}
-			stamp(&c->r, o, me->id + 1);
+			stamp(pc, o, me->id + 1);
 			held[n++] = o;
 		} else {
 			void *o = held[--n];
-			unstamp(&c->r, o, me->id + 1);
-			put_one(&w, o);
+			unstamp(pc, o, me->id + 1);
+			put_one(&w, 0, o);
 		}
 	}
 	while (n) {
 		void *o = held[--n];
-		unstamp(&c->r, o, me->id + 1);
-		put_one(&w, o);
+		unstamp(pc, o, me->id + 1);
+		put_one(&w, 0, o);
 	}
 	free(held);
-	close_cache(&w);
+	close_caches(&w);
 	return NULL;
 }
 
@@ -458,9 +667,9 @@ static void *drainer(void *arg)
 	struct churn *c = arg;
 	for (unsigned i = 0; !atomic_load(&c->stop); i++) {
 		if (i % 4 == 3)
-			lfpool_ts_trim(c->pool);
+			lfpool_ts_trim(c->g.cs[0].pool);
 		else
-			lfpool_ts_drain(c->pool);
+			lfpool_ts_drain(c->g.cs[0].pool);
 		sched_yield();
 	}
 	return NULL;
@@ -468,12 +677,16 @@ static void *drainer(void *arg)
 
 static void churn(enum mode mode, unsigned t)
 {
-	struct churn c = { .mode = mode, .t = t, .h = 5, .ops = quick ? 20000 : 100000 };
-	c.pool = make_pool(mode, (size_t)t * c.h, 0, 4);
-	c.r.pool = c.pool;
-	c.r.mode = mode;
+	struct churn c = { .h = 5, .ops = churn_ops, .g = { .t = t, .n = 1 } };
+	struct pcase *pc = &c.g.cs[0];
+	pc->mode = mode;
+	pc->pool = make_pool(mode, (size_t)t * c.h, 0, 4);
 	struct churner *w = calloc(t, sizeof(*w));
 	pthread_t *th = calloc(t + 1, sizeof(*th));
+	if (!pc->pool || !w || !th) {
+		result(false, "churn    %s: setup failed (%s)", mode_label(mode), strerror(errno));
+		exit(1);
+	}
 	for (unsigned i = 0; i < t; i++) {
 		w[i] = (struct churner){ .c = &c, .id = i, .seed = i + 1 };
 		pthread_create(&th[i], NULL, churn_thread, &w[i]);
@@ -484,89 +697,116 @@ static void churn(enum mode mode, unsigned t)
 	atomic_store(&c.stop, true);
 	pthread_join(th[t], NULL);
 	lfpool_stats st;
-	lfpool_ts_stats(c.pool, &st);
+	lfpool_ts_stats(pc->pool, &st);
 	uint64_t made = st.created;
 	/* Conservation: every object made is pooled, and one thread gets the
 	 * whole capacity (worker slots still hold theirs: at capacity the get
 	 * steals them) with every stamp taken once. */
-	bool back = all_back(c.pool, (size_t)t * c.h, &c.r);
-	unsigned fails = atomic_load(&c.r.failures), bad = atomic_load(&c.r.stamps);
-	result(fails == 0 && bad == 0 && back && made <= (size_t)t * c.h,
-	       "churn    %-8s T=%u H=%u capacity=%u, drain and trim alongside: %u failed gets, "
-	       "%u stamp errors, created %llu, all back: %s", mode_name[mode], t, c.h, t * c.h,
-	       fails, bad, (unsigned long long)made, back ? "yes" : "no");
-	lfpool_ts_destroy(c.pool);
+	bool back = all_back(pc->pool, (size_t)t * c.h, pc);
+	unsigned fails = atomic_load(&pc->failures), bad = atomic_load(&pc->stamps);
+	if (negative) {
+		caught[mode] += fails != 0;
+		cases[mode]++;
+		printf("     churn    %-15s T=%u H=%u: %s (%u failed gets)\n", mode_label(mode), t,
+		       c.h, fails ? "caught the stranded objects" : "not caught", fails);
+	} else {
+		result(fails == 0 && bad == 0 && back && made <= (size_t)t * c.h,
+		       "churn    %-15s T=%u H=%u capacity=%u, drain and trim alongside: %u failed "
+		       "gets, %u stamp errors, created %llu, all back: %s", mode_label(mode), t, c.h,
+		       t * c.h, fails, bad, (unsigned long long)made, back ? "yes" : "no");
+	}
+	lfpool_ts_destroy(pc->pool);
 	free(w);
 	free(th);
 }
 
 /* ----------------------------------------------------------------- main */
 
-static void run_mode(enum mode mode)
+/* The per-CPU scenarios again on the sched_getcpu path: this program with
+ * glibc's rseq registration turned off.  Returns whether the child passed. */
+static bool fallback(char **argv)
 {
-	static const unsigned ts[] = { 2, 4, 16, 64 };
-	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
-		for (int pre = 0; pre < 2; pre++) {
-			/* --lite (sanitizer builds): 64 threads made per round cost
-			 * seconds each under TSan; the living 64 still run. */
-			if (!lite || ts[i] < 64) {
-				exact(mode, ts[i], pre, false, false);
-				exact(mode, ts[i], pre, false, true);
-			}
-			exact(mode, ts[i], pre, true, false);
-			exact(mode, ts[i], pre, true, true);
-		}
-	churn(mode, 4);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		const char *old = getenv("GLIBC_TUNABLES");
+		char t[512], rs[16], r64[16], ops[16];
+		snprintf(t, sizeof(t), "%s%sglibc.pthread.rseq=0", old ? old : "", old ? ":" : "");
+		setenv("GLIBC_TUNABLES", t, 1);
+		snprintf(rs, sizeof(rs), "%u", rounds);
+		snprintf(r64, sizeof(r64), "%u", rounds64);
+		snprintf(ops, sizeof(ops), "%u", churn_ops);
+		execl("/proc/self/exe", argv[0], "--fallback-child", "--rounds", rs, "--rounds-64",
+		      r64, "--churn-ops", ops, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
 }
 
 int main(int argc, char **argv)
 {
-	bool child = false, modes[M_COUNT] = { true, true, true, true };
+	bool modes[M_COUNT] = { true, true, true, true };
+	bool r64 = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--quick"))
-			quick = true;
-		else if (!strcmp(argv[i], "--lite"))
-			lite = quick = true;
+		else if (!strcmp(argv[i], "--rounds-64") && i + 1 < argc)
+			rounds64 = (unsigned)strtoul(argv[++i], NULL, 10), r64 = true;
+		else if (!strcmp(argv[i], "--churn-ops") && i + 1 < argc)
+			churn_ops = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--fallback-child"))
-			child = true;
+			fallback_child = true;
 		else if (!strcmp(argv[i], "--modes") && i + 1 < argc) {
 			const char *list = argv[++i];
 			for (int m = 0; m < M_COUNT; m++)
 				modes[m] = strstr(list, mode_name[m]) != NULL;
 		} else {
-			fprintf(stderr, "usage: %s [--rounds N] [--quick] [--modes LIST]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--rounds N] [--rounds-64 N] [--churn-ops N] "
+				"[--modes LIST]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (child)
+	if (!r64)
+		rounds64 = rounds;
+	if (!rounds || !rounds64) {
+		fprintf(stderr, "%s: --rounds and --rounds-64 must be at least 1\n", argv[0]);
+		return 2;
+	}
+	if (fallback_child)
 		for (int m = 0; m < M_COUNT; m++)
 			modes[m] = m == M_PERCPU;
+	double t0 = now_s(), c0 = cpu_s();
+	if (modes[M_PERCPU])
+		check_percpu_path();
+	static const unsigned ts[] = { 2, 4, 16, 64 };
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		group(modes, ts[i], false);
+		group(modes, ts[i], true);
+	}
 	for (int m = 0; m < M_COUNT; m++)
 		if (modes[m])
-			run_mode((enum mode)m);
+			churn((enum mode)m, 4);
 	if (modes[M_PERCPU])
 		pinned();
-	if (!child && modes[M_PERCPU] && !getenv("LFPOOL_CAPACITY_NO_FALLBACK")) {
-		/* The per-CPU scenarios again on the sched_getcpu path. */
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid == 0) {
-			char rs[16];
-			snprintf(rs, sizeof(rs), "%u", rounds);
-			setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
-			execl("/proc/self/exe", argv[0], "--fallback-child", "--rounds", rs,
-			      lite ? "--lite" : quick ? "--quick" : NULL, (char *)NULL);
-			_exit(127);
-		}
-		int status = 0;
-		waitpid(pid, &status, 0);
-		/* The child's lines are its own; its exit status says whether all
-		 * passed. */
-		result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		       "fallback the per-CPU scenarios on the sched_getcpu path (child above)");
-	}
+	/* Negative control: every scenario that must catch the stranding did,
+	 * and per-CPU some exact or churn scenario too. */
+	for (int m = 0; negative && m < M_COUNT; m++)
+		if (modes[m])
+			result(must[m] && must_caught[m] == must[m] &&
+			       (m != M_PERCPU || caught[m] > must_caught[m]),
+			       "negative %-15s stealing compiled out (LFPOOL_STRESS_NO_STEAL): "
+			       "%u of %u scenarios caught the stranded objects, %u of the %u that "
+			       "must", mode_label((enum mode)m), caught[m], cases[m], must_caught[m],
+			       must[m]);
+	/* The forced fallback child; not in a build without rseq (or the TSan
+	 * build), whose per-CPU pools above ran the fallback already. */
+	if (RSEQ_BUILD && !fallback_child && modes[M_PERCPU])
+		result(fallback(argv), "fallback the per-CPU scenarios on the sched_getcpu path "
+		       "(child above)");
+	printf("capacity: %.1f s, %.1f s CPU%s\n", now_s() - t0, cpu_s() - c0,
+	       fallback_child ? " (the fallback child)" : "");
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
 # The exact-capacity program of ThreadStatic (stress/capacity.c, issue 13):
 # a plain C program, so that the TSan build runs it too.
-#   make check            runs it with --quick (normal and ASan builds)
+#   make check            runs it, every case 1,000 rounds (normal and ASan
+#                         builds: stress/capacity-check.sh)
 #   make stress-capacity  runs it in this build directory (the TSan one when
-#                         configured so; stress/variants.sh does that)
+#                         configured so; stress/variants.sh does that) with
+#                         $CAPACITY_ARGS (e.g. --rounds-64 N)
 check_PROGRAMS += stress/capacity
-TESTS += stress/capacity-quick.sh
-EXTRA_DIST += stress/capacity-quick.sh
+TESTS += stress/capacity-check.sh
+EXTRA_DIST += stress/capacity-check.sh
 stress_capacity_SOURCES = stress/capacity.c
 stress_capacity_LDADD = liblfpool.la $(PTHREAD_LIBS)
 
@@ -14,5 +16,6 @@ stress-programs: stress/capacity$(EXEEXT)
 stress-capacity: stress/capacity$(EXEEXT)
 	TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" \
 	ASAN_OPTIONS="detect_leaks=1 $${ASAN_OPTIONS:-}" \
-		./stress/capacity --quick $${CAPACITY_ARGS:-}
+		./stress/capacity $${CAPACITY_ARGS:-}
 PHONY += stress-capacity
+
