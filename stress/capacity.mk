@@ -19,3 +19,14 @@ stress-capacity: stress/capacity$(EXEEXT)
 		./stress/capacity $${CAPACITY_ARGS:-}
 PHONY += stress-capacity
 
+# The negative control: the same program over the library's sources
+# compiled with -DLFPOOL_STRESS_NO_STEAL (steal.c then takes from the depot
+# only, never from other caches, worker slots or CPU areas: the stranding
+# of issue 13), which must catch that.  Built on demand only (stress/
+# variants.sh, in the normal build), never by `make all`.
+EXTRA_PROGRAMS += stress/capacity-nosteal
+stress_capacity_nosteal_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
+stress_capacity_nosteal_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
+stress_capacity_nosteal_CCASFLAGS = $(AM_CCASFLAGS)
+stress_capacity_nosteal_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
+CLEANFILES += stress/capacity-nosteal$(EXEEXT)

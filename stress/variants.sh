@@ -236,13 +236,16 @@ stress() {
 }
 
 negative_control() {
-	if ! prepare normal stress/lfstress-noaba; then
+	if ! prepare normal stress/lfstress-noaba stress/capacity-nosteal; then
 		echo "FAIL [noaba] the build failed"
 		failed=$((failed + 1))
 		return
 	fi
 	job noaba "$(build_dir normal)/stress/lfstress-noaba" --seconds 20 --threads "$threads" \
 		--seed "$seed" "${progress[@]}"
+	# ThreadStatic without stealing: stress/capacity must see the stranding.
+	job capacity-nosteal "$(build_dir normal)/stress/capacity-nosteal" --rounds 30 \
+		--churn-ops 20000
 }
 
 # The libFuzzer target: clang, ASan + UBSan, the sources compiled in
