@@ -444,6 +444,10 @@ static void judge(struct group *g, struct pcase *c)
 		}
 		printf("     %s: %s (%u failed gets)\n", what,
 		       fails ? "caught the stranded objects" : "not caught", fails);
+		/* Without steals objects still go to one user at a time. */
+		if (bad || !path)
+			result(false, "%s: %u stamp errors, path %s", what, bad,
+			       st.percpu_mode ? st.percpu_mode : "-");
 	} else {
 		result(fails == 0 && bad == 0 && st.created <= cap && back && path,
 		       "%s: %u failed gets, %u stamp errors, created %llu, all back: %s%s%s", what,
