@@ -75,9 +75,11 @@
  * 5 ms of CPU here (16 pools' caches made, used, flushed at exit), and the
  * exit group makes 64 per round; 1,000 rounds at T = 64 would take some
  * 360 s of CPU alone.  Measured on the 2-CPU machine shared with other
- * builds (load 20-45, so CPU seconds hold and wall times do not): normal
- * 49 s CPU (130 s), ASan 258 s CPU (833 s: ASan makes a thread in about
- * 1 ms of CPU, 172,000 of them), TSan 100 s CPU (334 s).
+ * builds (load 20-45, so CPU seconds hold better than wall times; two
+ * runs each, process and child): normal 49-58 s CPU (123-130 s wall),
+ * ASan 258-277 s CPU (493-833 s wall: ASan makes a thread in about 1 ms
+ * of CPU, and the run makes 172,000), TSan 100-111 s CPU (334-547 s
+ * wall).  CAPACITY_ARGS (e.g. "--rounds 100") shortens a run by hand.
  * The negative control cannot fail the implicit and explicit exit cases:
  * their exit flush and fill to need leave nothing stranded, so stealing
  * is not what they test (fill to need is: the issue's first failure).
