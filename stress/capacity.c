@@ -51,7 +51,8 @@
  *   stage          build   command                                rounds
  *   [unit]         normal  make check: stress/capacity-check.sh   1000 / 1000
  *                          (./stress/capacity --rounds 1000)
- *   [unit-asan]    ASan    the same                               1000 / 1000
+ *   [unit-asan]    ASan    the same, --rounds 100 (the script      100 / 100
+ *                          sees -fsanitize=address in SAN_CFLAGS)
  *   [stress]       TSan    make stress-quick, job tsan-capacity:  1000 / 100
  *                          make stress-capacity CAPACITY_ARGS=
  *                          "--rounds 1000 --rounds-64 100"
