@@ -77,11 +77,13 @@ struct lfp_slabs {
 /* Why lfp_slabs_lookup refused a pointer. */
 enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };
 
-/* posix_memalign and free: the backing allocator when the config names none. */
+/* The backing allocator when the config names none (slab.c: mappings for
+ * large blocks, a shared cache for small power-of-two ones, malloc else). */
 extern const lfpool_allocator lfp_system_allocator;
 
-/* posix_memalign and free: the backing allocator when none is given. */
-extern const lfpool_allocator lfp_system_allocator;
+/* fork.c's prepare and release: the lock of that cache. */
+void lfp_blocks_fork_lock(void);
+void lfp_blocks_fork_unlock(void);
 
 /* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
