@@ -169,25 +169,30 @@ static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 	return lfp_core_accept_put(&c->core, obj);
 }
 
+/* Every put but the common case's: NULL, the checks, the reset hook. */
+__attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
+{
+	uint32_t idx;
+	if (obj && (idx = prepare_put(c, obj)) != LFP_NIL)
+		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
+}
+
 /*
  * The common case (no reset hook, no debug checks) finds the link word
- * from the object's slab header: its slab number and offset, one
- * directory step; the rest goes through the checks of prepare_put.
+ * from the slab number and offset that the index is made of (from the
+ * object's slab header): one directory step, and no register kept for a
+ * call.
  */
 LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
 {
-	const struct lfp_slabs *s = &c->core.slabs;
-	uint32_t idx, *link;
-	if (LFPOOL_LIKELY(c->fast_put) && LFPOOL_LIKELY(obj != NULL)) {
-		uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, obj, &off);
-		idx = (slab_no << ob) | off;
-		link = lfp_slot_link(lfp_slabs_slot(s, slab_no), off);
-	} else {
-		if (!obj || (idx = prepare_put(c, obj)) == LFP_NIL)
-			return;
-		link = lfp_slabs_link(s, idx);
+	if (LFPOOL_UNLIKELY(!c->fast_put) || LFPOOL_UNLIKELY(!obj)) {
+		put_rare(c, obj);
+		return;
 	}
-	lfp_stack_push_link_mpmc(&c->free, link, idx);
+	const struct lfp_slabs *s = &c->core.slabs;
+	uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, obj, &off);
+	lfp_stack_push_link_mpmc(&c->free, lfp_slot_link(lfp_slabs_slot(s, slab_no), off),
+				 (slab_no << ob) | off);
 }
 
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)
