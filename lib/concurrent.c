@@ -123,14 +123,42 @@ __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 	}
 }
 
+/* Every get but the common case's: debug checks, a failed first CAS, an
+ * empty stack. */
+__attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
+{
+	struct lfp_slab_slot *slot;
+	uint32_t idx = lfp_stack_pop_at_mpmc(&c->free, &c->core.slabs, &slot);
+	if (idx == LFP_NIL)
+		return get_slow(c);
+	if (c->core.debug)
+		lfp_core_mark_out(&c->core, idx);
+	return lfp_slot_obj(slot, lfp_slabs_off(idx, c->core.slabs.off_bits), c->core.slabs.first_off,
+			    c->core.slabs.stride);
+}
+
+/*
+ * The common case (no debug checks, a non-empty stack, no contention) is
+ * one attempt to pop, then the object from the slot the pop looked up for
+ * the link: one directory walk.  The geometry is read before the pop's
+ * loads, which are compiler barriers.  Anything else starts over in
+ * get_rare.
+ */
 LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 {
-	uint32_t idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
-	if (LFPOOL_UNLIKELY(idx == LFP_NIL))
-		return get_slow(c);
-	if (LFPOOL_UNLIKELY(c->core.debug))
-		lfp_core_mark_out(&c->core, idx);
-	return lfp_slabs_ptr(&c->core.slabs, idx);
+	const struct lfp_slabs *s = &c->core.slabs;
+	uint32_t ob = s->off_bits, first_off = s->first_off;
+	size_t stride = s->stride;
+	if (LFPOOL_LIKELY(!c->core.debug)) {
+		struct lfp_slab_slot *slot;
+		/* acquire, paired with the release CAS of a push */
+		lfp_pair old = lfp_stack_load(&c->free);
+		uint32_t idx = lfp_stack_top(old);
+		if (LFPOOL_LIKELY(idx != LFP_NIL) &&
+		    LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(&c->free, s, ob, &old, &slot)))
+			return lfp_slot_obj(slot, lfp_slabs_off(idx, ob), first_off, stride);
+	}
+	return get_rare(c);
 }
 
 /* Checks and reset hook of a put; LFP_NIL when obj must not be pooled. */
@@ -141,14 +169,30 @@ static uint32_t prepare_put(lfpool_concurrent *c, void *obj)
 	return lfp_core_accept_put(&c->core, obj);
 }
 
+/* Every put but the common case's: NULL, the checks, the reset hook. */
+__attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
+{
+	uint32_t idx;
+	if (obj && (idx = prepare_put(c, obj)) != LFP_NIL)
+		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
+}
+
+/*
+ * The common case (no reset hook, no debug checks) finds the link word
+ * from the slab number and offset that the index is made of (from the
+ * object's slab header): one directory step, and no register kept for a
+ * call.
+ */
 LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
 {
-	if (!obj)
+	if (LFPOOL_UNLIKELY(!c->fast_put) || LFPOOL_UNLIKELY(!obj)) {
+		put_rare(c, obj);
 		return;
-	uint32_t idx = LFPOOL_LIKELY(c->fast_put) ? lfp_slabs_index(&c->core.slabs, obj)
-						    : prepare_put(c, obj);
-	if (idx != LFP_NIL)
-		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
+	}
+	const struct lfp_slabs *s = &c->core.slabs;
+	uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, obj, &off);
+	lfp_stack_push_link_mpmc(&c->free, lfp_slot_link(lfp_slabs_slot(s, slab_no), off),
+				 (slab_no << ob) | off);
 }
 
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)

@@ -10,7 +10,9 @@
  *      every CPU area of every per-CPU pool in the fallback mode),
  *   2. the registry of cores below, then each registered core's grow lock,
  *      in registry order (no code holds two grow locks at once),
- *   3. debug.c's error-hook and graveyard locks.
+ *   3. debug.c's error-hook and graveyard locks,
+ *   4. slab.c's cache of small blocks (a leaf: taken under grow locks and
+ *      the graveyard's, nothing taken under it).
  * Every other path takes a subset of these in the same order (lfp_ts_lock
  * before a grow lock, nothing while holding an area lock), so the prepare
  * handler cannot deadlock.  The child then lets the upper layer reset what
@@ -36,11 +38,13 @@ static void prepare(void)
 	for (struct lfp_core *c = cores; c; c = c->fork_next)
 		pthread_mutex_lock(&c->grow_lock);
 	lfp_debug_fork_lock();
+	lfp_blocks_fork_lock();
 }
 
 /* Release what prepare took, in the reverse order. */
 static void release(void)
 {
+	lfp_blocks_fork_unlock();
 	lfp_debug_fork_unlock();
 	for (struct lfp_core *c = cores; c; c = c->fork_next)
 		pthread_mutex_unlock(&c->grow_lock);

@@ -4,12 +4,14 @@
  * See slab.h for why side data outlives the slabs it describes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core.h"	/* LFP_ASAN */
 #include "slab.h"
 
 #define LFP_SLAB_MAGIC 0x6c66706f6f6c5342ull	/* "lfpoolSB" */
@@ -51,20 +53,122 @@ static void *map_aligned(size_t size, size_t align)
 	return p;
 }
 
-static void *system_alloc(size_t size, size_t align, void *ctx)
+/*
+ * Small slabs from a shared cache of aligned blocks.  A small pool's slab
+ * (a power of two, aligned to its size) from posix_memalign left a
+ * remainder in malloc's bins each time; with 10^4..10^5 pools alive every
+ * memalign searched them (issue 14: create and first touch grew 100-fold
+ * from 10^2 to 10^5 pools).  Blocks whose size is a power of two between
+ * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves)
+ * come instead from 64 KiB mappings cut into blocks of one size, aligned
+ * to it, and go back to a free list of their size: O(1) both ways, under
+ * one lock (never on a get or put path; the lock is a leaf, taken in
+ * fork.c's prepare after every other lock).  The blocks are kept for reuse,
+ * not unmapped.  ASan builds keep posix_memalign, so that LeakSanitizer and
+ * the heap checks still see every slab.
+ */
+#define LFP_CACHE_MIN 64u
+#define LFP_CACHE_CLASSES 10	/* 64 B .. 32 KiB */
+
+#ifndef LFP_ASAN
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Under blocks_lock: per class, the blocks given back (each one's first
+ * word links the next) and the untouched rest of its last mapping, handed
+ * out from the bottom up (pages are touched only when a block is used, and
+ * are still zero then). */
+static struct block_class {
+	void *free;
+	char *next, *end;
+} blocks[LFP_CACHE_CLASSES];
+
+/* The cache's class of a block of size bytes, or -1 when it is not one. */
+static int block_class(size_t size)
+{
+	if (size < LFP_CACHE_MIN || size >= LFP_MMAP_MIN || (size & (size - 1)))
+		return -1;
+	return __builtin_ctzl(size) - __builtin_ctz(LFP_CACHE_MIN);
+}
+
+/* A block of class cls (size bytes); *zero says whether it is all zeros. */
+static void *block_alloc(int cls, size_t size, bool *zero)
+{
+	struct block_class *bc = &blocks[cls];
+	pthread_mutex_lock(&blocks_lock);
+	void *b = bc->free;
+	*zero = !b;
+	if (b) {
+		bc->free = *(void **)b;
+	} else {
+		if (bc->next == bc->end) {
+			char *chunk = map_aligned(LFP_MMAP_MIN, LFP_MMAP_MIN);
+			if (chunk) {
+				bc->next = chunk;
+				bc->end = chunk + LFP_MMAP_MIN;
+			}
+		}
+		if (bc->next != bc->end) {
+			b = bc->next;
+			bc->next += size;
+		}
+	}
+	pthread_mutex_unlock(&blocks_lock);
+	return b;
+}
+
+static void block_free(int cls, void *b)
+{
+	pthread_mutex_lock(&blocks_lock);
+	*(void **)b = blocks[cls].free;
+	blocks[cls].free = b;
+	pthread_mutex_unlock(&blocks_lock);
+}
+
+void lfp_blocks_fork_lock(void) { pthread_mutex_lock(&blocks_lock); }
+void lfp_blocks_fork_unlock(void) { pthread_mutex_unlock(&blocks_lock); }
+#else
+static int block_class(size_t size) { (void)size; return -1; }
+static void *block_alloc(int cls, size_t size, bool *zero) { (void)cls; (void)size; (void)zero; return NULL; }
+static void block_free(int cls, void *b) { (void)cls; (void)b; }
+void lfp_blocks_fork_lock(void) {}
+void lfp_blocks_fork_unlock(void) {}
+#endif
+
+/* The default allocator's alloc; *zero, when not NULL, says whether the
+ * block is known to be all zeros.  A block of a cached size comes aligned
+ * to its size; one that must be aligned more is refused here
+ * (lfp_alloc_aligned would give it back). */
+static void *system_alloc_z(size_t size, size_t align, bool *zero)
 {
 	void *p;
+	bool z = false;
+	int cls = block_class(size);
+	if (size >= LFP_MMAP_MIN) {
+		p = map_aligned(size, align);
+		z = true;
+	} else if (cls >= 0) {
+		p = align <= size ? block_alloc(cls, size, &z) : NULL;
+	} else if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0) {
+		p = NULL;
+	}
+	if (zero)
+		*zero = z;
+	return p;
+}
+
+static void *system_alloc(size_t size, size_t align, void *ctx)
+{
 	(void)ctx;
-	if (size >= LFP_MMAP_MIN)
-		return map_aligned(size, align);
-	return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p : NULL;
+	return system_alloc_z(size, align, NULL);
 }
 
 static void system_free(void *p, size_t size, void *ctx)
 {
 	(void)ctx;
+	int cls = block_class(size);
 	if (size >= LFP_MMAP_MIN)
 		munmap(p, page_round(size));
+	else if (cls >= 0)
+		block_free(cls, p);
 	else
 		free(p);
 }
@@ -175,10 +279,15 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_leaf **lp = &s->leaf[n >> LFP_LEAF_BITS];
 	if (!*lp) {
-		struct lfp_slab_leaf *leaf = backing_alloc(s, sizeof(*leaf), 64);
+		/* 8 KiB: from the default allocator, fresh (untouched, zero)
+		 * memory needs no memset, which would touch both pages */
+		bool zero = false;
+		struct lfp_slab_leaf *leaf = s->alloc.alloc == system_alloc
+			? system_alloc_z(sizeof(*leaf), 64, &zero) : backing_alloc(s, sizeof(*leaf), 64);
 		if (!leaf)
 			return NULL;
-		memset(leaf, 0, sizeof(*leaf));
+		if (!zero)
+			memset(leaf, 0, sizeof(*leaf));
 		lfp_faa_u64_rlx(&s->side_bytes, sizeof(*leaf));
 		lfp_store_ptr_rel((void **)lp, leaf);
 	}

@@ -77,11 +77,13 @@ struct lfp_slabs {
 /* Why lfp_slabs_lookup refused a pointer. */
 enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };
 
-/* posix_memalign and free: the backing allocator when the config names none. */
+/* The backing allocator when the config names none (slab.c: mappings for
+ * large blocks, a shared cache for small power-of-two ones, malloc else). */
 extern const lfpool_allocator lfp_system_allocator;
 
-/* posix_memalign and free: the backing allocator when none is given. */
-extern const lfpool_allocator lfp_system_allocator;
+/* fork.c's prepare and release: the lock of that cache. */
+void lfp_blocks_fork_lock(void);
+void lfp_blocks_fork_unlock(void);
 
 /* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
@@ -152,43 +154,79 @@ static inline bool lfp_slabs_index_ok(const struct lfp_slabs *s, uint32_t idx)
 	return idx != LFP_NIL && (idx & ((1u << s->off_bits) - 1)) < s->per_slab;
 }
 
+/*
+ * The lookups below read the index geometry (off_bits, first_off, stride)
+ * into locals before the slot's pointers: ck's loads are compiler
+ * barriers, and a field read after one is read again from memory.
+ */
+
+/* The offset of index idx inside its slab. */
+static inline uint32_t lfp_slabs_off(uint32_t idx, uint32_t off_bits)
+{
+	return idx & ((1u << off_bits) - 1);
+}
+
+/* The link word of index idx, given the slot of its slab. */
+static inline uint32_t *lfp_slot_link(const struct lfp_slab_slot *slot, uint32_t off)
+{
+	uint32_t *links = (uint32_t *)lfp_load_ptr_rlx((void *const *)&slot->links);
+	return &links[off];
+}
+
+/* The object at offset off of the slab in slot (the caller owns it: its
+ * slab is allocated). */
+static inline void *lfp_slot_obj(const struct lfp_slab_slot *slot, uint32_t off,
+				 uint32_t first_off, size_t stride)
+{
+	char *mem = (char *)lfp_load_ptr_rlx((void *const *)&slot->mem);
+	LFP_ASSERT(mem != NULL);
+	return mem + first_off + (size_t)off * stride;
+}
+
 /* The link word of index idx.  Valid for every index ever handed out. */
 static inline uint32_t *lfp_slabs_link(const struct lfp_slabs *s, uint32_t idx)
 {
 	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
-	uint32_t *links = (uint32_t *)lfp_load_ptr_rlx((void *const *)&slot->links);
-	return &links[idx & ((1u << s->off_bits) - 1)];
+	uint32_t ob = s->off_bits;
+	return lfp_slot_link(lfp_slabs_slot(s, idx >> ob), lfp_slabs_off(idx, ob));
 }
 
 /* The state byte of index idx. */
 static inline uint8_t *lfp_slabs_state(const struct lfp_slabs *s, uint32_t idx)
 {
 	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
+	uint32_t ob = s->off_bits;
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> ob);
 	uint8_t *state = (uint8_t *)lfp_load_ptr_rlx((void *const *)&slot->state);
-	return &state[idx & ((1u << s->off_bits) - 1)];
+	return &state[lfp_slabs_off(idx, ob)];
 }
 
 /* The object of an index the caller owns (its slab is allocated). */
 static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
 {
 	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> s->off_bits);
-	char *mem = (char *)lfp_load_ptr_rlx((void *const *)&slot->mem);
-	LFP_ASSERT(mem != NULL);
-	return mem + s->first_off + (size_t)(idx & ((1u << s->off_bits) - 1)) * s->stride;
+	uint32_t ob = s->off_bits, first_off = s->first_off;
+	size_t stride = s->stride;
+	return lfp_slot_obj(lfp_slabs_slot(s, idx >> ob), lfp_slabs_off(idx, ob), first_off, stride);
+}
+
+/* The slab number and offset of an object the pool handed out (trusted:
+ * no checks); returns the slab number, the offset in *off. */
+static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p, uint32_t *off)
+{
+	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
+	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
+	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
+	*off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
+	LFP_ASSERT(*off < s->per_slab && (uintptr_t)p == base + s->first_off + *off * s->stride);
+	return h->slab_no;
 }
 
 /* The index of an object the pool handed out (trusted: no checks). */
 static inline uint32_t lfp_slabs_index(const struct lfp_slabs *s, const void *p)
 {
-	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
-	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
-	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
-	uint32_t off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
-	LFP_ASSERT(off < s->per_slab && (uintptr_t)p == base + s->first_off + off * s->stride);
-	return (h->slab_no << s->off_bits) | off;
+	uint32_t off, slab_no = lfp_slabs_locate(s, p, &off);
+	return (slab_no << s->off_bits) | off;
 }
 
 #endif

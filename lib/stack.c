@@ -64,6 +64,27 @@ __attribute__((constructor)) static void lfp_yield_from_env(void)
 }
 #endif
 
+/* Retries with backoff after a failed first attempt (stack.h). */
+void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
+				   lfp_pair old)
+{
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	do
+		lfp_backoff_wait(&b);
+	while (!lfp_stack_push_step_mpmc(st, last_link, first, &old));
+}
+
+uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_pair old,
+				      struct lfp_slab_slot **slotp)
+{
+	const uint32_t ob = s->off_bits;
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	do
+		lfp_backoff_wait(&b);
+	while (!lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp));
+	return lfp_stack_top(old);
+}
+
 uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
 {
 	size_t n = 0;

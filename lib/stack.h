@@ -75,24 +75,56 @@ static inline void lfp_stack_init(struct lfp_stack *st)
 	st->head.hi = 0;
 }
 
-/* Push the chain first..last (linked through their link words); any thread. */
+/*
+ * The push and the pop below make one attempt inline and leave the retries
+ * (backoff, CAS again) to a call: an uncontended operation then runs a
+ * short path that needs few registers.  Both the first attempt and every
+ * retry are the same _step function.
+ */
+
+/*
+ * One attempt to push the chain that starts at first and whose last node's
+ * link word is last_link, on the head *old; true when the CAS took it,
+ * false when it failed (*old is then the current head).
+ */
+/* Model: stress/model/aba.pml, steps U2-U3. */
+static inline bool lfp_stack_push_step_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
+					    lfp_pair *old)
+{
+	lfp_store_u32_rlx(last_link, lfp_stack_top(*old));
+	LFP_STRESS_WINDOW();
+	/* release: the link and the pusher's writes to the objects, for the
+	 * acquire of the pop that takes them (lfp_stack_pop_step_mpmc,
+	 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
+	if (lfp_cas_pair_acqrel(&st->head, old, lfp_stack_next_head(*old, first)))
+		return true;
+	LFP_STRESS_RETRY();
+	return false;
+}
+
+/* The retries of a push whose first attempt failed on *old (stack.c). */
+void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
+				   lfp_pair old);
+
+/*
+ * Push the chain that starts at first and whose last node's link word is
+ * last_link; any thread.  The link word's address does not change between
+ * attempts, so the caller computes it once (a put knows it from the
+ * object's slab).
+ */
 /* Model: stress/model/aba.pml, steps U1-U3. */
+static inline void lfp_stack_push_link_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first)
+{
+	lfp_pair old = lfp_stack_load(st);
+	if (LFPOOL_UNLIKELY(!lfp_stack_push_step_mpmc(st, last_link, first, &old)))
+		lfp_stack_push_contended_mpmc(st, last_link, first, old);
+}
+
+/* Push the chain first..last (linked through their link words); any thread. */
 static inline void lfp_stack_push_chain_mpmc(struct lfp_stack *st, const struct lfp_slabs *s,
 					     uint32_t first, uint32_t last)
 {
-	lfp_pair old = lfp_stack_load(st);
-	lfp_backoff b = LFP_BACKOFF_INIT;
-	for (;;) {
-		lfp_store_u32_rlx(lfp_slabs_link(s, last), lfp_stack_top(old));
-		LFP_STRESS_WINDOW();
-		/* release: the link and the pusher's writes to the objects, for
-		 * the acquire of the pop that takes them (lfp_stack_pop_mpmc,
-		 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
-		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, first)))
-			return;
-		LFP_STRESS_RETRY();
-		lfp_backoff_wait(&b);
-	}
+	lfp_stack_push_link_mpmc(st, lfp_slabs_link(s, last), first);
 }
 
 /* Push one index; any thread. */
@@ -101,29 +133,62 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
 	lfp_stack_push_chain_mpmc(st, s, idx, idx);
 }
 
-/* Pop one index, LFP_NIL when empty; any thread. */
-/* Model: stress/model/aba.pml, steps O1-O3 (its control drops the tag). */
-static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
+/*
+ * One attempt to pop on the head *old (s->off_bits in ob); true when done:
+ * the stack was empty, or the CAS took the top index (*slotp then its
+ * slab's slot) -- either way the result is lfp_stack_top(*old).  False
+ * when the CAS failed (*old is then the current head).
+ */
+/* Model: stress/model/aba.pml, steps O2-O3 (its control drops the tag). */
+static inline bool lfp_stack_pop_step_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t ob,
+					   lfp_pair *old, struct lfp_slab_slot **slotp)
 {
-	/* acquire, paired with the release CAS of lfp_stack_push_chain_mpmc:
+	uint32_t idx = lfp_stack_top(*old);
+	if (idx == LFP_NIL)
+		return true;
+	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> ob);
+	/* relaxed: ordered by the acquire that read idx (the load, or the
+	 * failed CAS); a stale value only makes the CAS below fail */
+	uint32_t next = lfp_load_u32_rlx(lfp_slot_link(slot, lfp_slabs_off(idx, ob)));
+	LFP_STRESS_WINDOW();
+	/* acquire as the load (a failed CAS reloads old); release for the
+	 * next pop, which must see our link read done */
+	if (lfp_cas_pair_acqrel(&st->head, old, lfp_stack_next_head(*old, next))) {
+		*slotp = slot;
+		return true;
+	}
+	LFP_STRESS_RETRY();
+	return false;
+}
+
+/* The retries of a pop whose first attempt failed on *old (stack.c). */
+uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_pair old,
+				      struct lfp_slab_slot **slotp);
+
+/*
+ * Pop one index, LFP_NIL when empty; any thread.  *slotp receives the slot
+ * of the popped index's slab (looked up anyway for its link), so that the
+ * caller finds the object without a second directory walk.
+ */
+/* Model: stress/model/aba.pml, steps O1-O3. */
+static inline uint32_t lfp_stack_pop_at_mpmc(struct lfp_stack *st, const struct lfp_slabs *s,
+					     struct lfp_slab_slot **slotp)
+{
+	const uint32_t ob = s->off_bits;	/* before the barriers of the loads */
+	/* acquire, paired with the release CAS of lfp_stack_push_step_mpmc:
 	 * the head node's link and the pusher's writes to the object */
 	lfp_pair old = lfp_stack_load(st);
-	lfp_backoff b = LFP_BACKOFF_INIT;
-	for (;;) {
-		uint32_t idx = lfp_stack_top(old);
-		if (idx == LFP_NIL)
-			return LFP_NIL;
-		/* relaxed: ordered by the acquire that read idx (the load, or the
-		 * failed CAS); a stale value only makes the CAS below fail */
-		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, idx));
-		LFP_STRESS_WINDOW();
-		/* acquire as the load above (a failed CAS reloads old); release
-		 * for the next pop, which must see our link read done */
-		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, next)))
-			return idx;
-		LFP_STRESS_RETRY();
-		lfp_backoff_wait(&b);
-	}
+	if (LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp)))
+		return lfp_stack_top(old);
+	return lfp_stack_pop_contended_mpmc(st, s, old, slotp);
+}
+
+/* Pop one index, LFP_NIL when empty; any thread. */
+static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp_slabs *s)
+{
+	struct lfp_slab_slot *slot;
+	return lfp_stack_pop_at_mpmc(st, s, &slot);
 }
 
 /* Take the whole stack as a private chain (LFP_NIL when empty); any thread. */

@@ -13,15 +13,17 @@
  * (slab.h).
  *
  * Correspondence (step: lib/ code it abstracts):
- *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_chain_mpmc() 83
+ *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_link_mpmc() 118
  *                                    (lfp_stack_load 64-70: tag 67, index 68)
- *   U2  push: link the node to it    stack.h lfp_stack_push_chain_mpmc() 86
- *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_chain_mpmc() 91 (lfp_stack_next_head 47-53)
- *   O1  pop: load tag, then index    stack.h lfp_stack_pop_mpmc() 110 (lfp_stack_load)
- *   O2  pop: load the top's link     stack.h lfp_stack_pop_mpmc() 118
- *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_mpmc() 122
+ *   U2  push: link the node to it    stack.h lfp_stack_push_step_mpmc() 94
+ *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_step_mpmc() 99 (lfp_stack_next_head 47-53)
+ *   O1  pop: load tag, then index    stack.h lfp_stack_pop_at_mpmc() 181 (lfp_stack_load; the
+ *                                    fast path of lfpool_concurrent_get the same)
+ *   O2  pop: load the top's link     stack.h lfp_stack_pop_step_mpmc() 153
+ *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_step_mpmc() 157
  * A failed CAS returns the current head, tag included, and the next try
- * builds on it (stack.h 91-95, 122-126).
+ * builds on it (the _step functions' *old; their retries: stack.c
+ * lfp_stack_push_contended_mpmc, lfp_stack_pop_contended_mpmc).
  *
  * Properties:
  *   - no node is held by two threads (assertion in O3);

@@ -23,13 +23,13 @@
  *                                   lfpool_ts_cache_flush would serve as well)
  *   F1  load count                  lib/threadstatic/cache.c lfpool_ts_cache_flush() 215-216
  *   F2  link the objects            depot.c lfp_depot_put_objs() 112-117 (link_objs 102-110)
- *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() 83-92
+ *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_link_mpmc() 116-121
  *       link the last, CAS the head (depot.c lfp_depot_put_objs() 118)
  *   F4  store count = 0             cache.c lfpool_ts_cache_flush() 217
  *   F5  load prev_full; F2, F3 for the previous magazine
  *                                   cache.c lfpool_ts_cache_flush() 218-219
  *   F6  store prev_full = false     cache.c lfpool_ts_cache_flush() 220
- *   G1  pop: load head, load the    stack.h lfp_stack_pop_mpmc() 110-123 (the getter's
+ *   G1  pop: load head, load the    stack.h lfp_stack_pop_at_mpmc() 175-185 (the getter's
  *       top's link, CAS the head    refill pops a chain the same way: stack.c
  *                                   lfp_stack_pop_upto_mpmc)
  *
