@@ -350,7 +350,7 @@ static void *get_all(void *arg)
 static void *trim_it(void *arg)
 {
 	struct pin_arg *a = arg;
-	a->k = (unsigned)lfpool_ts_trim(a->pool);
+	a->k = (unsigned)lfpool_ts_trim(a->pool, 0);
 	return NULL;
 }
 
@@ -458,7 +458,7 @@ static void *drainer(void *arg)
 	struct churn *c = arg;
 	for (unsigned i = 0; !atomic_load(&c->stop); i++) {
 		if (i % 4 == 3)
-			lfpool_ts_trim(c->pool);
+			lfpool_ts_trim(c->pool, 0);
 		else
 			lfpool_ts_drain(c->pool);
 		sched_yield();

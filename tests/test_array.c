@@ -297,6 +297,46 @@ Test(array, stats_sum_the_classes)
 	}
 }
 
+/* Gets and puts small and large buffers on a thread of its own, which
+ * then exits: a ThreadStatic class's buffers are in its depot then. */
+enum { SMALL_N = 5, LARGE_N = 3 };
+static void *use_and_exit(void *arg)
+{
+	lfpool_array *ap = arg;
+	void *small[SMALL_N], *large[LARGE_N];
+	for (int i = 0; i < SMALL_N; i++)
+		small[i] = lfpool_array_get(ap, 32, NULL);
+	for (int i = 0; i < LARGE_N; i++)
+		large[i] = lfpool_array_get(ap, 2000, NULL);
+	for (int i = 0; i < SMALL_N; i++)
+		lfpool_array_put(ap, small[i]);
+	for (int i = 0; i < LARGE_N; i++)
+		lfpool_array_put(ap, large[i]);
+	return NULL;
+}
+
+/* array.h: "each keeps min(keep, pooled) of its pooled buffers". */
+Test(array, trim_keeps_keep_buffers_in_every_class)
+{
+	for (size_t f = 0; f < NFLAVOURS; f++) {
+		const char *fl = flavour_names[flavours_all[f]];
+		lfpool_array *ap = make(flavours_all[f], 0, NULL);
+		run_on_thread(use_and_exit, ap);
+		cr_assert_eq(lfpool_array_trim(ap, SMALL_N + LARGE_N), 0,
+			     "%s: keep above every class's pooled", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 2), (SMALL_N - 2) + (LARGE_N - 2), "%s", fl);
+		lfpool_stats st = class_stats_of(ap, 32);
+		cr_assert_eq(st.retained, 2, "%s: 32 B class keeps %llu", fl,
+			     (unsigned long long)st.retained);
+		cr_assert_eq(class_stats_of(ap, 2048).retained, 2, "%s", fl);
+		cr_assert_eq(class_stats_of(ap, 0).created, 4, "%s: other classes made none", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 2), 0, "%s: nothing beyond keep", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 0), 4, "%s", fl);
+		cr_assert_eq(class_stats_of(ap, 0).created, 0, "%s", fl);
+		cr_assert_eq(lfpool_array_destroy(ap), 0);
+	}
+}
+
 Test(array, trim_gives_pooled_buffers_back)
 {
 	static const lfpool_flavour trimmed[] = { LFPOOL_FLAVOUR_POOL, LFPOOL_FLAVOUR_CONCURRENT };
@@ -308,7 +348,7 @@ Test(array, trim_gives_pooled_buffers_back)
 		void *kept = lfpool_array_get(ap, 32, NULL);
 		lfpool_array_put(ap, a);
 		lfpool_array_put(ap, b);
-		cr_assert_eq(lfpool_array_trim(ap), 2);
+		cr_assert_eq(lfpool_array_trim(ap, 0), 2);
 		lfpool_stats st = class_stats_of(ap, 0);
 		cr_assert_eq(st.created, 1);
 		cr_assert_eq(st.retained, 0);

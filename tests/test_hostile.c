@@ -73,7 +73,7 @@ static int prewarm(enum kind k, void *p, size_t n)
 static size_t trim(enum kind k, void *p)
 {
 	return k == K_POOL ? lfpool_pool_trim(p, 0)
-	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p);
+	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p, 0);
 }
 
 static lfpool_stats stats(enum kind k, void *p)

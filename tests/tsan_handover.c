@@ -110,8 +110,8 @@ static void *worker(void *arg)
 		lfpool_closure_run(p->closures, cl, &sum);
 		if (r % 16 == 0) {	/* fini runs here, on objects others wrote */
 			lfpool_concurrent_trim(p->conc, 0);
-			lfpool_ts_trim(p->ts);
-			lfpool_array_trim(p->array);
+			lfpool_ts_trim(p->ts, 0);
+			lfpool_array_trim(p->array, 0);
 		}
 	}
 	lfpool_ts_cache_destroy(cache);

@@ -17,7 +17,7 @@
  * Memory: a class takes memory from the backing allocator in slabs of at
  * least 8 buffers (fewer when capacity is smaller), so the first buffer of
  * a 1 MiB class reserves 16 MiB of address space; pages are touched as
- * buffers are used.  lfpool_array_trim gives idle slabs back.
+ * buffers are used.  lfpool_array_trim gives idle buffers and slabs back.
  *
  * Debug pools (LFPOOL_F_DEBUG) report, through the error hook: a double put
  * and a write after put (reported by the class, named "<name>[<class
@@ -115,10 +115,12 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap);
 /* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
-/* Give pooled buffers back to the backing allocator, every class as its
- * flavour's trim (Pool, Concurrent: all; ThreadStatic: idle depot memory,
- * not what threads' caches hold); returns the number destroyed. */
-LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap);
+/* Give pooled buffers back to the backing allocator: each class is trimmed
+ * by its flavour's trim with this keep, so each keeps min(keep, pooled) of
+ * its pooled buffers (ThreadStatic: of those in its depot, and the working
+ * set beyond them, as lfpool_ts_trim); returns how many were destroyed in
+ * all classes together. */
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep);
 /* Fill *st: size 0 sums every class; otherwise the class that serves size.
  * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers
  * are not in these figures: see lfpool_array_oversize_stats. */
@@ -149,13 +151,7 @@ static inline void lfpool_array_put_slow_tsan_(lfpool_array *ap, void *buf, size
 	lfpool_array_put_slow(ap, buf, n);
 	LFPOOL_TSAN_QUIET_END_();
 }
-static inline size_t lfpool_array_trim_tsan_(lfpool_array *ap)
-{
-	LFPOOL_TSAN_QUIET_BEGIN_();
-	size_t n = lfpool_array_trim(ap);
-	LFPOOL_TSAN_QUIET_END_();
-	return n;
-}
+LFPOOL_TSAN_WRAP_CALL_(lfpool_array_trim, size_t, lfpool_array *, size_t)
 # define lfpool_array_get_slow lfpool_array_get_slow_tsan_
 # define lfpool_array_put_slow lfpool_array_put_slow_tsan_
 # define lfpool_array_trim lfpool_array_trim_tsan_

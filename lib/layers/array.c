@@ -351,11 +351,11 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 		class_put(ap, slot, buf);
 }
 
-LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap)
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 {
 	size_t n = 0;
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
-		n += lfp_flavour_trim(&ap->cls[k].pool);
+		n += lfp_flavour_trim(&ap->cls[k].pool, keep);
 	return n;
 }
 
