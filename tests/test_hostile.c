@@ -487,9 +487,8 @@ Test(array, wrong_oversize_sizes_are_reported_in_release_pools)
 	test_alloc_init(&t);
 	struct error_log log;
 	record_errors(&log);
-	lfpool_array_config c = { .flavour = LFPOOL_FLAVOUR_CONCURRENT, .max_size = 1024,
-				  .allocator = &t.a, .name = "bufs" };
-	lfpool_array *ap = lfpool_array_create(&c);
+	lfpool_array_config c = { .max_size = 1024, .allocator = &t.a, .name = "bufs" };
+	lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &c);
 	cr_assert_not_null(ap);
 	char *small = lfpool_array_get(ap, 64, NULL);
 	char *big = lfpool_array_get(ap, 5000, NULL);

@@ -2,11 +2,11 @@
 /*
  * lfpool/array.h - Array pools: byte buffers in power-of-two size classes.
  *
- * Each class, from min_size to max_size, is a pool of the configured
- * flavour; get(n) hands out a buffer of the smallest class that holds n
- * bytes and says how many bytes it really has.  A request above max_size is
- * served by the backing allocator and given back to it on put: such
- * buffers are never pooled.
+ * Each class, from min_size to max_size, is a pool of the flavour given
+ * to create (its first argument, as for every layer); get(n) hands out a
+ * buffer of the smallest class that holds n bytes and says how many bytes
+ * it really has.  A request above max_size is served by the backing
+ * allocator and given back to it on put: such buffers are never pooled.
  *
  * Every buffer is preceded by a prefix outside the caller's bytes (16
  * bytes, or the alignment when that is larger) whose last 16 bytes, struct
@@ -70,7 +70,6 @@ typedef struct lfpool_array lfpool_array;
 #define LFPOOL_ARRAY_MAX_CLASS ((size_t)64 << 20)
 
 typedef struct lfpool_array_config {
-	lfpool_flavour flavour;	/* required */
 	size_t min_size;	/* smallest class: power of two >= 16; 0 = 16 */
 	size_t max_size;	/* largest: power of two <= LFPOOL_ARRAY_MAX_CLASS;
 				 * 0 = 1 MiB */
@@ -105,8 +104,10 @@ struct lfpool_array_fast {
 	int inline_put;		/* unsized puts may read the prefix inline */
 };
 
-/* A new array pool per cfg; NULL with errno EINVAL (bad config) or ENOMEM. */
-LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg);
+/* A new array pool whose classes are pools of flavour, per cfg; NULL with
+ * errno EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM. */
+LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
+					     const lfpool_array_config *cfg);
 /* Destroy every class and its buffers.  Buffers still out must not be used
  * or put afterwards; oversize ones still out are not freed (the pool keeps
  * no list of them).  0; NULL: no-op, 0; -1 with errno EINVAL for a pool
