@@ -116,11 +116,11 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap);
 /* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
-/* Give pooled buffers back to the backing allocator: each class is trimmed
- * by its flavour's trim with this keep, so each keeps min(keep, pooled) of
- * its pooled buffers (ThreadStatic: of those in its depot, and the working
- * set beyond them, as lfpool_ts_trim); returns how many were destroyed in
- * all classes together. */
+/* Give pooled buffers back, keeping keep in each class.  Each class is
+ * trimmed by its flavour's trim with this keep, so each keeps min(keep,
+ * pooled) of its pooled buffers (ThreadStatic: of those in its depot, and
+ * the working set beyond them, as lfpool_ts_trim); returns how many were
+ * destroyed in all classes together. */
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep);
 /* Fill *st: size 0 sums every class; otherwise the class that serves size.
  * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers

@@ -218,13 +218,13 @@ LFPOOL_API void lfpool_ts_detach(lfpool_ts *pool);
  * ENOMEM), nothing created.  Every thread can get them. */
 LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
 /*
- * Give idle memory back, leaving at least min(keep, D) objects pooled in
- * the depot, D being the depot's objects when trim begins (a per-CPU pool's
- * with every CPU area's objects taken into it first).  Beyond keep it
- * leaves only the working set's full magazines (W: as many as caches took
- * from the depot since the previous trim, at most depot_max) and as many
- * empty ones; every other object and magazine goes, then every slab with no
- * object (see "Trim" above).  Objects in threads' caches are neither
+ * Give idle memory back, keeping keep of the depot's objects.  It leaves
+ * at least min(keep, D) of the D objects the depot holds when trim begins
+ * (a per-CPU pool's with every CPU area's objects taken into it first).
+ * Beyond keep it leaves only the working set's full magazines (W: as many
+ * as caches took from the depot since the previous trim, at most
+ * depot_max) and as many empty ones; every other object and magazine goes,
+ * then every slab with no object (see "Trim" in this header).  Objects in threads' caches are neither
  * counted nor touched (lfpool_ts_drain moves them to the depot first).
  * With no get or put meanwhile the depot keeps exactly
  * max(min(keep, D), min(W, F) * magazine_size) objects, F being its full
