@@ -176,8 +176,9 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
-/* Model: stress/model/depot.pml, steps T1-T7 (T8, the loose objects kept
- * for keep_objs, is one more push of a private chain, as a put's). */
+/* Model: stress/model/depot.pml, steps T1-T7.  Not modelled: the push back
+ * of the loose objects kept for keep_objs, a push of a private chain like
+ * lfp_depot_put_objs's. */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
 		      uint32_t keep_empty, size_t keep_objs)
 {
