@@ -210,9 +210,8 @@ static void *array_open(size_t obj_size, unsigned prewarm, const char **why)
 	struct array_bench *a = malloc(sizeof(*a));
 	if (!a)
 		bench_die("out of memory");
-	lfpool_array_config cfg = { .flavour = LFPOOL_FLAVOUR_TS, .min_size = 64,
-				    .max_size = 65536, .name = "bench" };
-	a->ap = lfpool_array_create(&cfg);
+	lfpool_array_config cfg = { .min_size = 64, .max_size = 65536, .name = "bench" };
+	a->ap = lfpool_array_create(LFPOOL_FLAVOUR_TS, &cfg);
 	if (!a->ap)
 		bench_die("lfpool_array_create failed");
 	a->size = obj_size;

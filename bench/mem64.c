@@ -57,8 +57,8 @@ static void measure_held(const char *impl, unsigned flags, struct mem_held *h)
 	pthread_barrier_wait(&m.done);
 	h->impl = impl;
 	lfpool_ts_stats(m.pool, &h->before);
-	lfpool_ts_trim(m.pool);
-	lfpool_ts_trim(m.pool);
+	lfpool_ts_trim(m.pool, 0);
+	lfpool_ts_trim(m.pool, 0);
 	lfpool_ts_stats(m.pool, &h->after);
 	h->path = h->after.percpu_mode;
 	pthread_barrier_wait(&m.measured);
@@ -159,8 +159,8 @@ static void burst_child(unsigned flags, bool use_malloc, int fd)
 	}
 	if (!use_malloc) {
 		lfpool_ts_drain(p);
-		lfpool_ts_trim(p);
-		lfpool_ts_trim(p);
+		lfpool_ts_trim(p, 0);
+		lfpool_ts_trim(p, 0);
 		lfpool_stats st;
 		lfpool_ts_stats(p, &st);
 		r.side_after = st.bytes_held;

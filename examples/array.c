@@ -11,12 +11,12 @@
 int main(void)
 {
 	lfpool_array_config cfg = {
-		.flavour = LFPOOL_FLAVOUR_CONCURRENT,	/* any thread gets and puts */
 		.min_size = 64,				/* classes 64 B .. 64 KiB */
 		.max_size = 64 * 1024,
 		.flags = LFPOOL_ARRAY_F_CLEAR,		/* zeroed on put */
 	};
-	lfpool_array *ap = lfpool_array_create(&cfg);
+	/* The flavour comes first, as for every layer: any thread gets and puts. */
+	lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &cfg);
 	if (!ap)
 		return 1;
 

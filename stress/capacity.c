@@ -558,7 +558,7 @@ static void *get_all(void *arg)
 static void *trim_it(void *arg)
 {
 	struct pin_arg *a = arg;
-	a->k = (unsigned)lfpool_ts_trim(a->pool);
+	a->k = (unsigned)lfpool_ts_trim(a->pool, 0);
 	return NULL;
 }
 
@@ -674,7 +674,7 @@ static void *drainer(void *arg)
 	struct churn *c = arg;
 	for (unsigned i = 0; !atomic_load(&c->stop); i++) {
 		if (i % 4 == 3)
-			lfpool_ts_trim(c->g.cs[0].pool);
+			lfpool_ts_trim(c->g.cs[0].pool, 0);
 		else
 			lfpool_ts_drain(c->g.cs[0].pool);
 		sched_yield();

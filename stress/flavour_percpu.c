@@ -77,12 +77,9 @@ static void percpu_put_bulk(void *h, void *const *objs, size_t n)
 static void percpu_flush(void *h) { lfpool_ts_flush(h); }
 static int percpu_prewarm(void *pool, size_t n) { return lfpool_ts_prewarm(pool, n); }
 
-/* Trim keeps the depot's working set and the areas: keep is unused. */
-static size_t percpu_trim(void *pool, size_t keep)
-{
-	(void)keep;
-	return lfpool_ts_trim(pool);
-}
+/* As ThreadStatic's: keep counts the depot's objects, the areas' among
+ * them, and the working set may stay beyond it. */
+static size_t percpu_trim(void *pool, size_t keep) { return lfpool_ts_trim(pool, keep); }
 
 /* The bound threadstatic.h documents, CPU areas included. */
 static size_t percpu_max_bytes(const void *pool, size_t caches)

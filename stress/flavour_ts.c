@@ -16,12 +16,9 @@ static void *ts_create(const lfpool_config *cfg) { return lfpool_ts_create(cfg);
 static int ts_destroy(void *pool) { return lfpool_ts_destroy(pool); }
 static int ts_prewarm(void *pool, size_t n) { return lfpool_ts_prewarm(pool, n); }
 
-/* ThreadStatic's trim keeps the depot's recent working set: keep is unused. */
-static size_t ts_trim(void *pool, size_t keep)
-{
-	(void)keep;
-	return lfpool_ts_trim(pool);
-}
+/* keep counts the depot's objects only, and the working set may stay
+ * beyond it: trim_keeps is false. */
+static size_t ts_trim(void *pool, size_t keep) { return lfpool_ts_trim(pool, keep); }
 
 /* The bound threadstatic.h documents (bounded pools). */
 static size_t ts_max_bytes(const void *pool, size_t caches)

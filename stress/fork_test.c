@@ -109,7 +109,7 @@ static void rare_calls(int who)
 		lfpool_concurrent_stats(shared, &st);
 		break;
 	default: {
-		lfpool_ts_trim(shared);
+		lfpool_ts_trim(shared, 0);
 		lfpool_ts_stats(shared, &st);
 		lfpool_ts_cache *c = lfpool_ts_cache_create(shared);
 		if (c) {

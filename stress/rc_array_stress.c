@@ -245,10 +245,10 @@ static bool array_open(struct rs_run *r)
 		return false;
 	stress_alloc_init(&ar->alloc);
 	lfpool_array_config c = {
-		.flavour = r->flavour, .min_size = 16, .max_size = ARRAY_MAX,
-		.flags = r->flags | LFPOOL_ARRAY_F_CLEAR, .allocator = &ar->alloc.a, .name = "bufs",
+		.min_size = 16, .max_size = ARRAY_MAX, .flags = r->flags | LFPOOL_ARRAY_F_CLEAR,
+		.allocator = &ar->alloc.a, .name = "bufs",
 	};
-	ar->ap = lfpool_array_create(&c);
+	ar->ap = lfpool_array_create(r->flavour, &c);
 	if (!ar->ap) {
 		free(ar);
 		return false;

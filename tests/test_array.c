@@ -29,10 +29,9 @@ static const char *const flavour_names[] = { "?", "pool", "concurrent", "ts" };
 static lfpool_array *make(lfpool_flavour f, unsigned flags, const lfpool_allocator *a)
 {
 	lfpool_array_config c = {
-		.flavour = f, .min_size = MIN, .max_size = MAX, .flags = flags,
-		.allocator = a, .name = "bufs",
+		.min_size = MIN, .max_size = MAX, .flags = flags, .allocator = a, .name = "bufs",
 	};
-	lfpool_array *ap = lfpool_array_create(&c);
+	lfpool_array *ap = lfpool_array_create(f, &c);
 	cr_assert_not_null(ap, "%s: create: errno %d", flavour_names[f], errno);
 	return ap;
 }
@@ -100,8 +99,8 @@ Test(array, buffers_have_the_configured_alignment)
 {
 	static const size_t aligns[] = { 64, 4096 };
 	for (size_t a = 0; a < 2; a++) {
-		lfpool_array_config c = { .flavour = LFPOOL_FLAVOUR_POOL, .align = aligns[a] };
-		lfpool_array *ap = lfpool_array_create(&c);
+		lfpool_array_config c = { .align = aligns[a] };
+		lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_POOL, &c);
 		cr_assert_not_null(ap);
 		void *x = lfpool_array_get(ap, 16, NULL), *y = lfpool_array_get(ap, 3000, NULL);
 		void *z = lfpool_array_get(ap, 2 << 20, NULL);	/* oversize */
@@ -159,31 +158,30 @@ Test(array, bad_configurations_are_einval)
 {
 	static const lfpool_allocator half = { .alloc = NULL };
 	static const lfpool_array_config bad[] = {
-		{ .flavour = 0 },
-		{ .flavour = 4 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .min_size = 8 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .min_size = 48 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .min_size = 64, .max_size = 32 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .max_size = 1000 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .max_size = LFPOOL_ARRAY_MAX_CLASS * 2 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .min_size = (size_t)2 << 20 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .align = 24 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .align = 8192 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .flags = 0x2 },
-		{ .flavour = LFPOOL_FLAVOUR_POOL, .allocator = &half },
+		{ .min_size = 8 },
+		{ .min_size = 48 },
+		{ .min_size = 64, .max_size = 32 },
+		{ .max_size = 1000 },
+		{ .max_size = LFPOOL_ARRAY_MAX_CLASS * 2 },
+		{ .min_size = (size_t)2 << 20 },
+		{ .align = 24 },
+		{ .align = 8192 },
+		{ .flags = 0x2 },
+		{ .allocator = &half },
 	};
 	errno = 0;
-	cr_assert_null(lfpool_array_create(NULL));
+	cr_assert_null(lfpool_array_create(LFPOOL_FLAVOUR_POOL, NULL));
 	cr_assert_eq(errno, EINVAL);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		cr_assert_null(lfpool_array_create(&bad[i]), "config %zu accepted", i);
+		cr_assert_null(lfpool_array_create(LFPOOL_FLAVOUR_POOL, &bad[i]),
+			       "config %zu accepted", i);
 		cr_assert_eq(errno, EINVAL, "config %zu: errno %d", i, errno);
 	}
 	/* The limits themselves are fine. */
-	lfpool_array_config edge = { .flavour = LFPOOL_FLAVOUR_CONCURRENT, .min_size = 16,
-				     .max_size = LFPOOL_ARRAY_MAX_CLASS, .align = 4096 };
-	lfpool_array *ap = lfpool_array_create(&edge);
+	lfpool_array_config edge = { .min_size = 16, .max_size = LFPOOL_ARRAY_MAX_CLASS,
+				     .align = 4096 };
+	lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &edge);
 	cr_assert_not_null(ap);
 	lfpool_array_destroy(ap);
 }
@@ -297,6 +295,46 @@ Test(array, stats_sum_the_classes)
 	}
 }
 
+/* Gets and puts small and large buffers on a thread of its own, which
+ * then exits: a ThreadStatic class's buffers are in its depot then. */
+enum { SMALL_N = 5, LARGE_N = 3 };
+static void *use_and_exit(void *arg)
+{
+	lfpool_array *ap = arg;
+	void *small[SMALL_N], *large[LARGE_N];
+	for (int i = 0; i < SMALL_N; i++)
+		small[i] = lfpool_array_get(ap, 32, NULL);
+	for (int i = 0; i < LARGE_N; i++)
+		large[i] = lfpool_array_get(ap, 2000, NULL);
+	for (int i = 0; i < SMALL_N; i++)
+		lfpool_array_put(ap, small[i]);
+	for (int i = 0; i < LARGE_N; i++)
+		lfpool_array_put(ap, large[i]);
+	return NULL;
+}
+
+/* array.h: "each keeps min(keep, pooled) of its pooled buffers". */
+Test(array, trim_keeps_keep_buffers_in_every_class)
+{
+	for (size_t f = 0; f < NFLAVOURS; f++) {
+		const char *fl = flavour_names[flavours_all[f]];
+		lfpool_array *ap = make(flavours_all[f], 0, NULL);
+		run_on_thread(use_and_exit, ap);
+		cr_assert_eq(lfpool_array_trim(ap, SMALL_N + LARGE_N), 0,
+			     "%s: keep above every class's pooled", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 2), (SMALL_N - 2) + (LARGE_N - 2), "%s", fl);
+		lfpool_stats st = class_stats_of(ap, 32);
+		cr_assert_eq(st.retained, 2, "%s: 32 B class keeps %llu", fl,
+			     (unsigned long long)st.retained);
+		cr_assert_eq(class_stats_of(ap, 2048).retained, 2, "%s", fl);
+		cr_assert_eq(class_stats_of(ap, 0).created, 4, "%s: other classes made none", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 2), 0, "%s: nothing beyond keep", fl);
+		cr_assert_eq(lfpool_array_trim(ap, 0), 4, "%s", fl);
+		cr_assert_eq(class_stats_of(ap, 0).created, 0, "%s", fl);
+		cr_assert_eq(lfpool_array_destroy(ap), 0);
+	}
+}
+
 Test(array, trim_gives_pooled_buffers_back)
 {
 	static const lfpool_flavour trimmed[] = { LFPOOL_FLAVOUR_POOL, LFPOOL_FLAVOUR_CONCURRENT };
@@ -308,7 +346,7 @@ Test(array, trim_gives_pooled_buffers_back)
 		void *kept = lfpool_array_get(ap, 32, NULL);
 		lfpool_array_put(ap, a);
 		lfpool_array_put(ap, b);
-		cr_assert_eq(lfpool_array_trim(ap), 2);
+		cr_assert_eq(lfpool_array_trim(ap, 0), 2);
 		lfpool_stats st = class_stats_of(ap, 0);
 		cr_assert_eq(st.created, 1);
 		cr_assert_eq(st.retained, 0);

@@ -13,16 +13,15 @@
 static const lfpool_config cfg = { .obj_size = 32, .prewarm = 4 };
 static const lfpool_config dbg = { .obj_size = 32, .prewarm = 4, .flags = LFPOOL_F_DEBUG,
 				   .name = "twice" };
-static const lfpool_array_config acfg = { .flavour = LFPOOL_FLAVOUR_CONCURRENT };
-static const lfpool_array_config adbg = { .flavour = LFPOOL_FLAVOUR_CONCURRENT,
-					  .flags = LFPOOL_F_DEBUG, .name = "twice" };
+static const lfpool_array_config acfg = { .name = NULL };
+static const lfpool_array_config adbg = { .flags = LFPOOL_F_DEBUG, .name = "twice" };
 
 Test(destroy, returns_0_for_every_pool_and_for_null)
 {
 	cr_expect_eq(lfpool_pool_destroy(lfpool_pool_create(&cfg)), 0);
 	cr_expect_eq(lfpool_concurrent_destroy(lfpool_concurrent_create(&cfg)), 0);
 	cr_expect_eq(lfpool_ts_destroy(lfpool_ts_create(&cfg)), 0);
-	cr_expect_eq(lfpool_array_destroy(lfpool_array_create(&acfg)), 0);
+	cr_expect_eq(lfpool_array_destroy(lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &acfg)), 0);
 	cr_expect_eq(lfpool_rc_destroy(lfpool_rc_create(LFPOOL_FLAVOUR_TS, &cfg)), 0);
 	cr_expect_eq(lfpool_closure_pool_destroy(
 			     lfpool_closure_pool_create(LFPOOL_FLAVOUR_POOL, &cfg)), 0);
@@ -56,7 +55,7 @@ Test(destroy, twice_is_einval_for_every_debug_pool)
 	EXPECT_DESTROYED_TWICE(lfpool_concurrent_destroy, c);
 	lfpool_ts *t = lfpool_ts_create(&dbg);
 	EXPECT_DESTROYED_TWICE(lfpool_ts_destroy, t);
-	lfpool_array *a = lfpool_array_create(&adbg);
+	lfpool_array *a = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &adbg);
 	EXPECT_DESTROYED_TWICE(lfpool_array_destroy, a);
 	lfpool_rc *rc = lfpool_rc_create(LFPOOL_FLAVOUR_CONCURRENT, &dbg);
 	EXPECT_DESTROYED_TWICE(lfpool_rc_destroy, rc);

@@ -73,7 +73,7 @@ static int prewarm(enum kind k, void *p, size_t n)
 static size_t trim(enum kind k, void *p)
 {
 	return k == K_POOL ? lfpool_pool_trim(p, 0)
-	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p);
+	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p, 0);
 }
 
 static lfpool_stats stats(enum kind k, void *p)
@@ -487,9 +487,8 @@ Test(array, wrong_oversize_sizes_are_reported_in_release_pools)
 	test_alloc_init(&t);
 	struct error_log log;
 	record_errors(&log);
-	lfpool_array_config c = { .flavour = LFPOOL_FLAVOUR_CONCURRENT, .max_size = 1024,
-				  .allocator = &t.a, .name = "bufs" };
-	lfpool_array *ap = lfpool_array_create(&c);
+	lfpool_array_config c = { .max_size = 1024, .allocator = &t.a, .name = "bufs" };
+	lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &c);
 	cr_assert_not_null(ap);
 	char *small = lfpool_array_get(ap, 64, NULL);
 	char *big = lfpool_array_get(ap, 5000, NULL);

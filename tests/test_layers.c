@@ -192,8 +192,8 @@ Test(scoped, every_kind_of_pool)
 	lfpool_concurrent *cp = lfpool_concurrent_create(&c);
 	lfpool_ts *tp = lfpool_ts_create(&c);
 	lfpool_rc *rc = lfpool_rc_create(LFPOOL_FLAVOUR_POOL, &c);
-	lfpool_array_config ac = { .flavour = LFPOOL_FLAVOUR_CONCURRENT };
-	lfpool_array *ap = lfpool_array_create(&ac);
+	lfpool_array_config ac = { .name = NULL };
+	lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_CONCURRENT, &ac);
 	vec_pool *vp = vec_pool_create(NULL);
 	cr_assert(cp && tp && rc && ap && vp);
 	{
@@ -306,6 +306,44 @@ Test(rc, bad_configurations_are_einval)
 	errno = 0;
 	cr_assert_null(lfpool_rc_create(0, &ok));
 	cr_assert_eq(errno, EINVAL);
+}
+
+/* array.h, rc.h, closure.h: every layer's create takes the flavour first;
+ * none, or one beyond the last, is NULL with errno EINVAL, holding nothing,
+ * and each flavour with the same config is accepted. */
+Test(layers, the_flavour_is_the_first_argument_and_checked)
+{
+	struct test_alloc t;
+	test_alloc_init(&t);
+	lfpool_config cfg = { .obj_size = 16, .prewarm = 4, .allocator = &t.a };
+	lfpool_array_config acfg = { .max_size = 1024, .allocator = &t.a };
+	const lfpool_flavour wrong[] = { 0, (lfpool_flavour)(LFPOOL_FLAVOUR_TS + 1),
+					 (lfpool_flavour)-1 };
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		int f = (int)wrong[i];
+		errno = 0;
+		cr_assert_null(lfpool_array_create(wrong[i], &acfg), "array, flavour %d", f);
+		cr_assert_eq(errno, EINVAL, "array, flavour %d", f);
+		errno = 0;
+		cr_assert_null(lfpool_rc_create(wrong[i], &cfg), "rc, flavour %d", f);
+		cr_assert_eq(errno, EINVAL, "rc, flavour %d", f);
+		errno = 0;
+		cr_assert_null(lfpool_closure_pool_create(wrong[i], &cfg), "closure, flavour %d", f);
+		cr_assert_eq(errno, EINVAL, "closure, flavour %d", f);
+		cr_assert_eq(t.live, 0, "flavour %d: a refused create holds no memory", f);
+	}
+	const lfpool_flavour right[] = { LFPOOL_FLAVOUR_POOL, LFPOOL_FLAVOUR_CONCURRENT,
+					 LFPOOL_FLAVOUR_TS };
+	for (size_t i = 0; i < 3; i++) {
+		lfpool_array *ap = lfpool_array_create(right[i], &acfg);
+		lfpool_rc *rc = lfpool_rc_create(right[i], &cfg);
+		lfpool_closure_pool *cp = lfpool_closure_pool_create(right[i], &cfg);
+		cr_assert(ap && rc && cp, "flavour %d", (int)right[i]);
+		cr_assert_eq(lfpool_array_destroy(ap), 0);
+		cr_assert_eq(lfpool_rc_destroy(rc), 0);
+		cr_assert_eq(lfpool_closure_pool_destroy(cp), 0);
+	}
+	test_alloc_finish(&t);
 }
 
 /* Threads retain and release one object while the test holds a reference;

@@ -461,7 +461,7 @@ Test(percpu, trim_empties_the_depot_and_the_areas)
 	/* 8 stay in the area, 12 leave in three full magazines. */
 	for (int i = 0; i < 20; i++)
 		lfpool_ts_put(p, objs[i]);
-	cr_assert_eq(lfpool_ts_trim(p), 20, "no get took a full magazine: none is kept, "
+	cr_assert_eq(lfpool_ts_trim(p, 0), 20, "no get took a full magazine: none is kept, "
 		     "and the area's 8 are taken too");
 	lfpool_stats st = stats_of(p);
 	cr_assert_eq(st.created, 0);
@@ -469,6 +469,30 @@ Test(percpu, trim_empties_the_depot_and_the_areas)
 	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 8), 0);
 	cr_assert_eq(stats_of(p).created, 8, "made anew");
 	lfpool_ts_put_bulk(p, objs, 8);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+/* threadstatic.h: keep counts the depot's objects "with every CPU area's
+ * objects taken into it first". */
+Test(percpu, trim_keeps_keep_counting_the_areas)
+{
+	int cpus[1];
+	allowed_cpus(cpus, 1);
+	pin(cpus[0]);
+	lfpool_config c = percpu_config(64, 4, 8);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[20];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
+	/* 8 stay in the area, 12 leave in three full magazines. */
+	for (int i = 0; i < 20; i++)
+		lfpool_ts_put(p, objs[i]);
+	cr_assert_eq(lfpool_ts_trim(p, 10), 10, "the area's 8 count: 20 pooled, 10 kept");
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 10);
+	cr_assert_eq(st.retained, 10);
+	cr_assert_eq(lfpool_ts_trim(p, 100), 0, "keep above the 10 pooled");
+	cr_assert_eq(lfpool_ts_trim(p, 0), 10, "no get took a magazine: no working set");
+	cr_assert_eq(stats_of(p).created, 0);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 

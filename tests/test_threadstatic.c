@@ -325,11 +325,11 @@ Test(ts_trim, keeps_the_working_set_and_drops_the_rest)
 	cr_assert_eq(t.failed, 0);
 	/* That thread flushed its M objects to the loose stack: trim takes
 	 * those, and keeps the one full magazine left (one was taken). */
-	cr_assert_eq(lfpool_ts_trim(p), M);
+	cr_assert_eq(lfpool_ts_trim(p, 0), M);
 	cr_assert_eq(stats_of(p).created, 3 * M);
 	/* Nothing taken since: the full magazine goes too. */
-	cr_assert_eq(lfpool_ts_trim(p), M);
-	cr_assert_eq(lfpool_ts_trim(p), 0);
+	cr_assert_eq(lfpool_ts_trim(p, 0), M);
+	cr_assert_eq(lfpool_ts_trim(p, 0), 0);
 	st = stats_of(p);
 	cr_assert_eq(st.created, 2 * M, "this thread's two magazines stay");
 	cr_assert_eq(st.trims, 2);
@@ -338,6 +338,76 @@ Test(ts_trim, keeps_the_working_set_and_drops_the_rest)
 	cr_assert_eq(lfpool_ts_get_bulk(p, o, 2 * M), 0);
 	cr_assert_eq(stats_of(p).misses, misses);
 	lfpool_ts_put_bulk(p, o, 2 * M);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+/* threadstatic.h: trim leaves min(keep, D) of the depot's D objects;
+ * keep 0 leaves only the working set (none here), keep >= D destroys
+ * nothing. */
+Test(ts_trim, keep_leaves_min_of_keep_and_the_depot)
+{
+	enum { M = 16, D = 100 };
+	lfpool_config c = ts_config(32, M, 8);
+	c.prewarm = D;	/* into the depot; no cache takes a magazine */
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_eq(lfpool_ts_trim(p, 1000), 0, "keep above the depot's objects");
+	cr_assert_eq(lfpool_ts_trim(p, D), 0, "keep == the depot's objects");
+	cr_assert_eq(lfpool_ts_trim(p, 37), D - 37, "keep not a multiple of the magazine");
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 37);
+	cr_assert_eq(st.retained, 37);
+	cr_assert_eq(st.trims, 1, "trims that destroyed nothing count none");
+	cr_assert_eq(lfpool_ts_trim(p, 37), 0);
+	cr_assert_eq(lfpool_ts_trim(p, 0), 37);
+	cr_assert_eq(stats_of(p).created, 0);
+	cr_assert_eq(lfpool_ts_trim(p, 0), 0, "trim of an empty depot");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+struct holder {
+	lfpool_ts *pool;
+	void **objs;
+	size_t n;
+};
+
+/* n gets one at a time, on a thread of its own, held past its exit. */
+static void *get_and_hold(void *arg)
+{
+	struct holder *h = arg;
+	for (size_t i = 0; i < h->n; i++)
+		h->objs[i] = lfpool_ts_get(h->pool);
+	return NULL;
+}
+
+/* threadstatic.h: with no get or put meanwhile the depot keeps
+ * max(min(keep, D), min(W, F) * magazine_size) objects. */
+Test(ts_trim, keep_below_the_working_set_keeps_the_working_set)
+{
+	enum { M = 8 };
+	lfpool_config c = ts_config(32, M, 8);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *o[8 * M], *held[2 * M];
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 8 * M), 0);
+	/* Two magazines stay here, six full ones go to the depot. */
+	lfpool_ts_put_bulk(p, o, 8 * M);
+	cr_assert_eq(stats_of(p).mag_exchanges, 6);
+	cr_assert_eq(lfpool_ts_trim(p, SIZE_MAX), 0, "keeps all; the working set starts anew");
+
+	/* Another thread takes two full magazines: W = 2, F = 4, D = 4M. */
+	struct holder h = { .pool = p, .objs = held, .n = 2 * M };
+	run_on_thread(get_and_hold, &h);
+	cr_assert_eq(stats_of(p).mag_exchanges, 6 + 2);
+	cr_assert_eq(lfpool_ts_trim(p, 3), 2 * M, "keep 3 < W * M: the working set's 2M stay");
+	cr_assert_eq(stats_of(p).created, 8 * M - 2 * M);
+	/* No magazine taken since: W = 0. */
+	cr_assert_eq(lfpool_ts_trim(p, 3 * M), 0, "keep above the depot's 2M");
+	cr_assert_eq(lfpool_ts_trim(p, M + 4), M - 4, "one magazine and 4 loose objects stay");
+	cr_assert_eq(lfpool_ts_trim(p, 0), M + 4);
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.created, 4 * M, "2M held, 2M in this thread's magazines");
+	cr_assert_eq(st.live, 2 * M);
+	for (size_t i = 0; i < 2 * M; i++)
+		lfpool_ts_put(p, held[i]);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
@@ -354,7 +424,7 @@ Test(ts_trim, gives_slabs_back_to_the_allocator)
 	lfpool_ts_put_bulk(p, o, N);
 	lfpool_ts_flush(p);
 	size_t before = a.live_bytes;
-	cr_assert_eq(lfpool_ts_trim(p), N);
+	cr_assert_eq(lfpool_ts_trim(p, 0), N);
 	lfpool_stats st = stats_of(p);
 	cr_assert_eq(st.created, 0);
 	cr_assert_gt(st.slab_frees, 0);
@@ -382,7 +452,7 @@ Test(ts_hooks, init_reset_fini_counts)
 	cr_assert_eq(hook_count(&h.reset), 20);
 	cr_assert_eq(hook_count(&h.fini), 0);
 	lfpool_ts_flush(p);
-	cr_assert_eq(lfpool_ts_trim(p), 20);
+	cr_assert_eq(lfpool_ts_trim(p, 0), 20);
 	cr_assert_eq(hook_count(&h.fini), 20);
 	cr_assert_eq(lfpool_ts_get_bulk(p, o, 5), 0);
 	lfpool_ts_put_bulk(p, o, 5);

@@ -132,7 +132,7 @@ Test(ts_capacity, steal_and_drain_reach_every_cache)
 	lfpool_ts_cache_put_bulk(w, objs + 10, 10);
 	lfpool_ts_put_bulk(p, objs + 20, 10);
 	cr_assert_eq(lfpool_ts_drain(p), 30);
-	cr_assert_eq(lfpool_ts_trim(p), 30, "all in the depot, no working set");
+	cr_assert_eq(lfpool_ts_trim(p, 0), 30, "all in the depot, no working set");
 	cr_assert_eq(stats_of(p).created, 0);
 
 	pthread_barrier_wait(&done);
@@ -184,8 +184,8 @@ Test(ts_capacity, trim_gives_side_data_back)
 	cr_assert_gt(peak_alloc_live(&pa), (size_t)N * 64);
 	lfpool_ts_put_bulk(p, objs, N);
 	lfpool_ts_drain(p);
-	lfpool_ts_trim(p);
-	lfpool_ts_trim(p);
+	lfpool_ts_trim(p, 0);
+	lfpool_ts_trim(p, 0);
 	lfpool_stats st = stats_of(p);
 	cr_assert_eq(st.created, 0);
 	cr_assert_leq(st.bytes_held, 64 * 1024, "held %llu bytes after trim",

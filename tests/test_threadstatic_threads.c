@@ -451,7 +451,7 @@ Test(ts_trim, returns_memory_while_other_threads_run)
 		sched_yield();
 	size_t trimmed = 0;
 	for (int i = 0; i < 5; i++)
-		trimmed += lfpool_ts_trim(p);
+		trimmed += lfpool_ts_trim(p, 0);
 	pthread_mutex_lock(&a.lock);
 	size_t after = a.live_bytes;
 	pthread_mutex_unlock(&a.lock);

@@ -110,8 +110,8 @@ static void *worker(void *arg)
 		lfpool_closure_run(p->closures, cl, &sum);
 		if (r % 16 == 0) {	/* fini runs here, on objects others wrote */
 			lfpool_concurrent_trim(p->conc, 0);
-			lfpool_ts_trim(p->ts);
-			lfpool_array_trim(p->array);
+			lfpool_ts_trim(p->ts, 0);
+			lfpool_array_trim(p->array, 0);
 		}
 	}
 	lfpool_ts_cache_destroy(cache);
@@ -126,15 +126,15 @@ int main(void)
 			      .hook_ctx = &obj_size };
 	lfpool_config pccfg = cfg;
 	pccfg.flags = LFPOOL_F_PERCPU;
-	lfpool_array_config acfg = { .flavour = LFPOOL_FLAVOUR_TS, .min_size = OBJ,
-				     .max_size = 4 * OBJ, .magazine_size = 4, .depot_max = 2 };
+	lfpool_array_config acfg = { .min_size = OBJ, .max_size = 4 * OBJ, .magazine_size = 4,
+				     .depot_max = 2 };
 	lfpool_config ccfg = { .obj_size = sizeof(int), .magazine_size = 4, .depot_max = 2 };
 	struct pools p = {
 		.conc = lfpool_concurrent_create(&cfg),
 		.ts = lfpool_ts_create(&cfg),
 		.percpu = lfpool_ts_create(&pccfg),
 		.ts_explicit = lfpool_ts_create(&cfg),
-		.array = lfpool_array_create(&acfg),
+		.array = lfpool_array_create(LFPOOL_FLAVOUR_TS, &acfg),
 		.rc = lfpool_rc_create(LFPOOL_FLAVOUR_CONCURRENT, &cfg),
 		.closures = lfpool_closure_pool_create(LFPOOL_FLAVOUR_TS, &ccfg),
 	};

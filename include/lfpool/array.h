@@ -2,11 +2,11 @@
 /*
  * lfpool/array.h - Array pools: byte buffers in power-of-two size classes.
  *
- * Each class, from min_size to max_size, is a pool of the configured
- * flavour; get(n) hands out a buffer of the smallest class that holds n
- * bytes and says how many bytes it really has.  A request above max_size is
- * served by the backing allocator and given back to it on put: such
- * buffers are never pooled.
+ * Each class, from min_size to max_size, is a pool of the flavour given
+ * to create (its first argument, as for every layer); get(n) hands out a
+ * buffer of the smallest class that holds n bytes and says how many bytes
+ * it really has.  A request above max_size is served by the backing
+ * allocator and given back to it on put: such buffers are never pooled.
  *
  * Every buffer is preceded by a prefix outside the caller's bytes (16
  * bytes, or the alignment when that is larger) whose last 16 bytes, struct
@@ -17,7 +17,7 @@
  * Memory: a class takes memory from the backing allocator in slabs of at
  * least 8 buffers (fewer when capacity is smaller), so the first buffer of
  * a 1 MiB class reserves 16 MiB of address space; pages are touched as
- * buffers are used.  lfpool_array_trim gives idle slabs back.
+ * buffers are used.  lfpool_array_trim gives idle buffers and slabs back.
  *
  * Debug pools (LFPOOL_F_DEBUG) report, through the error hook: a double put
  * and a write after put (reported by the class, named "<name>[<class
@@ -70,7 +70,6 @@ typedef struct lfpool_array lfpool_array;
 #define LFPOOL_ARRAY_MAX_CLASS ((size_t)64 << 20)
 
 typedef struct lfpool_array_config {
-	lfpool_flavour flavour;	/* required */
 	size_t min_size;	/* smallest class: power of two >= 16; 0 = 16 */
 	size_t max_size;	/* largest: power of two <= LFPOOL_ARRAY_MAX_CLASS;
 				 * 0 = 1 MiB */
@@ -105,8 +104,10 @@ struct lfpool_array_fast {
 	int inline_put;		/* unsized puts may read the prefix inline */
 };
 
-/* A new array pool per cfg; NULL with errno EINVAL (bad config) or ENOMEM. */
-LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg);
+/* A new array pool whose classes are pools of flavour, per cfg; NULL with
+ * errno EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM. */
+LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
+					     const lfpool_array_config *cfg);
 /* Destroy every class and its buffers.  Buffers still out must not be used
  * or put afterwards; oversize ones still out are not freed (the pool keeps
  * no list of them).  0; NULL: no-op, 0; -1 with errno EINVAL for a pool
@@ -115,10 +116,12 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap);
 /* Rare paths: call lfpool_array_get, _put and _put_sized instead. */
 LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n, size_t *real);
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
-/* Give pooled buffers back to the backing allocator, every class as its
- * flavour's trim (Pool, Concurrent: all; ThreadStatic: idle depot memory,
- * not what threads' caches hold); returns the number destroyed. */
-LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap);
+/* Give pooled buffers back, keeping keep in each class.  Each class is
+ * trimmed by its flavour's trim with this keep, so each keeps min(keep,
+ * pooled) of its pooled buffers (ThreadStatic: of those in its depot, and
+ * the working set beyond them, as lfpool_ts_trim); returns how many were
+ * destroyed in all classes together. */
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep);
 /* Fill *st: size 0 sums every class; otherwise the class that serves size.
  * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers
  * are not in these figures: see lfpool_array_oversize_stats. */
@@ -149,13 +152,7 @@ static inline void lfpool_array_put_slow_tsan_(lfpool_array *ap, void *buf, size
 	lfpool_array_put_slow(ap, buf, n);
 	LFPOOL_TSAN_QUIET_END_();
 }
-static inline size_t lfpool_array_trim_tsan_(lfpool_array *ap)
-{
-	LFPOOL_TSAN_QUIET_BEGIN_();
-	size_t n = lfpool_array_trim(ap);
-	LFPOOL_TSAN_QUIET_END_();
-	return n;
-}
+LFPOOL_TSAN_WRAP_CALL_(lfpool_array_trim, size_t, lfpool_array *, size_t)
 # define lfpool_array_get_slow lfpool_array_get_slow_tsan_
 # define lfpool_array_put_slow lfpool_array_put_slow_tsan_
 # define lfpool_array_trim lfpool_array_trim_tsan_

@@ -50,10 +50,10 @@ struct lfpool_closure_pool_fast {
 };
 
 /*
- * A pool of closures per cfg: obj_size is the capture size (0: closures
- * capture nothing), align at most 16, no hooks; capacity, prewarm,
- * allocator, flags and name as for any pool.  NULL with errno EINVAL or
- * ENOMEM.
+ * A pool of closures in a pool of flavour, per cfg: obj_size is the capture
+ * size (0: closures capture nothing), align at most 16, no hooks; capacity,
+ * prewarm, allocator, flags and name as for any pool.  NULL with errno
+ * EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM.
  */
 LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavour,
 							   const lfpool_config *cfg);

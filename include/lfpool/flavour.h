@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-/* Which pool a layer keeps its objects in; 0 is no flavour (EINVAL). */
+/* Which pool a layer keeps its objects in: the first argument of every
+ * layer's create (lfpool_array_create, lfpool_rc_create,
+ * lfpool_closure_pool_create); 0 or any other value is no flavour (EINVAL). */
 typedef enum lfpool_flavour {
 	LFPOOL_FLAVOUR_POOL = 1,	/* lfpool_pool: one thread, no atomics */
 	LFPOOL_FLAVOUR_CONCURRENT,	/* lfpool_concurrent: one lock-free stack */

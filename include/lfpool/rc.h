@@ -40,8 +40,9 @@ extern "C" {
 
 typedef struct lfpool_rc lfpool_rc;
 
-/* A pool of counted objects per cfg (obj_size and hooks are the caller's
- * objects'; align at most 4096); NULL with errno EINVAL or ENOMEM. */
+/* A pool of counted objects in a pool of flavour, per cfg (obj_size and
+ * hooks are the caller's objects'; align at most 4096); NULL with errno
+ * EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM. */
 LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_config *cfg);
 /* Destroy the pool (objects still out are reported by debug pools).  0;
  * NULL: no-op, 0; -1 with errno EINVAL for a pool already destroyed (as

@@ -147,9 +147,10 @@
  * foreign pointer corrupts the depot when its magazine is unloaded; two
  * threads on one explicit cache at once lose or duplicate objects.
  *
- * Trim.  Gives back depot magazines beyond the working set (as many full
- * and empty magazines as caches took from the depot since the previous
- * trim), every loose object, and every slab that then holds no object.
+ * Trim.  lfpool_ts_trim(pool, keep) leaves keep of the depot's objects
+ * and its working set (as many full and empty magazines as caches took
+ * from the depot since the previous trim), and gives back the other
+ * magazines, every other object, and every slab that then holds no object.
  * In a per-CPU pool it first takes every CPU's area (stop and take, from
  * any thread: no flush on each CPU is needed), so those objects are given
  * back too.  Objects in per-thread caches stay (they are the threads'
@@ -160,13 +161,14 @@
  * it once a grace period has passed (liburcu-bp's synchronize_rcu: the
  * slow paths that pop the pool's stacks read link words inside read-side
  * sections; the get and put fast paths never do), so after a drain and a
- * trim with nothing out a pool holds at most its kept objects and 64 KiB
- * of its backing allocator (the slab directory and the kept magazines);
- * with the default allocator slabs are mapped and unmapped directly, and
- * malloc_trim gives the freed side data back to the system.  The TSan
- * build keeps side data until destroy.  Magazines' memory needs no grace
- * period: like an object's, it is only ever touched by its owner (the
- * cache that holds it, or the thread whose CAS took it off a depot stack).
+ * trim keeping 0 with nothing out a pool holds at most its kept objects
+ * and 64 KiB of its backing allocator (the slab directory and the kept
+ * magazines); with the default allocator slabs are mapped and unmapped
+ * directly, and malloc_trim gives the freed side data back to the system.
+ * The TSan build keeps side data until destroy.  Magazines' memory needs
+ * no grace period: like an object's, it is only ever touched by its owner
+ * (the cache that holds it, or the thread whose CAS took it off a depot
+ * stack).
  */
 #ifndef LFPOOL_THREADSTATIC_H
 #define LFPOOL_THREADSTATIC_H
@@ -215,10 +217,22 @@ LFPOOL_API void lfpool_ts_detach(lfpool_ts *pool);
 /* Create n more objects into the depot: 0, or -1 + errno (ENOBUFS,
  * ENOMEM), nothing created.  Every thread can get them. */
 LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
-/* Give idle memory back: depot magazines beyond the recent working set,
- * loose objects, then slabs with no object.  Safe while other threads get
- * and put.  Returns the number of objects destroyed. */
-LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool);
+/*
+ * Give idle memory back, keeping keep of the depot's objects.  It leaves
+ * at least min(keep, D) of the D objects the depot holds when trim begins
+ * (a per-CPU pool's with every CPU area's objects taken into it first).
+ * Beyond keep it leaves only the working set's full magazines (W: as many
+ * as caches took from the depot since the previous trim, at most
+ * depot_max) and as many empty ones; every other object and magazine goes,
+ * then every slab with no object (see "Trim" in this header).  Objects in threads' caches are neither
+ * counted nor touched (lfpool_ts_drain moves them to the depot first).
+ * With no get or put meanwhile the depot keeps exactly
+ * max(min(keep, D), min(W, F) * magazine_size) objects, F being its full
+ * magazines: keep 0 leaves only the working set, keep >= D destroys
+ * nothing.  Safe while other threads get and put.  Returns the number of
+ * objects destroyed.
+ */
+LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool, size_t keep);
 /* Move every object held in any cache (implicit caches of every thread,
  * explicit caches, worker slots) and any CPU area onto the depot, from any
  * thread, e.g. before a job system idles; a trim then can give them back.
@@ -279,13 +293,7 @@ LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpoo
 LFPOOL_TSAN_WRAP_GET_(lfpool_ts_cache_get_slow, void *, lfpool_ts_cache *)
 LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_cache_put_slow, lfpool_ts_cache *, void *)
 LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
-static inline size_t lfpool_ts_trim_tsan_(lfpool_ts *pool)
-{
-	LFPOOL_TSAN_QUIET_BEGIN_();
-	size_t n = lfpool_ts_trim(pool);
-	LFPOOL_TSAN_QUIET_END_();
-	return n;
-}
+LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_trim, size_t, lfpool_ts *, size_t)
 static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
 {
 	LFPOOL_TSAN_QUIET_BEGIN_();

@@ -89,16 +89,16 @@ static void count(const lfpool_array *ap, uint64_t *counter, int64_t d)
 		*counter += (uint64_t)d;
 }
 
-/* Validate cfg and resolve its defaults; 0 or EINVAL. */
-static int check_config(const lfpool_array_config *cfg, size_t *min, size_t *max, size_t *align)
+/* Validate flavour and cfg and resolve cfg's defaults; 0 or EINVAL. */
+static int check_config(lfpool_flavour flavour, const lfpool_array_config *cfg, size_t *min,
+			size_t *max, size_t *align)
 {
-	if (!cfg)
+	if (flavour < LFPOOL_FLAVOUR_POOL || flavour > LFPOOL_FLAVOUR_TS || !cfg)
 		return EINVAL;
 	*min = cfg->min_size ? cfg->min_size : LFP_ARRAY_MIN_CLASS;
 	*max = cfg->max_size ? cfg->max_size : LFP_ARRAY_DEFAULT_MAX;
 	*align = cfg->align ? cfg->align : 16;
-	if (cfg->flavour < LFPOOL_FLAVOUR_POOL || cfg->flavour > LFPOOL_FLAVOUR_TS ||
-	    !is_pow2(*min) || !is_pow2(*max) || *min < LFP_ARRAY_MIN_CLASS || *min > *max ||
+	if (!is_pow2(*min) || !is_pow2(*max) || *min < LFP_ARRAY_MIN_CLASS || *min > *max ||
 	    *max > LFPOOL_ARRAY_MAX_CLASS || !is_pow2(*align) || *align > LFP_ARRAY_MAX_ALIGN ||
 	    (cfg->flags & ~(LFPOOL_F_DEBUG | LFPOOL_ARRAY_F_CLEAR)) ||
 	    (cfg->allocator && (!cfg->allocator->alloc || !cfg->allocator->free)))
@@ -107,7 +107,8 @@ static int check_config(const lfpool_array_config *cfg, size_t *min, size_t *max
 }
 
 /* Create the pool of the class of 2^slot bytes; 0 or errno. */
-static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsigned slot)
+static int create_class(lfpool_array *ap, lfpool_flavour flavour, const lfpool_array_config *cfg,
+			unsigned slot)
 {
 	struct lfp_array_class *c = &ap->cls[slot];
 	c->size = (size_t)1 << slot;
@@ -128,7 +129,7 @@ static int create_class(lfpool_array *ap, const lfpool_array_config *cfg, unsign
 		.magazine_size = cfg->magazine_size,
 		.depot_max = cfg->depot_max,
 	};
-	return lfp_flavour_create(&c->pool, cfg->flavour, &pc);
+	return lfp_flavour_create(&c->pool, flavour, &pc);
 }
 
 /* The slot table of the inline paths; debug pools leave them no pool, so
@@ -153,10 +154,11 @@ static void destroy_classes(lfpool_array *ap)
 			lfp_flavour_destroy(&ap->cls[k].pool);
 }
 
-LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
+LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
+					     const lfpool_array_config *cfg)
 {
 	size_t min, max, align;
-	int err = check_config(cfg, &min, &max, &align);
+	int err = check_config(flavour, cfg, &min, &max, &align);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -174,14 +176,14 @@ LFPOOL_API lfpool_array *lfpool_array_create(const lfpool_array_config *cfg)
 	ap->alloc = cfg->allocator ? *cfg->allocator : lfp_system_allocator;
 	snprintf(ap->name, sizeof(ap->name), "%s", cfg->name ? cfg->name : "array");
 	for (unsigned k = ap->min_slot; k <= ap->max_slot && !err; k++)
-		err = create_class(ap, cfg, k);
+		err = create_class(ap, flavour, cfg, k);
 	if (err) {
 		destroy_classes(ap);
 		free(ap);
 		errno = err;
 		return NULL;
 	}
-	fill_slots(ap, cfg->flavour);
+	fill_slots(ap, flavour);
 	ap->magic = LFP_MAGIC_LIVE;
 	return ap;
 }
@@ -351,11 +353,11 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 		class_put(ap, slot, buf);
 }
 
-LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap)
+LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 {
 	size_t n = 0;
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
-		n += lfp_flavour_trim(&ap->cls[k].pool);
+		n += lfp_flavour_trim(&ap->cls[k].pool, keep);
 	return n;
 }
 

@@ -56,15 +56,15 @@ int lfp_flavour_destroy_layer(struct lfp_flavour *a, void *owner, uint32_t *magi
 	return 0;
 }
 
-size_t lfp_flavour_trim(struct lfp_flavour *a)
+size_t lfp_flavour_trim(struct lfp_flavour *a, size_t keep)
 {
 	switch (a->kind) {
 	case LFPOOL_FLAVOUR_POOL:
-		return lfpool_pool_trim((lfpool_pool *)a->pool, 0);
+		return lfpool_pool_trim((lfpool_pool *)a->pool, keep);
 	case LFPOOL_FLAVOUR_CONCURRENT:
-		return lfpool_concurrent_trim((lfpool_concurrent *)a->pool, 0);
+		return lfpool_concurrent_trim((lfpool_concurrent *)a->pool, keep);
 	default:	/* LFPOOL_FLAVOUR_TS */
-		return lfpool_ts_trim((lfpool_ts *)a->pool);
+		return lfpool_ts_trim((lfpool_ts *)a->pool, keep);
 	}
 }
 

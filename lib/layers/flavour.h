@@ -35,9 +35,9 @@ int lfp_flavour_destroy(struct lfp_flavour *a);
  * nothing retired. */
 int lfp_flavour_destroy_layer(struct lfp_flavour *a, void *owner, uint32_t *magic, bool debug,
 			      const char *name);
-/* Destroy idle objects: every pooled one for Pool and Concurrent (trim
- * keeping 0), what ThreadStatic's trim counts as idle; returns how many. */
-size_t lfp_flavour_trim(struct lfp_flavour *a);
+/* The flavour's trim, keeping keep pooled objects; returns how many it
+ * destroyed. */
+size_t lfp_flavour_trim(struct lfp_flavour *a, size_t keep);
 int lfp_flavour_owns(const struct lfp_flavour *a, const void *ptr);
 void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st);
 #ifdef LFPOOL_DEBUG

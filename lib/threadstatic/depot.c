@@ -138,20 +138,29 @@ uint32_t lfp_depot_get_objs(struct lfp_depot *d, const struct lfp_slabs *s,
 	return n;
 }
 
-/* Take all but the top keep entries of st as a private chain (LFP_NIL if
- * none); the top ones go back with one CAS. */
-static uint32_t pop_beyond(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t keep)
+/* Give the first keep entries of the private chain back to st with one CAS
+ * (*kept: how many there were); returns the rest, LFP_NIL if none. */
+static uint32_t keep_top(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t chain,
+			 size_t keep, size_t *kept)
 {
-	uint32_t top = lfp_stack_pop_all_mpmc(st);
-	if (keep == 0 || top == LFP_NIL)
-		return top;
-	uint32_t last = top, rest = lfp_load_u32_rlx(lfp_slabs_link(s, top));
-	for (uint32_t k = 1; k < keep && rest != LFP_NIL; k++) {
+	*kept = 0;
+	if (keep == 0 || chain == LFP_NIL)
+		return chain;
+	uint32_t last = chain, rest = lfp_load_u32_rlx(lfp_slabs_link(s, chain));
+	for (*kept = 1; *kept < keep && rest != LFP_NIL; ++*kept) {
 		last = rest;
 		rest = lfp_load_u32_rlx(lfp_slabs_link(s, rest));
 	}
-	lfp_stack_push_chain_mpmc(st, s, top, last);
+	lfp_stack_push_chain_mpmc(st, s, chain, last);
 	return rest;
+}
+
+/* Take all but the top keep entries of st as a private chain (LFP_NIL if
+ * none); the top ones (*kept of them) go back with one CAS. */
+static uint32_t pop_beyond(struct lfp_stack *st, const struct lfp_slabs *s, size_t keep,
+			   size_t *kept)
+{
+	return keep_top(st, s, lfp_stack_pop_all_mpmc(st), keep, kept);
 }
 
 /* Put the objects of every magazine of a private chain of full magazines in
@@ -167,15 +176,23 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
-/* Model: stress/model/depot.pml, steps T1-T7. */
+/* Model: stress/model/depot.pml, steps T1-T7.  Not modelled: the push back
+ * of the loose objects kept for keep_objs, a push of a private chain like
+ * lfp_depot_put_objs's. */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
-		      uint32_t keep_empty)
+		      uint32_t keep_empty, size_t keep_objs)
 {
 	const struct lfp_slabs *ms = &d->mags.slabs;
-	uint32_t full = pop_beyond(&d->full, ms, keep_full);
-	uint32_t empty = pop_beyond(&d->empty, ms, keep_empty);
+	size_t want = keep_objs / d->mag_size, nkept, nspare;
+	uint32_t full = pop_beyond(&d->full, ms, want > keep_full ? want : keep_full, &nkept);
+	uint32_t empty = pop_beyond(&d->empty, ms, keep_empty, &nspare);
 	uint32_t objs = lfp_stack_pop_all_mpmc(&d->objs);
 	size_t nfull = unload_mags(d, &c->slabs, full, &objs);
+	/* keep_objs counts the kept full magazines' objects too: the rest of
+	 * it in loose objects (those of the magazines freed below among them). */
+	size_t held = nkept * d->mag_size;
+	objs = keep_top(&d->objs, &c->slabs, objs, keep_objs > held ? keep_objs - held : 0,
+			&nspare);
 
 	/* One chain of magazines, full ones first, for one release. */
 	size_t nempty = 0;

@@ -74,13 +74,15 @@ uint32_t lfp_depot_get_objs(struct lfp_depot *d, const struct lfp_slabs *s,
 			    void **objs, uint32_t max);
 
 /*
- * Keep the top keep_full full and keep_empty empty magazines, free the
- * rest, and destroy their objects and every loose object through c (fini
- * hooks, wholly free slabs given back).  Any thread, at any time.
- * Returns the number of objects destroyed.
+ * Keep the top keep_empty empty magazines and the top full ones, as many as
+ * keep_full or as hold keep_objs objects, whichever is more, and as many
+ * loose objects as keep_objs wants beyond those; free the other magazines
+ * and destroy every other object through c (fini hooks, wholly free slabs
+ * given back).  Any thread, at any time.  Returns the number of objects
+ * destroyed.
  */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
-		      uint32_t keep_empty);
+		      uint32_t keep_empty, size_t keep_objs);
 /* Every object in the depot as one private chain (destroy only). */
 uint32_t lfp_depot_drain(struct lfp_depot *d, const struct lfp_slabs *s);
 

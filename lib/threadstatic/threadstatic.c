@@ -300,7 +300,7 @@ static void reclaim_side(struct lfp_core *c)
 #endif
 }
 
-LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
+LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
 		return 0;
@@ -321,7 +321,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 
 	lfp_grace_enter();
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
-				  at_most(empty, p->depot.max_full));
+				  at_most(empty, p->depot.max_full), keep);
 	lfp_grace_leave();
 	lfp_core_count_trim(&p->core, &p->created, n);
 	pthread_mutex_unlock(&p->steal_lock);

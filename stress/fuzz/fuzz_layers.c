@@ -212,13 +212,13 @@ static void array_misuse(struct am *m, unsigned a, unsigned b)
 	}
 }
 
-static void array_bad_configs(const lfpool_array_config *good)
+static void array_bad_configs(lfpool_flavour fl, const lfpool_array_config *good)
 {
 	lfpool_array_config bad[8];
 	for (int i = 0; i < 8; i++)
 		bad[i] = *good;
-	bad[0].flavour = 0;
-	bad[1].min_size = 24;
+	bad[0].min_size = 24;
+	bad[1].min_size = 16, bad[1].max_size = 24;
 	bad[2].min_size = 8;
 	bad[3].min_size = 64, bad[3].max_size = 32;
 	bad[4].max_size = LFPOOL_ARRAY_MAX_CLASS * 2;
@@ -226,8 +226,11 @@ static void array_bad_configs(const lfpool_array_config *good)
 	bad[6].flags = 0x4;
 	bad[7].allocator = &(lfpool_allocator){ NULL, NULL, NULL };
 	for (int i = 0; i < 8; i++)
-		FZ_CHECK(!lfpool_array_create(&bad[i]) && errno == EINVAL, "array bad config %d", i);
-	FZ_CHECK(!lfpool_array_create(NULL) && errno == EINVAL, "array NULL config");
+		FZ_CHECK(!lfpool_array_create(fl, &bad[i]) && errno == EINVAL, "array bad config %d", i);
+	FZ_CHECK(!lfpool_array_create(fl, NULL) && errno == EINVAL, "array NULL config");
+	FZ_CHECK(!lfpool_array_create(0, good) && errno == EINVAL, "array flavour 0");
+	FZ_CHECK(!lfpool_array_create(LFPOOL_FLAVOUR_TS + 1, good) && errno == EINVAL,
+		 "array flavour beyond the last");
 	lfpool_array_destroy(NULL);
 }
 
@@ -243,16 +246,17 @@ void fz_array(struct fz *f)
 	m.align = (b1 >> 5) == 7 ? 4096 : (size_t)16 << ((b1 >> 5) % 5);
 	m.cap = (b2 & 1) ? 0 : (b2 >> 1) % 100 + 1;
 	fz_alloc_init(&m.sa, (b3 & 0xf) ? 0 : 4 + (b3 >> 4));
+	lfpool_flavour fl = flavour_of(b0 >> 4);
 	lfpool_array_config cfg = {
-		.flavour = flavour_of(b0 >> 4), .min_size = (b1 % 4) ? m.min : 0,
+		.min_size = (b1 % 4) ? m.min : 0,
 		.max_size = m.max, .align = (b1 >> 5) ? m.align : 0, .capacity = m.cap,
 		.allocator = &m.sa.a,
 		.flags = (m.debug ? LFPOOL_F_DEBUG : 0) | (m.clear ? LFPOOL_ARRAY_F_CLEAR : 0),
 		.name = (b0 & 0x2) ? "arr" : NULL, .magazine_size = b3 % 9, .depot_max = 2,
 	};
 	if (b0 & 0x1)
-		array_bad_configs(&cfg);
-	m.ap = lfpool_array_create(&cfg);
+		array_bad_configs(fl, &cfg);
+	m.ap = lfpool_array_create(fl, &cfg);
 	if (!m.ap) {
 		FZ_CHECK(fz_enomem_ok(&m.sa, errno), "array create: %s", strerror(errno));
 		fz_alloc_check(&m.sa, "array: failed create");
@@ -283,7 +287,7 @@ void fz_array(struct fz *f)
 		case 5: {
 			lfpool_stats before, after;
 			lfpool_array_stats(m.ap, 0, &before);
-			size_t n = lfpool_array_trim(m.ap);
+			size_t n = lfpool_array_trim(m.ap, b % 4);
 			lfpool_array_stats(m.ap, 0, &after);
 			FZ_CHECK(before.created - after.created == n, "array trim said %zu, created %llu -> %llu",
 				 n, (unsigned long long)before.created, (unsigned long long)after.created);
