@@ -25,8 +25,9 @@
  * (4, doubling while the cache keeps missing, halved when it gives a full
  * magazine back, 4 again after a trim or drain), and at capacity only what
  * the get needs; with nothing anywhere and nothing to create, a get steals
- * (lfp_ts_steal) before it fails with ENOBUFS.  The previous magazine may
- * be part full after a thief took from it (prev_count).
+ * (lfp_ts_steal, through pool->steal: steal.c is a floor up) before it
+ * fails with ENOBUFS.  The previous magazine may be part full after a
+ * thief took from it (prev_count).
  */
 #include <errno.h>
 #include <sched.h>
@@ -253,7 +254,7 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 	} else if (*err == ENOBUFS) {
 		/* A steal may wait for a trim, which waits for grace sections. */
 		lfp_grace_leave();
-		k = lfp_ts_steal(c->pool, objs, n);
+		k = c->pool->steal(c->pool, objs, n);
 		lfp_grace_enter();
 		mark_out(c, objs, k);
 		/* Nothing pooled: a trim or an exit may have made room meanwhile. */

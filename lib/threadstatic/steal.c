@@ -42,23 +42,11 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <string.h>
 
 #include "fence.h"
 #include "grace.h"
 #include "ts.h"
 #include "ts_percpu.h"
-
-void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n)
-{
-	if (!n)
-		return;
-	if (sk->objs)
-		memcpy(sk->objs + sk->got, objs, n * sizeof(void *));
-	else
-		lfp_depot_put_objs(&sk->pool->depot, &sk->pool->core.slabs, objs, n);
-	sk->got += n;
-}
 
 /* Step 2: loose objects, then full magazines (the top ones to the sink, the
  * rest back as loose objects, the magazine to the empty stack). */

@@ -33,6 +33,7 @@
 #define LFP_TS_H
 
 #include <pthread.h>
+#include <string.h>
 
 #include "core.h"
 #include "depot.h"
@@ -93,6 +94,10 @@ struct lfpool_ts {
 	/* Serializes the calls that take from every place (steal, drain,
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
+	/* lfp_ts_steal, set at create: the caches (cache.c) and CPU areas
+	 * (ts_percpu.c) steal through it, as they sit below steal.c, which
+	 * stops and takes from them (HACKING.md, "Floors"). */
+	size_t (*steal)(lfpool_ts *p, void **objs, size_t want);
 	/* Under lfp_ts_lock: */
 	lfpool_ts_cache *caches;
 	size_t explicit_caches;
@@ -123,8 +128,18 @@ static inline size_t lfp_sink_room(const struct lfp_sink *sk)
 {
 	return sk->want - sk->got;
 }
-/* Hand objs[0 .. n) (n <= lfp_sink_room) to the sink. */
-void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n);
+/* Hand objs[0 .. n) (n <= lfp_sink_room) to the sink.  Inline: the
+ * places a thief takes from (cache.c, ts_percpu.c) give to it. */
+static inline void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n)
+{
+	if (!n)
+		return;
+	if (sk->objs)
+		memcpy(sk->objs + sk->got, objs, n * sizeof(void *));
+	else
+		lfp_depot_put_objs(&sk->pool->depot, &sk->pool->core.slabs, objs, n);
+	sk->got += n;
+}
 
 /* The cache's slow-path lock: owners in their slow paths, thieves. */
 void lfp_cache_lock(lfpool_ts_cache *c);
@@ -144,7 +159,8 @@ void lfp_cache_cool(lfpool_ts_cache *c);
 
 /* Steal before failing (steal.c): up to want objects for a get that found
  * nothing and may create none, taken from every place the pool keeps them;
- * returns how many were put in objs (0: every object is out with a user). */
+ * returns how many were put in objs (0: every object is out with a user).
+ * The floors below steal.c call it through p->steal. */
 size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want);
 /* Every pooled object of every cache and CPU area onto the loose stack;
  * returns how many moved. */

@@ -257,7 +257,7 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 			 * objects this get holds are its own: no transit. */
 			if (err == ENOBUFS) {
 				transit_leave(t);
-				k = lfp_ts_steal(p, objs + got, want);
+				k = p->steal(p, objs + got, want);
 				transit_enter(t);
 				/* Nothing pooled: a trim may have made room meanwhile. */
 				if (!k && !(err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx))) {
