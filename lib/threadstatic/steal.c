@@ -16,15 +16,15 @@
  *   2. take from the depot (no fence: a get often ends here) (take_depot)
  *   3. stop every cache: lock it, raise fast.low to
  *      LFP_CACHE_STOPPED                                  (lfp_cache_stop)
- *      and, in rseq mode, close the CPU areas' gate        (lfp_pcpu_stop)
+ *      and, in rseq mode, close the CPU areas' gate        (lfp_ts_percpu_stop)
  *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
  *   5. take from the depot again, each cache's loaded magazine (from the
  *      bottom, below the count it now reads) and previous one, and each
- *      CPU area               (take_depot, lfp_cache_take, lfp_pcpu_take)
+ *      CPU area               (take_depot, lfp_cache_take, lfp_ts_percpu_take)
  *   6. restart: store each cache's new low (release) and unlock it, reopen
- *      the gate                         (lfp_cache_restart, lfp_pcpu_restart)
+ *      the gate                         (lfp_cache_restart, lfp_ts_percpu_restart)
  *   7. nothing found while a per-CPU slow path held objects in transit
- *      (lfp_pcpu_transits changed or was not idle): yield, sweep again
+ *      (lfp_ts_percpu_transits changed or was not idle): yield, sweep again
  *   8. unlock; a get that got nothing tries to create once more, and only
  *      then fails with ENOBUFS.
  *
@@ -81,17 +81,17 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 	lfpool_ts_cache *list = caches ? p->caches : NULL;
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_stop(c, &c->thief_low);
-	bool fence = lfp_pcpu_stop(p);
+	bool fence = lfp_ts_percpu_stop(p);
 	if (fence || list)
 		lfp_fence_heavy();
 	if (depot)
 		take_depot(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_take(c, &c->thief_low, sk);
-	lfp_pcpu_take(p, sk);
+	lfp_ts_percpu_take(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_restart(c, c->thief_low);
-	lfp_pcpu_restart(p);
+	lfp_ts_percpu_restart(p);
 }
 
 size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
@@ -102,12 +102,12 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 	lfp_grace_enter();	/* take_depot pops */
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (!sk.got) {
-		uint64_t before = lfp_pcpu_transits(p);
+		uint64_t before = lfp_ts_percpu_transits(p);
 		sweep_owned(p, &sk, true, true);
 		/* Nothing, and no per-CPU slow path held objects meanwhile
 		 * (none in flight before, none begun or ended since): every
 		 * object is out with a user. */
-		if (sk.got || (before == lfp_pcpu_transits(p) && (uint32_t)before == 0))
+		if (sk.got || (before == lfp_ts_percpu_transits(p) && (uint32_t)before == 0))
 			break;
 		pthread_mutex_unlock(&lfp_ts_lock);
 		sched_yield();

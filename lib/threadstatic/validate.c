@@ -86,7 +86,7 @@ int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size)
 			walk_cache(&cs, c, p->depot.mag_size);
 		pthread_mutex_unlock(&lfp_ts_lock);
 		walk_depot(&cs, p);
-		lfp_pcpu_each(p, in_cpu_area, &cs);
+		lfp_ts_percpu_each(p, in_cpu_area, &cs);
 		if (!cs.bad)
 			check_census(&cs, p, caches);
 	}
