@@ -25,7 +25,7 @@
  * (4, doubling while the cache keeps missing, halved when it gives a full
  * magazine back, 4 again after a trim or drain), and at capacity only what
  * the get needs; with nothing anywhere and nothing to create, a get steals
- * (lfp_ts_steal, through pool->steal: steal.c is a floor up) before it
+ * (lfp_steal, through pool->steal: steal.c is a floor up) before it
  * fails with ENOBUFS.  The previous magazine may be part full after a
  * thief took from it (prev_count).
  */

@@ -94,7 +94,7 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 	lfp_ts_percpu_restart(p);
 }
 
-size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
+size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
 	pthread_mutex_lock(&p->steal_lock);
@@ -132,7 +132,7 @@ static size_t drain_locked(lfpool_ts *p, bool caches)
 	return sk.got;
 }
 
-size_t lfp_ts_drain_all(lfpool_ts *p)
+size_t lfp_steal_drain_all(lfpool_ts *p)
 {
 	pthread_mutex_lock(&p->steal_lock);
 	size_t n = drain_locked(p, true);
@@ -140,7 +140,7 @@ size_t lfp_ts_drain_all(lfpool_ts *p)
 	return n;
 }
 
-size_t lfp_ts_drain_areas(lfpool_ts *p)
+size_t lfp_steal_drain_areas(lfpool_ts *p)
 {
 	return drain_locked(p, false);
 }

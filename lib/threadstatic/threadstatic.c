@@ -169,7 +169,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	pthread_mutex_init(&p->steal_lock, NULL);
-	p->steal = lfp_ts_steal;
+	p->steal = lfp_steal;
 	pthread_mutex_lock(&lfp_ts_lock);
 	err = lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
@@ -310,7 +310,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 	/* Every CPU area's objects first (stop and take, steal.c): below the
 	 * working set like loose objects. */
 	if (p->percpu)
-		lfp_ts_drain_areas(p);
+		lfp_steal_drain_areas(p);
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
@@ -335,7 +335,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p)
 
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 {
-	return lfp_ts_drain_all(p);
+	return lfp_steal_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)

@@ -32,7 +32,7 @@
  *   C4  the heavy fence             steal.c sweep_owned -> lib/threadstatic/fence.c lfp_fence_heavy
  *   C5  take from the bottom        cache.c lfp_cache_take (count load, objs[low ..))
  *   C6  restart: low, unlock        cache.c lfp_cache_restart
- *   C7  nothing: ENOBUFS            steal.c lfp_ts_steal, cache.c create_or_steal
+ *   C7  nothing: ENOBUFS            steal.c lfp_steal, cache.c create_or_steal
  * Simplified: NC caches (1; the row steal-2caches runs 2), whose previous
  * magazines stay empty (the thief takes those under the cache's lock,
  * where nothing races); one steal; objects are never created (the pool is
