@@ -20,6 +20,8 @@
 #include <criterion/parameterized.h>
 #include <lfpool.h>
 
+#include "build.h"
+
 /*
  * A backing allocator that counts what it hands out and checks what comes
  * back (the same pointer, the same size, alignment as asked).  fail_after
@@ -70,34 +72,6 @@ lfpool_config hooked_config(struct hooks *h, size_t obj_size, size_t align);
 lfpool_config counted_config(struct test_alloc *t, struct hooks *h, size_t obj_size, size_t align);
 /* Read a counter of h (atomically). */
 long hook_count(const long *counter);
-
-/*
- * --enable-debug (LFPOOL_DEBUG) makes every pool a debug pool, and a debug
- * pool poisons what it pools (README, "Debug checks"): without ASan a get
- * of a pooled object runs fini and init on it again when the pool has an
- * init hook, and finds a pattern written over it when the pool has none.
- * Tests of release pools' promises that this changes ("init runs once per
- * object", "the bytes survive put and get") say what each build does:
- * DEBUG_BUILD is 1 in the first, REMAKES 1 where objects are remade (the
- * init and fini counts gain one each per get of a pooled object).
- */
-#ifdef LFPOOL_DEBUG
-# define DEBUG_BUILD 1
-#else
-# define DEBUG_BUILD 0
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-# define TEST_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define TEST_ASAN 1
-# endif
-#endif
-#if DEBUG_BUILD && !defined(TEST_ASAN)
-# define REMAKES 1
-#else
-# define REMAKES 0
-#endif
 
 /* What the recording error hook saw. */
 struct error_log {

@@ -3,6 +3,8 @@
 // (extern "C", no C-only constructs) and Pool's inline get/put must work.
 #include <lfpool.h>
 
+#include "build.h"	/* REMAKES: debug builds poison pooled objects */
+
 #include <cstdio>
 #include <cstring>
 
@@ -18,20 +20,6 @@ struct Job {
 	int id;
 	char note[28];
 };
-
-/* As tests/support.h: debug builds without ASan poison pooled objects. */
-#if defined(__SANITIZE_ADDRESS__)
-# define TEST_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define TEST_ASAN 1
-# endif
-#endif
-#if defined(LFPOOL_DEBUG) && !defined(TEST_ASAN)
-# define POISONED 1
-#else
-# define POISONED 0
-#endif
 
 int main()
 {
@@ -51,7 +39,7 @@ int main()
 	CHECK(lfpool_pool_get(pool) == a);
 	/* The pool never writes into an object; but in debug builds without
 	 * ASan it writes a pattern over pooled ones (README, "Debug checks"). */
-	CHECK(POISONED ? a->id != 7 : a->id == 7);
+	CHECK(REMAKES ? a->id != 7 : a->id == 7);
 	lfpool_pool_put(pool, a);
 	lfpool_pool_put(pool, b);
 	lfpool_stats st;
