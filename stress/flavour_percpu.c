@@ -84,7 +84,7 @@ static size_t percpu_trim(void *pool, size_t keep)
 	return lfpool_ts_trim(pool);
 }
 
-/* The bound threadstatic.h documents, CPU areas included. */
+/* The bound lfpool/ts.h documents, CPU areas included. */
 static size_t percpu_max_bytes(const void *pool, size_t caches)
 {
 	return lfpool_ts_max_bytes(pool, caches);

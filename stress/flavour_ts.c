@@ -23,7 +23,7 @@ static size_t ts_trim(void *pool, size_t keep)
 	return lfpool_ts_trim(pool);
 }
 
-/* The bound threadstatic.h documents (bounded pools). */
+/* The bound lfpool/ts.h documents (bounded pools). */
 static size_t ts_max_bytes(const void *pool, size_t caches)
 {
 	return lfpool_ts_max_bytes(pool, caches);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cache.c - a cache's two magazines (Bonwick & Adams 2001, section 3): the
- * slow paths behind the inline get and put of lfpool/threadstatic.h, bulk
+ * slow paths behind the inline get and put of lfpool/ts.h, bulk
  * calls, flush, and the explicit cache handles.
  *
  * A cache holds a loaded magazine, which the fast path empties and fills,
@@ -19,7 +19,7 @@
  *
  * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
  * its bottom by raising low, so the inline get stores count - 1 before it
- * reads low (threadstatic.h).  Every slow path here runs under the cache's
+ * reads low (lfpool/ts.h).  Every slow path here runs under the cache's
  * lock, which thieves take too; it first settles the magazine back to
  * objs[0 .. count).  A refill from loose objects takes `fill` of them
  * (4, doubling while the cache keeps missing, halved when it gives a full

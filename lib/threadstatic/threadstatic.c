@@ -406,7 +406,7 @@ static void put_uncached(lfpool_ts *p, void *obj)
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
 }
 
-/* The inline lfpool_ts_get and _put (lfpool/threadstatic.h) call these
+/* The inline lfpool_ts_get and _put (lfpool/ts.h) call these
  * when the thread's last used cache is not p's: a per-CPU pool (which
  * gives no thread a cache), another pool, or the thread's first call. */
 LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)

@@ -42,7 +42,7 @@
 
 #include "core.h"
 #include "depot.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define LFP_TS_DEAD UINT64_MAX		/* gen of a destroyed pool: matches nothing */
 #define LFP_WORKER_CHUNK 64u		/* worker slots per chunk */
@@ -80,7 +80,7 @@ struct lfpool_ts_cache {
 	lfpool_ts *pool;
 	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
-/* lfpool_ts_cache_get and _put (threadstatic.h) read the cache as its fast
+/* lfpool_ts_cache_get and _put (lfpool/ts.h) read the cache as its fast
  * view. */
 _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
 

@@ -44,7 +44,7 @@ _Static_assert(offsetof(struct lfp_percpu_hot, areas) == offsetof(struct lfpool_
 	       offsetof(struct lfp_percpu_hot, max) == offsetof(struct lfpool_percpu_hot_, max) &&
 	       offsetof(struct lfp_percpu_hot, rseq_offset) ==
 	       offsetof(struct lfpool_percpu_hot_, rseq_offset),
-	       "lfpool/threadstatic.h's per-CPU table must match percpu.h's");
+	       "lfpool/ts.h's per-CPU table must match percpu.h's");
 _Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
 	       offsetof(struct lfp_percpu_area, slot) == 24,
 	       "the inline sequences' area offsets");
@@ -78,7 +78,7 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	t->fast_gets = t->pc.rseq && !t->check_gets;
 	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
-	/* The inline sequences of lfpool/threadstatic.h read the hot table
+	/* The inline sequences of lfpool/ts.h read the hot table
 	 * through its public twin. */
 	const struct lfpool_percpu_hot_ *pub = (const struct lfpool_percpu_hot_ *)&t->pc.hot;
 	p->fast.rseq_get = t->fast_gets ? pub : NULL;
@@ -97,7 +97,7 @@ uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 	if (!t)
 		return 0;
 	/* Puts from fini hooks go to the depot meanwhile, the inline ones
-	 * (lfpool/threadstatic.h) included. */
+	 * (lfpool/ts.h) included. */
 	p->percpu = NULL;
 	p->fast.rseq_get = p->fast.rseq_put = NULL;
 	uint64_t n = lfp_percpu_count(&t->pc);
