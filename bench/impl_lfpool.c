@@ -13,7 +13,7 @@
 
 #include "bench.h"
 #include "lfpool.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 /* The configuration every flavour is measured with: no hooks, no bound. */
 static lfpool_config config(size_t obj_size, unsigned prewarm)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define MEM_THREADS 64
 #define MEM_BURST 256		/* objects per thread: four default magazines */

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define STEAL_CAP 128
 #define STEAL_TURNS 40		/* per repetition, both threads together */

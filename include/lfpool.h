@@ -5,7 +5,7 @@
  * Flavours (each in its own header, all included here):
  *   Pool          lfpool/pool.h          one thread, no atomics, inline get/put
  *   Concurrent    lfpool/concurrent.h    one lock-free stack shared by all threads
- *   ThreadStatic  lfpool/threadstatic.h  per-thread magazines over a lock-free depot
+ *   ThreadStatic  lfpool/ts.h            per-thread magazines over a lock-free depot
  * Built on a flavour of the caller's choice (lfpool/flavour.h):
  *   Array         lfpool/array.h         byte buffers in power-of-two size classes
  *   Refcount      lfpool/rc.h            objects with an atomic reference count
@@ -29,7 +29,7 @@
 #include "lfpool/common.h"
 #include "lfpool/pool.h"
 #include "lfpool/concurrent.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 #include "lfpool/array.h"
 #include "lfpool/rc.h"
 #include "lfpool/closure.h"

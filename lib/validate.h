@@ -33,7 +33,7 @@
 #include "lfpool/concurrent.h"
 #include "lfpool/pool.h"
 #include "lfpool/rc.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 struct lfp_census {
 	const struct lfp_core *core;

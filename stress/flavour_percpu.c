@@ -81,7 +81,7 @@ static int percpu_prewarm(void *pool, size_t n) { return lfpool_ts_prewarm(pool,
  * them, and the working set may stay beyond it. */
 static size_t percpu_trim(void *pool, size_t keep) { return lfpool_ts_trim(pool, keep); }
 
-/* The bound threadstatic.h documents, CPU areas included. */
+/* The bound lfpool/ts.h documents, CPU areas included. */
 static size_t percpu_max_bytes(const void *pool, size_t caches)
 {
 	return lfpool_ts_max_bytes(pool, caches);

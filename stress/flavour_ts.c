@@ -20,7 +20,7 @@ static int ts_prewarm(void *pool, size_t n) { return lfpool_ts_prewarm(pool, n);
  * beyond it: trim_keeps is false. */
 static size_t ts_trim(void *pool, size_t keep) { return lfpool_ts_trim(pool, keep); }
 
-/* The bound threadstatic.h documents (bounded pools). */
+/* The bound lfpool/ts.h documents (bounded pools). */
 static size_t ts_max_bytes(const void *pool, size_t caches)
 {
 	return lfpool_ts_max_bytes(pool, caches);

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "lfpool.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define THREADS 4
 #define CHILD_SECONDS 10
@@ -204,7 +204,7 @@ static int child_main(void)
 	default:
 		/* EBUSY: an explicit cache a parent thread held at the fork
 		 * lives on in the child, where no one can destroy it
-		 * (documented in lfpool/threadstatic.h). */
+		 * (documented in lfpool/ts.h). */
 		if (lfpool_ts_destroy(shared) != 0 && errno != EBUSY)
 			return 30;
 	}

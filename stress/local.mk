@@ -9,6 +9,8 @@
 #   make stress-quick  what CI runs: TSan and ASan briefly, the negative
 #                      control, fuzzing for 30 s
 #   make stress-long   minutes, at least 10^8 operations
+#   make stress-debug  the --enable-debug variant alone: every stress
+#                      program with LFP_ASSERT and the pools' validate on
 #   make fuzz          the libFuzzer target alone: the seed corpus
 #                      (stress/fuzz/corpus/), FUZZ_SECONDS (30) of random
 #                      inputs, then the line coverage of lib/ it reached
@@ -95,9 +97,11 @@ stress-quick:
 	@$(STRESS_VARIANTS) quick
 stress-long:
 	@$(STRESS_VARIANTS) long
+stress-debug:
+	@$(STRESS_VARIANTS) debug
 fuzz:
 	@$(STRESS_VARIANTS) fuzz
-PHONY += stress-programs stress-array stress stress-quick stress-long fuzz
+PHONY += stress-programs stress-array stress stress-quick stress-long stress-debug fuzz
 
 # fork() while threads use every flavour and mode: each child must finish
 # (issue 12).  Built by make check, run by `make stress-fork`: not yet part

@@ -16,7 +16,7 @@
  *  - capacity never exceeded (stats' created and the hooks' count);
  *  - no ENOBUFS while objects are pooled: the capacity leaves room for
  *    what the two threads hold and what every cache may keep, so a get may
- *    say ENOBUFS only where a header says it may (threadstatic.h: while a
+ *    say ENOBUFS only where a header says it may (lfpool/ts.h: while a
  *    trim runs);
  *  - owns exact: yes for the pool's objects, no for interior pointers and
  *    for objects of a sibling pool that shares the backing allocator (which
@@ -441,7 +441,7 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 		    unsigned b, bool yield)
 {
 	struct mx m = { .mode = mode, .call = { a, b }, .cap = row_capacity(mode) };
-	/* threadstatic.h: "A trim running at the same time may make such a get
+	/* lfpool/ts.h: "A trim running at the same time may make such a get
 	 * fail too".  Concurrent promises no such thing. */
 	m.enobufs_ok = mode != M_CONC && (calls[a].step == step_trim || calls[b].step == step_trim);
 	snprintf(row_name, sizeof(row_name), "%s||%s%s", calls[a].name[mode], calls[b].name[mode],

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "lfpool.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define STRESS_MAX_THREADS 64
 #define STRESS_MAIN_TID 0xfffffffeu	/* the main thread as a worker */

@@ -11,6 +11,8 @@
 #          (5 s per scenario), and --enable-debug (5 s per scenario: the
 #          internal asserts and every pool's validate on; a debug parent
 #          build makes every variant a debug one already)
+#   debug  --enable-debug only (the internal asserts and every pool's
+#          validate on), STRESS_SECONDS (1) per scenario; no fuzzing
 #   fuzz   the libFuzzer target only
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
@@ -23,7 +25,7 @@
 # fails below FUZZ_MIN_COVERAGE percent (85).  Each program's "N passed, N failed" line is shown
 # as "[variant] N passed, N failed"; the last line is the plain total.
 set -u
-mode=${1:?usage: variants.sh full|quick|long|fuzz}
+mode=${1:?usage: variants.sh full|quick|long|debug|fuzz}
 top=${abs_top_srcdir:?}
 build=$PWD
 threads=${STRESS_THREADS:-4}
@@ -374,13 +376,21 @@ long)
 	[ "$debug" = yes ] || stress debug "${STRESS_SECONDS:-5}"
 	negative_control
 	;;
+debug)
+	# A debug parent build is the debug variant already.
+	if [ "$debug" = yes ] && [ $sanitized = no ]; then
+		stress normal "${STRESS_SECONDS:-1}"
+	else
+		stress debug "${STRESS_SECONDS:-1}"
+	fi
+	;;
 fuzz) ;;
 *)
 	echo "variants.sh: unknown mode $mode" >&2
 	exit 2
 	;;
 esac
-fuzz
+[ "$mode" = debug ] || fuzz
 run_queue
 echo "stress $mode: $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"

@@ -14,7 +14,6 @@
 #
 #   tests/layers.sh              run by make check, from the build directory
 #   tests/layers.sh --graph      print every file-to-file edge with its symbols
-#   tests/layers.sh --strict     the check without the known edges below
 #   tests/layers.sh --self-test  feed a made-up table with a circle and an
 #                                upward call; succeeds only if both are caught
 set -u
@@ -35,23 +34,6 @@ floors='
 8 threadstatic/threadstatic threadstatic/validate
 9 layers/flavour
 10 layers/array layers/closure layers/rc
-'
-
-# Known edges that break the rule today: "FROM TO SYMBOL" per line, each
-# with the issue and helper that removes it.  An edge listed here is left
-# out of both checks; one that is gone is reported so that the line can go.
-# The integrator empties this list once the branches named have merged.
-known_edges='
-# issue 13 (branch capacity): a get of a cache that would fail steals from
-# every other cache (steal.c stops them through cache.c): the slow path
-# reaches up one floor.  To remove: hand the steal to the caches as a
-# function pointer, or move the sink down to the floor of the depot.
-threadstatic/cache threadstatic/steal lfp_ts_steal
-threadstatic/cache threadstatic/steal lfp_sink_give
-threadstatic/cache threadstatic/steal lfp_sink_room
-threadstatic/ts_percpu threadstatic/steal lfp_ts_steal
-threadstatic/ts_percpu threadstatic/steal lfp_sink_give
-threadstatic/ts_percpu threadstatic/steal lfp_sink_room
 '
 
 # symbols: "FILE D|U SYMBOL" for every object of the library, and one
@@ -86,20 +68,13 @@ symbols() {
 
 # check [--graph]: read the symbol table on stdin; print edges and verdict.
 check() {
-	awk -v mode="${1:-check}" -v floors="$floors" -v known="$known_edges" '
+	awk -v mode="${1:-check}" -v floors="$floors" '
 	BEGIN {
 		nf = split(floors, fl, "\n")
 		for (i = 1; i <= nf; i++) {
 			k = split(fl[i], w, " ")
 			for (j = 2; j <= k; j++)
 				floor[w[j]] = w[1] + 0
-		}
-		nk = split(known, kl, "\n")
-		for (i = 1; i <= nk; i++) {
-			if (kl[i] ~ /^#/ || kl[i] !~ /[^ ]/)
-				continue
-			split(kl[i], w, " ")
-			allowed[w[1] " " w[2] " " w[3]] = 1
 		}
 	}
 	{ files[$1] = 1 }
@@ -118,10 +93,6 @@ check() {
 			if (!(s in def) || def[s] == from)
 				continue
 			to = def[s]
-			if ((from " " to " " s) in allowed) {
-				seen[from " " to " " s] = 1
-				continue
-			}
 			e = from " " to
 			if (!(e in syms))
 				edge[++ne] = e
@@ -131,9 +102,6 @@ check() {
 		if (mode == "graph") {
 			for (i = 1; i <= ne; i++)
 				print edge[i] ":" syms[edge[i]]
-			for (a in allowed)
-				if (a in seen)
-					print "known, allowed for now: " a
 			exit 0
 		}
 		# Upward calls.
@@ -170,9 +138,6 @@ check() {
 			}
 			bad = 1
 		}
-		for (a in allowed)
-			if (!(a in seen))
-				print "note: known edge \"" a "\" not seen (removed, or its branch not merged yet)"
 		n = 0
 		for (f in files)
 			n++
@@ -187,8 +152,7 @@ check() {
 # A made-up library: slab -> core is an upward call and, with core -> slab,
 # a circle; pool -> core is fine.  The check must fail and name both.
 self_test() {
-	out=$(known_edges=''
-		printf '%s\n' \
+	out=$(printf '%s\n' \
 		'core D lfp_core_init' 'core U lfp_slabs_init' \
 		'slab D lfp_slabs_init' 'slab U lfp_core_init' \
 		'pool D lfpool_pool_get' 'pool U lfp_core_init' | check)
@@ -209,11 +173,6 @@ case ${1:-} in
 	table=$(symbols) || exit 1
 	echo "$table" | check graph
 	;;
---strict)
-	table=$(symbols) || exit 1
-	known_edges=''
-	echo "$table" | check
-	;;
 '')
 	if ! self_test >/dev/null; then
 		echo "layers.sh: the self-test did not catch a made-up circle; the check is broken"
@@ -224,7 +183,7 @@ case ${1:-} in
 	echo "$table" | check
 	;;
 *)
-	echo "usage: layers.sh [--graph | --strict | --self-test]" >&2
+	echo "usage: layers.sh [--graph | --self-test]" >&2
 	exit 2
 	;;
 esac

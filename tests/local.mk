@@ -11,7 +11,7 @@
 if ENABLE_TESTS
 # What every unit test shares (tests/support.h).
 check_LTLIBRARIES = tests/libtestsupport.la
-tests_libtestsupport_la_SOURCES = tests/support.c tests/support.h
+tests_libtestsupport_la_SOURCES = tests/support.c tests/support.h tests/build.h
 tests_libtestsupport_la_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 LFPOOL_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS)
 LFPOOL_TEST_LDADD = tests/libtestsupport.la liblfpool.la $(CRITERION_LIBS) $(PTHREAD_LIBS)

@@ -20,6 +20,8 @@
 #include <criterion/parameterized.h>
 #include <lfpool.h>
 
+#include "build.h"
+
 /*
  * A backing allocator that counts what it hands out and checks what comes
  * back (the same pointer, the same size, alignment as asked).  fail_after

@@ -551,15 +551,7 @@ Test(array_debug, destroy_reports_buffers_still_out)
 	test_alloc_fini(&t);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-# define TEST_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define TEST_ASAN 1
-# endif
-#endif
-
-#ifdef TEST_ASAN
+#ifdef TEST_ASAN	/* build.h */
 /* Under ASan a pooled buffer is poisoned, prefix included: the write
  * itself is the error (ASan exits with 1). */
 Test(array_debug, write_after_put_is_caught, .exit_code = 1)

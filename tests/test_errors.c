@@ -201,13 +201,13 @@ FLAVOUR_TEST(enobufs, prewarm_beyond_capacity_creates_nothing)
 	c.capacity = 10;
 	c.prewarm = 4;
 	void *pool = ops->create(&c);
-	void *out = ops->get(pool);
+	void *out = ops->get(pool);	/* pooled: remade in debug builds */
 	errno = 0;
 	cr_assert_eq(ops->prewarm(pool, 7), -1);
 	cr_assert_eq(errno, ENOBUFS, "%s: errno %d", ops->name, errno);
-	cr_assert_eq(hook_count(&h.init), 4);
+	cr_assert_eq(hook_count(&h.init), 4 + REMAKES);
 	cr_assert_eq(ops->prewarm(pool, 6), 0, "%s: up to capacity is allowed", ops->name);
-	cr_assert_eq(hook_count(&h.init), 10);
+	cr_assert_eq(hook_count(&h.init), 10 + REMAKES);
 	cr_assert_eq(ops->prewarm(pool, 0), 0, "%s: prewarm 0 at capacity", ops->name);
 	errno = 0;
 	cr_assert_eq(ops->prewarm(pool, 1), -1);

@@ -472,7 +472,7 @@ Test(percpu, trim_empties_the_depot_and_the_areas)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
-/* threadstatic.h: keep counts the depot's objects "with every CPU area's
+/* lfpool/ts.h: keep counts the depot's objects "with every CPU area's
  * objects taken into it first". */
 Test(percpu, trim_keeps_keep_counting_the_areas)
 {

@@ -341,7 +341,7 @@ Test(ts_trim, keeps_the_working_set_and_drops_the_rest)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
-/* threadstatic.h: trim leaves min(keep, D) of the depot's D objects;
+/* lfpool/ts.h: trim leaves min(keep, D) of the depot's D objects;
  * keep 0 leaves only the working set (none here), keep >= D destroys
  * nothing. */
 Test(ts_trim, keep_leaves_min_of_keep_and_the_depot)
@@ -379,7 +379,7 @@ static void *get_and_hold(void *arg)
 	return NULL;
 }
 
-/* threadstatic.h: with no get or put meanwhile the depot keeps
+/* lfpool/ts.h: with no get or put meanwhile the depot keeps
  * max(min(keep, D), min(W, F) * magazine_size) objects. */
 Test(ts_trim, keep_below_the_working_set_keeps_the_working_set)
 {

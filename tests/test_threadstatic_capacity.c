@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_threadstatic_capacity.c - the exact capacity of ThreadStatic pools
- * (threadstatic.h, "Sizing a bounded pool"): steal before ENOBUFS, adaptive
+ * (lfpool/ts.h, "Sizing a bounded pool"): steal before ENOBUFS, adaptive
  * refills, lfpool_ts_drain.  The threaded matrix (T up to 64, 1,000 rounds,
  * per-CPU, TSan) is stress/capacity.c.
  */

@@ -21,8 +21,9 @@ FLAVOUR_TEST(trim, destroys_exactly_pooled_minus_keep)
 		out[i] = ops->get(pool);
 	lfpool_stats st;
 
+	/* The 5 gets of pooled objects remade them in debug builds. */
 	cr_assert_eq(ops->trim(pool, 30), 65, "%s", ops->name);
-	cr_assert_eq(hook_count(&h.fini), 65);
+	cr_assert_eq(hook_count(&h.fini), 65 + 5 * REMAKES);
 	ops->stats(pool, &st);
 	cr_assert_eq(st.created, 35);
 	cr_assert_eq(st.retained, 30);
@@ -31,7 +32,7 @@ FLAVOUR_TEST(trim, destroys_exactly_pooled_minus_keep)
 
 	cr_assert_eq(ops->trim(pool, 30), 0, "%s: nothing beyond keep", ops->name);
 	cr_assert_eq(ops->trim(pool, 1000), 0);
-	cr_assert_eq(hook_count(&h.fini), 65);
+	cr_assert_eq(hook_count(&h.fini), 65 + 5 * REMAKES);
 
 	cr_assert_eq(ops->trim(pool, 0), 30);
 	ops->stats(pool, &st);

@@ -10,7 +10,7 @@
 //	lfpool_ts_cache_put(caches[tbb::this_task_arena::current_thread_index()], obj);
 //
 // A slot has one thread at a time, so its cache has one user at a time, as
-// lfpool/threadstatic.h asks.  A TBB task runs to its end on one thread (a
+// lfpool/ts.h asks.  A TBB task runs to its end on one thread (a
 // wait runs other tasks on the same stack), so a body may keep its slot's
 // cache until it returns; look it up again after tbb::task::suspend, which
 // may resume on another thread.  One arena only: the index is per arena.

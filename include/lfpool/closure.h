@@ -22,7 +22,7 @@
 
 #include "lfpool/common.h"
 #include "lfpool/flavour.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -179,7 +179,7 @@ typedef void (*lfpool_hook_fn)(void *obj, void *ctx);
 
 /* Flags for lfpool_config.flags. */
 #define LFPOOL_F_DEBUG 0x1u	/* check every put; see lfpool_set_error_hook */
-/* ThreadStatic only: cache per CPU, not per thread (lfpool/threadstatic.h,
+/* ThreadStatic only: cache per CPU, not per thread (lfpool/ts.h,
  * "Per-CPU mode"); the other flavours refuse it (EINVAL). */
 #define LFPOOL_F_PERCPU 0x2u
 
@@ -219,7 +219,7 @@ typedef struct lfpool_config {
  * threads were doing: pthread_atfork handlers take every lock of the
  * library before fork() in a fixed order and release them on both sides.
  * What a vanished thread held (objects out with it, a ThreadStatic
- * thread's cache) stays counted as out; see lfpool/threadstatic.h.
+ * thread's cache) stays counted as out; see lfpool/ts.h.
  */
 
 /*

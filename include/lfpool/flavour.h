@@ -9,7 +9,7 @@
 
 #include "lfpool/concurrent.h"
 #include "lfpool/pool.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -26,7 +26,7 @@
 #include "lfpool/concurrent.h"
 #include "lfpool/pool.h"
 #include "lfpool/rc.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #ifdef __cplusplus
 extern "C" {

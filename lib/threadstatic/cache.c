@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cache.c - a cache's two magazines (Bonwick & Adams 2001, section 3): the
- * slow paths behind the inline get and put of lfpool/threadstatic.h, bulk
+ * slow paths behind the inline get and put of lfpool/ts.h, bulk
  * calls, flush, and the explicit cache handles.
  *
  * A cache holds a loaded magazine, which the fast path empties and fills,
@@ -19,14 +19,15 @@
  *
  * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
  * its bottom by raising low, so the inline get stores count - 1 before it
- * reads low (threadstatic.h).  Every slow path here runs under the cache's
+ * reads low (lfpool/ts.h).  Every slow path here runs under the cache's
  * lock, which thieves take too; it first settles the magazine back to
  * objs[0 .. count).  A refill from loose objects takes `fill` of them
  * (4, doubling while the cache keeps missing, halved when it gives a full
  * magazine back, 4 again after a trim or drain), and at capacity only what
  * the get needs; with nothing anywhere and nothing to create, a get steals
- * (lfp_ts_steal) before it fails with ENOBUFS.  The previous magazine may
- * be part full after a thief took from it (prev_count).
+ * (lfp_steal, through pool->steal: steal.c is a floor up) before it
+ * fails with ENOBUFS.  The previous magazine may be part full after a
+ * thief took from it (prev_count).
  */
 #include <errno.h>
 #include <sched.h>
@@ -253,7 +254,7 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 	} else if (*err == ENOBUFS) {
 		/* A steal may wait for a trim, which waits for grace sections. */
 		lfp_grace_leave();
-		k = lfp_ts_steal(c->pool, objs, n);
+		k = c->pool->steal(c->pool, objs, n);
 		lfp_grace_enter();
 		mark_out(c, objs, k);
 		/* Nothing pooled: a trim or an exit may have made room meanwhile. */

@@ -55,13 +55,13 @@ static void read_possible_cpus(void)
 
 /* Read once per process: a pool's create must not open a file (with 10^5
  * per-CPU pools, that was most of their create time). */
-uint32_t lfp_possible_cpus(void)
+uint32_t lfp_percpu_possible_cpus(void)
 {
 	pthread_once(&possible_once, read_possible_cpus);
 	return possible_cpus;
 }
 
-bool lfp_rseq_available(void)
+bool lfp_percpu_rseq_available(void)
 {
 #ifdef LFP_PERCPU_RSEQ
 	/* The fast path reads cpu_id and writes rseq_cs: both must be in the
@@ -83,7 +83,7 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	if (max == 0)
 		return EINVAL;
 	pc->alloc = a ? *a : lfp_system_allocator;
-	pc->ncpu = pc->hot.ncpu = lfp_possible_cpus();
+	pc->ncpu = pc->hot.ncpu = lfp_percpu_possible_cpus();
 	pc->hot.max = max;
 	pc->hot.on_empty = on_empty;
 	pc->hot.on_full = on_full;
@@ -96,7 +96,7 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 		return misaligned ? LFP_EMISALIGNED : ENOMEM;
 	memset(pc->hot.areas, 0, pc->bytes);
 	/* rseq only where a thief can fence it (membarrier-rseq). */
-	pc->rseq = lfp_rseq_available() && lfp_fence_init();
+	pc->rseq = lfp_percpu_rseq_available() && lfp_fence_init();
 #ifdef LFP_PERCPU_RSEQ
 	pc->hot.rseq_offset = __rseq_offset;
 #endif

@@ -97,9 +97,9 @@ struct lfp_percpu {
 };
 
 /* The number of possible CPUs (highest possible CPU number + 1). */
-uint32_t lfp_possible_cpus(void);
+uint32_t lfp_percpu_possible_cpus(void);
 /* Whether this process can use the rseq fast path. */
-bool lfp_rseq_available(void);
+bool lfp_percpu_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
  * 0, EINVAL, ENOMEM, or LFP_EMISALIGNED (the allocator's block was not

@@ -16,15 +16,15 @@
  *   2. take from the depot (no fence: a get often ends here) (take_depot)
  *   3. stop every cache: lock it, raise fast.low to
  *      LFP_CACHE_STOPPED                                  (lfp_cache_stop)
- *      and, in rseq mode, close the CPU areas' gate        (lfp_pcpu_stop)
+ *      and, in rseq mode, close the CPU areas' gate        (lfp_ts_percpu_stop)
  *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
  *   5. take from the depot again, each cache's loaded magazine (from the
  *      bottom, below the count it now reads) and previous one, and each
- *      CPU area               (take_depot, lfp_cache_take, lfp_pcpu_take)
+ *      CPU area               (take_depot, lfp_cache_take, lfp_ts_percpu_take)
  *   6. restart: store each cache's new low (release) and unlock it, reopen
- *      the gate                         (lfp_cache_restart, lfp_pcpu_restart)
+ *      the gate                         (lfp_cache_restart, lfp_ts_percpu_restart)
  *   7. nothing found while a per-CPU slow path held objects in transit
- *      (lfp_pcpu_transits changed or was not idle): yield, sweep again
+ *      (lfp_ts_percpu_transits changed or was not idle): yield, sweep again
  *   8. unlock; a get that got nothing tries to create once more, and only
  *      then fails with ENOBUFS.
  *
@@ -42,23 +42,11 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <string.h>
 
 #include "fence.h"
 #include "grace.h"
 #include "ts.h"
 #include "ts_percpu.h"
-
-void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n)
-{
-	if (!n)
-		return;
-	if (sk->objs)
-		memcpy(sk->objs + sk->got, objs, n * sizeof(void *));
-	else
-		lfp_depot_put_objs(&sk->pool->depot, &sk->pool->core.slabs, objs, n);
-	sk->got += n;
-}
 
 /* Step 2: loose objects, then full magazines (the top ones to the sink, the
  * rest back as loose objects, the magazine to the empty stack). */
@@ -93,17 +81,17 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 	lfpool_ts_cache *list = caches ? p->caches : NULL;
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_stop(c, &c->thief_low);
-	bool fence = lfp_pcpu_stop(p);
+	bool fence = lfp_ts_percpu_stop(p);
 	if (fence || list)
 		lfp_fence_heavy();
 	if (depot)
 		take_depot(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_take(c, &c->thief_low, sk);
-	lfp_pcpu_take(p, sk);
+	lfp_ts_percpu_take(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
 		lfp_cache_restart(c, c->thief_low);
-	lfp_pcpu_restart(p);
+	lfp_ts_percpu_restart(p);
 }
 
 /* The capacity harness's negative control (stress/capacity.c, built as
@@ -115,7 +103,7 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 # define LFP_STEAL_OWNED 1
 #endif
 
-size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
+size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
 	pthread_mutex_lock(&p->steal_lock);
@@ -123,12 +111,12 @@ size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want)
 	lfp_grace_enter();	/* take_depot pops */
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (LFP_STEAL_OWNED && !sk.got) {
-		uint64_t before = lfp_pcpu_transits(p);
+		uint64_t before = lfp_ts_percpu_transits(p);
 		sweep_owned(p, &sk, true, true);
 		/* Nothing, and no per-CPU slow path held objects meanwhile
 		 * (none in flight before, none begun or ended since): every
 		 * object is out with a user. */
-		if (sk.got || (before == lfp_pcpu_transits(p) && (uint32_t)before == 0))
+		if (sk.got || (before == lfp_ts_percpu_transits(p) && (uint32_t)before == 0))
 			break;
 		pthread_mutex_unlock(&lfp_ts_lock);
 		sched_yield();
@@ -153,7 +141,7 @@ static size_t drain_locked(lfpool_ts *p, bool caches)
 	return sk.got;
 }
 
-size_t lfp_ts_drain_all(lfpool_ts *p)
+size_t lfp_steal_drain_all(lfpool_ts *p)
 {
 	pthread_mutex_lock(&p->steal_lock);
 	size_t n = drain_locked(p, true);
@@ -161,7 +149,7 @@ size_t lfp_ts_drain_all(lfpool_ts *p)
 	return n;
 }
 
-size_t lfp_ts_drain_areas(lfpool_ts *p)
+size_t lfp_steal_drain_areas(lfpool_ts *p)
 {
 	return drain_locked(p, false);
 }

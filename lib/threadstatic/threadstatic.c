@@ -91,7 +91,7 @@ static void fork_prepare(void)
 	}
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
-		lfp_pcpu_fork_lock(p, true);
+		lfp_ts_percpu_fork_lock(p, true);
 	lfp_grace_fork_prepare();
 }
 
@@ -100,7 +100,7 @@ static void fork_release(void)
 {
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
-		lfp_pcpu_fork_lock(p, false);
+		lfp_ts_percpu_fork_lock(p, false);
 	fork_unlock_caches(NULL, NULL);
 	fork_unlock_steals(NULL);
 }
@@ -160,7 +160,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	/* Magazine growth reports as the pool does, under its name. */
 	p->depot.mags.debug = p->core.debug;
 	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));
-	if (!err && (err = lfp_pcpu_init(p, cfg)) != 0)
+	if (!err && (err = lfp_ts_percpu_init(p, cfg)) != 0)
 		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
@@ -169,12 +169,13 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	pthread_mutex_init(&p->steal_lock, NULL);
+	p->steal = lfp_steal;
 	pthread_mutex_lock(&lfp_ts_lock);
 	err = lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (err) {
 		pthread_mutex_destroy(&p->steal_lock);
-		lfp_pcpu_fini(p);
+		lfp_ts_percpu_fini(p);
 		lfp_depot_fini(&p->depot);
 		lfp_core_fini(&p->core);
 		free(p);
@@ -221,7 +222,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	/* Closing: a put from a fini hook goes to the depot (put_uncached),
 	 * which is drained until it stays empty, so it is finalized too. */
 	p->magic = LFP_MAGIC_CLOSING;
-	uint64_t n = lfp_pcpu_fini(p);
+	uint64_t n = lfp_ts_percpu_fini(p);
 	uint32_t chain;
 	while ((chain = lfp_depot_drain(&p->depot, &p->core.slabs)) != LFP_NIL) {
 		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
@@ -262,7 +263,7 @@ static void sum_caches(const lfpool_ts *p, struct lfp_cache_counts *sum)
 	*sum = p->retired;
 	for (const lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_count(c, sum);
-	lfp_pcpu_count(p, sum);
+	lfp_ts_percpu_count(p, sum);
 }
 
 static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n : max; }
@@ -309,7 +310,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 	/* Every CPU area's objects first (stop and take, steal.c): below the
 	 * working set like loose objects. */
 	if (p->percpu)
-		lfp_ts_drain_areas(p);
+		lfp_steal_drain_areas(p);
 	pthread_mutex_lock(&lfp_ts_lock);
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
@@ -334,7 +335,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 {
-	return lfp_ts_drain_all(p);
+	return lfp_steal_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
@@ -364,13 +365,13 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 	st->live = live < st->created ? live : st->created;
 	st->retained = st->created - st->live;
 	st->bytes_held += lfp_slabs_bytes(&p->depot.mags.slabs);
-	lfp_pcpu_stats(p, st);
+	lfp_ts_percpu_stats(p, st);
 }
 
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
 {
 	uint64_t b = lfp_depot_max_bytes(&p->depot, &p->core, caches);
-	uint64_t areas = lfp_pcpu_bytes(p);
+	uint64_t areas = lfp_ts_percpu_bytes(p);
 	b = b > UINT64_MAX - areas ? UINT64_MAX : b + areas;
 	return b < SIZE_MAX ? (size_t)b : SIZE_MAX;
 }
@@ -405,13 +406,13 @@ static void put_uncached(lfpool_ts *p, void *obj)
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
 }
 
-/* The inline lfpool_ts_get and _put (lfpool/threadstatic.h) call these
+/* The inline lfpool_ts_get and _put (lfpool/ts.h) call these
  * when the thread's last used cache is not p's: a per-CPU pool (which
  * gives no thread a cache), another pool, or the thread's first call. */
 LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 {
 	if (p->percpu)
-		return lfp_pcpu_get(p->percpu);
+		return lfp_ts_percpu_get(p->percpu);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_ts_cache *c = lfp_tls_cache(p);
@@ -421,7 +422,7 @@ LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 {
 	if (p->percpu) {
-		lfp_pcpu_put(p->percpu, obj);
+		lfp_ts_percpu_put(p->percpu, obj);
 		return;
 	}
 	if (obj && p->magic == LFP_MAGIC_CLOSING) {
@@ -440,7 +441,7 @@ LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	if (p->percpu)
-		return lfp_pcpu_get_bulk(p, objs, n);
+		return lfp_ts_percpu_get_bulk(p, objs, n);
 	lfpool_ts_cache *c = thread_cache(p);
 	return c ? lfpool_ts_cache_get_bulk(c, objs, n) : -1;
 }
@@ -448,7 +449,7 @@ LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 {
 	if (p->percpu) {
-		lfp_pcpu_put_bulk(p, objs, n);
+		lfp_ts_percpu_put_bulk(p, objs, n);
 		return;
 	}
 	lfpool_ts_cache *c = thread_cache(p);
@@ -464,7 +465,7 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
 	if (p->percpu)
-		lfp_pcpu_flush(p);
+		lfp_ts_percpu_flush(p);
 	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (c)
 		lfpool_ts_cache_flush(c);

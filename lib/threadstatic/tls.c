@@ -7,7 +7,7 @@
  *
  * Each thread has a hash table from pool generation to cache (open
  * addressing, linear probing, deletion by backward shift), and the entry
- * the inline fast path of lfpool/threadstatic.h reads: lfpool_ts_tls_, the
+ * the inline fast path of lfpool/ts.h reads: lfpool_ts_tls_, the
  * pool and cache it used last.  Every step is O(1) amortised, whatever the
  * number of pools:
  *  - a lookup hashes the pool's generation;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ts.h - ThreadStatic internals shared by threadstatic.c (the pool),
- * cache.c (a cache's two magazines), tls.c (implicit per-thread caches) and
- * worker.c (worker-index slots).
+ * cache.c (a cache's two magazines), tls.c (implicit per-thread caches),
+ * worker.c (worker-index slots), steal.c (stop and take) and ts_percpu.c
+ * (the per-CPU mode).
  *
  * An object of the pool is in exactly one place: out with a user, in a
  * cache's loaded or previous magazine, in a full magazine of the depot, or
@@ -17,13 +18,17 @@
  * before any pool's slab lock, never after, and no user hook runs under it.
  *
  * Owners of what is declared here, lowest floor first (HACKING.md):
- *   cache.c         lfp_ts_lock, lfp_cache_new, lfp_cache_free, lfp_cache_count
+ *   cache.c         lfp_ts_lock and lfp_cache_*: a cache's lock, new, free,
+ *                   count, and the thief's steps on it (stop, take, restart)
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
  *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_live, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
- *   here (inline)   lfp_ts_create_objects
+ *   steal.c         lfp_steal (which the floors below call through
+ *                   p->steal), lfp_steal_drain_all, lfp_steal_drain_areas
+ *   here (inline)   lfp_ts_create_objects, lfp_ts_tight, lfp_sink_room,
+ *                   lfp_sink_give
  * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
  * rseq_x86_64.S; offsets in rseq_offsets.h), ts_percpu.h (ts_percpu.c);
  * threadstatic.c defines the public calls only, validate.c lfp_ts_validate
@@ -33,10 +38,11 @@
 #define LFP_TS_H
 
 #include <pthread.h>
+#include <string.h>
 
 #include "core.h"
 #include "depot.h"
-#include "lfpool/threadstatic.h"
+#include "lfpool/ts.h"
 
 #define LFP_TS_DEAD UINT64_MAX		/* gen of a destroyed pool: matches nothing */
 #define LFP_WORKER_CHUNK 64u		/* worker slots per chunk */
@@ -74,7 +80,7 @@ struct lfpool_ts_cache {
 	lfpool_ts *pool;
 	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
-/* lfpool_ts_cache_get and _put (threadstatic.h) read the cache as its fast
+/* lfpool_ts_cache_get and _put (lfpool/ts.h) read the cache as its fast
  * view. */
 _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
 
@@ -93,6 +99,10 @@ struct lfpool_ts {
 	/* Serializes the calls that take from every place (steal, drain,
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
+	/* lfp_steal, set at create: the caches (cache.c) and CPU areas
+	 * (ts_percpu.c) steal through it, as they sit below steal.c, which
+	 * stops and takes from them (HACKING.md, "Floors"). */
+	size_t (*steal)(lfpool_ts *p, void **objs, size_t want);
 	/* Under lfp_ts_lock: */
 	lfpool_ts_cache *caches;
 	size_t explicit_caches;
@@ -123,8 +133,18 @@ static inline size_t lfp_sink_room(const struct lfp_sink *sk)
 {
 	return sk->want - sk->got;
 }
-/* Hand objs[0 .. n) (n <= lfp_sink_room) to the sink. */
-void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n);
+/* Hand objs[0 .. n) (n <= lfp_sink_room) to the sink.  Inline: the
+ * places a thief takes from (cache.c, ts_percpu.c) give to it. */
+static inline void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t n)
+{
+	if (!n)
+		return;
+	if (sk->objs)
+		memcpy(sk->objs + sk->got, objs, n * sizeof(void *));
+	else
+		lfp_depot_put_objs(&sk->pool->depot, &sk->pool->core.slabs, objs, n);
+	sk->got += n;
+}
 
 /* The cache's slow-path lock: owners in their slow paths, thieves. */
 void lfp_cache_lock(lfpool_ts_cache *c);
@@ -144,13 +164,14 @@ void lfp_cache_cool(lfpool_ts_cache *c);
 
 /* Steal before failing (steal.c): up to want objects for a get that found
  * nothing and may create none, taken from every place the pool keeps them;
- * returns how many were put in objs (0: every object is out with a user). */
-size_t lfp_ts_steal(lfpool_ts *p, void **objs, size_t want);
+ * returns how many were put in objs (0: every object is out with a user).
+ * The floors below steal.c call it through p->steal. */
+size_t lfp_steal(lfpool_ts *p, void **objs, size_t want);
 /* Every pooled object of every cache and CPU area onto the loose stack;
  * returns how many moved. */
-size_t lfp_ts_drain_all(lfpool_ts *p);
+size_t lfp_steal_drain_all(lfpool_ts *p);
 /* The same for the CPU areas only (trim); caller holds p->steal_lock. */
-size_t lfp_ts_drain_areas(lfpool_ts *p);
+size_t lfp_steal_drain_areas(lfpool_ts *p);
 /* Whether the pool is at its capacity: refills take only what they need. */
 static inline bool lfp_ts_tight(lfpool_ts *p)
 {

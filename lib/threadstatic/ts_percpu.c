@@ -44,7 +44,7 @@ _Static_assert(offsetof(struct lfp_percpu_hot, areas) == offsetof(struct lfpool_
 	       offsetof(struct lfp_percpu_hot, max) == offsetof(struct lfpool_percpu_hot_, max) &&
 	       offsetof(struct lfp_percpu_hot, rseq_offset) ==
 	       offsetof(struct lfpool_percpu_hot_, rseq_offset),
-	       "lfpool/threadstatic.h's per-CPU table must match percpu.h's");
+	       "lfpool/ts.h's per-CPU table must match percpu.h's");
 _Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
 	       offsetof(struct lfp_percpu_area, slot) == 24,
 	       "the inline sequences' area offsets");
@@ -52,7 +52,7 @@ _Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
 static void *on_empty(struct lfp_percpu_hot *h);
 static void on_full(struct lfp_percpu_hot *h, void *obj);
 
-int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
+int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 {
 	if (!(cfg->flags & LFPOOL_F_PERCPU))
 		return 0;
@@ -78,7 +78,7 @@ int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	t->fast_gets = t->pc.rseq && !t->check_gets;
 	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
-	/* The inline sequences of lfpool/threadstatic.h read the hot table
+	/* The inline sequences of lfpool/ts.h read the hot table
 	 * through its public twin. */
 	const struct lfpool_percpu_hot_ *pub = (const struct lfpool_percpu_hot_ *)&t->pc.hot;
 	p->fast.rseq_get = t->fast_gets ? pub : NULL;
@@ -91,13 +91,13 @@ static void fini_obj(void *obj, void *core)
 	lfp_core_fini_obj(core, obj);
 }
 
-uint64_t lfp_pcpu_fini(lfpool_ts *p)
+uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	if (!t)
 		return 0;
 	/* Puts from fini hooks go to the depot meanwhile, the inline ones
-	 * (lfpool/threadstatic.h) included. */
+	 * (lfpool/ts.h) included. */
 	p->percpu = NULL;
 	p->fast.rseq_get = p->fast.rseq_put = NULL;
 	uint64_t n = lfp_percpu_count(&t->pc);
@@ -129,12 +129,12 @@ static void transit_leave(struct lfp_ts_percpu *t)
 	lfp_grace_leave();
 }
 
-uint64_t lfp_pcpu_transits(const lfpool_ts *p)
+uint64_t lfp_ts_percpu_transits(const lfpool_ts *p)
 {
 	return p->percpu ? lfp_load_u64_acq(&p->percpu->transit) : 0;
 }
 
-bool lfp_pcpu_stop(lfpool_ts *p)
+bool lfp_ts_percpu_stop(lfpool_ts *p)
 {
 	return p->percpu && lfp_percpu_stop(&p->percpu->pc);
 }
@@ -144,7 +144,7 @@ static void give_to_sink(void *sk, void *const *objs, size_t n)
 	lfp_sink_give(sk, objs, n);
 }
 
-void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk)
+void lfp_ts_percpu_take(lfpool_ts *p, struct lfp_sink *sk)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	if (!t)
@@ -153,7 +153,7 @@ void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk)
 	count(&t->n.moved_out, lfp_percpu_take(&t->pc, lfp_sink_room(sk), give_to_sink, sk));
 }
 
-void lfp_pcpu_restart(lfpool_ts *p)
+void lfp_ts_percpu_restart(lfpool_ts *p)
 {
 	if (p->percpu)
 		lfp_percpu_restart(&p->percpu->pc);
@@ -257,7 +257,7 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 			 * objects this get holds are its own: no transit. */
 			if (err == ENOBUFS) {
 				transit_leave(t);
-				k = lfp_ts_steal(p, objs + got, want);
+				k = p->steal(p, objs + got, want);
 				transit_enter(t);
 				/* Nothing pooled: a trim may have made room meanwhile. */
 				if (!k && !(err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx))) {
@@ -305,7 +305,7 @@ __attribute__((noinline)) static void *get_slow(struct lfp_ts_percpu *t)
 	return take(t->pool, &obj, 1, got) == 0 ? obj : NULL;
 }
 
-void *lfp_pcpu_get(struct lfp_ts_percpu *t)
+void *lfp_ts_percpu_get(struct lfp_ts_percpu *t)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_gets))
@@ -314,7 +314,7 @@ void *lfp_pcpu_get(struct lfp_ts_percpu *t)
 	return get_slow(t);
 }
 
-int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
+int lfp_ts_percpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	size_t got = lfp_percpu_pop_bulk(&t->pc, objs, n);
@@ -377,7 +377,7 @@ __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *ob
 		lfp_percpu_put(&t->pc, obj);
 }
 
-void lfp_pcpu_put(struct lfp_ts_percpu *t, void *obj)
+void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_puts && obj != NULL)) {
@@ -405,7 +405,7 @@ static void push_accepted(void *p, void *const *objs, size_t n)
 	put_accepted(p, objs, n);
 }
 
-void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
+void lfp_ts_percpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	if (!t->check_puts) {
@@ -420,7 +420,7 @@ void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 	lfp_core_accept_bulk(&p->core, objs, n, push_accepted, p);
 }
 
-void lfp_pcpu_flush(lfpool_ts *p)
+void lfp_ts_percpu_flush(lfpool_ts *p)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	void *block[LFP_PCPU_BLOCK];
@@ -435,13 +435,13 @@ void lfp_pcpu_flush(lfpool_ts *p)
 	transit_leave(t);
 }
 
-void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock)
+void lfp_ts_percpu_fork_lock(lfpool_ts *p, bool lock)
 {
 	if (p->percpu)
 		lfp_percpu_lock_all(&p->percpu->pc, lock);
 }
 
-void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
+void lfp_ts_percpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 {
 	const struct lfp_ts_percpu *t = p->percpu;
 	if (!t)
@@ -462,7 +462,7 @@ void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 	sum->full_pushes += lfp_load_u64_rlx(&t->n.full_pushes);
 }
 
-void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
+void lfp_ts_percpu_stats(const lfpool_ts *p, lfpool_stats *st)
 {
 	if (!p->percpu)
 		return;
@@ -470,12 +470,12 @@ void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st)
 	st->bytes_held += p->percpu->pc.bytes;
 }
 
-uint64_t lfp_pcpu_bytes(const lfpool_ts *p)
+uint64_t lfp_ts_percpu_bytes(const lfpool_ts *p)
 {
 	return p->percpu ? p->percpu->pc.bytes : 0;
 }
 
-void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx)
+void lfp_ts_percpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx)
 {
 	if (p->percpu)
 		lfp_percpu_each(&p->percpu->pc, fn, ctx);

@@ -33,42 +33,42 @@
 
 /* Set p up for per-CPU mode when cfg asks for it (LFPOOL_F_PERCPU): 0, or
  * ENOMEM.  Nothing to do, 0, for a per-thread pool. */
-int lfp_pcpu_init(lfpool_ts *p, const lfpool_config *cfg);
+int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg);
 /* Destroy: fini every object of the CPU areas and free them; returns how
  * many objects (0 for a per-thread pool).  No other user may run. */
-uint64_t lfp_pcpu_fini(lfpool_ts *p);
+uint64_t lfp_ts_percpu_fini(lfpool_ts *p);
 
 /* lfpool_ts_get and _put of a per-CPU pool, given p->percpu (one load
  * fewer on the fast path). */
-void *lfp_pcpu_get(struct lfp_ts_percpu *t);
-void lfp_pcpu_put(struct lfp_ts_percpu *t, void *obj);
+void *lfp_ts_percpu_get(struct lfp_ts_percpu *t);
+void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj);
 /* lfpool_ts_get_bulk, _put_bulk and _flush of a per-CPU pool. */
-int lfp_pcpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
-void lfp_pcpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
-void lfp_pcpu_flush(lfpool_ts *p);
+int lfp_ts_percpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
+void lfp_ts_percpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
+void lfp_ts_percpu_flush(lfpool_ts *p);
 
 /* The thief's steps on the CPU areas (steal.c; nothing for a per-thread
  * pool): stop them (true: the caller must run lfp_fence_heavy() before it
  * takes), take what the sink wants, restart them. */
-bool lfp_pcpu_stop(lfpool_ts *p);
-void lfp_pcpu_take(lfpool_ts *p, struct lfp_sink *sk);
-void lfp_pcpu_restart(lfpool_ts *p);
+bool lfp_ts_percpu_stop(lfpool_ts *p);
+void lfp_ts_percpu_take(lfpool_ts *p, struct lfp_sink *sk);
+void lfp_ts_percpu_restart(lfpool_ts *p);
 /* Per-CPU slow paths that may hold objects between two places: ended << 32
  * | in flight now (0 for a per-thread pool). */
-uint64_t lfp_pcpu_transits(const lfpool_ts *p);
+uint64_t lfp_ts_percpu_transits(const lfpool_ts *p);
 
 /* fork: take (lock) or release the CPU areas' fallback locks (nothing for
  * a per-thread pool or in rseq mode). */
-void lfp_pcpu_fork_lock(lfpool_ts *p, bool lock);
+void lfp_ts_percpu_fork_lock(lfpool_ts *p, bool lock);
 
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
-void lfp_pcpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
+void lfp_ts_percpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum);
 /* Fill st's per-CPU fields: percpu_mode, and the areas in bytes_held. */
-void lfp_pcpu_stats(const lfpool_ts *p, lfpool_stats *st);
+void lfp_ts_percpu_stats(const lfpool_ts *p, lfpool_stats *st);
 /* Show fn every object of the CPU areas (validate; no other user may
  * run).  Nothing for a per-thread pool. */
-void lfp_pcpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx);
+void lfp_ts_percpu_each(const lfpool_ts *p, void (*fn)(void *obj, void *ctx), void *ctx);
 /* Bytes of the CPU areas (0 for a per-thread pool). */
-uint64_t lfp_pcpu_bytes(const lfpool_ts *p);
+uint64_t lfp_ts_percpu_bytes(const lfpool_ts *p);
 
 #endif

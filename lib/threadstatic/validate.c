@@ -34,17 +34,21 @@ static void walk_depot(struct lfp_census *cs, const lfpool_ts *p)
 	lfp_census_chain(cs, lfp_stack_top(lfp_stack_load(&d->objs)), "the depot's loose stack");
 }
 
-/* A cache's loaded magazine holds its count; the previous one all or none. */
+/* A cache's loaded magazine holds objs[low .. count) (thieves raise low;
+ * debug pools keep low 0 and their count in debug_count), the previous one
+ * prev_objs[0 .. prev_count) (cache.c). */
 static void walk_cache(struct lfp_census *cs, const lfpool_ts_cache *c, uint32_t mag_size)
 {
 	uint32_t loaded = c->checked ? c->debug_count : c->fast.count;
-	if (loaded > mag_size) {
-		lfp_census_fail(cs, "a cache's loaded magazine holds %u of %u", loaded, mag_size);
+	int32_t low = c->checked ? 0 : lfp_load_i32_rlx(&c->fast.low);
+	if (loaded > mag_size || low < 0 || (uint32_t)low > loaded || c->prev_count > mag_size) {
+		lfp_census_fail(cs, "a cache's magazines hold [%d, %u) and %u of %u", low, loaded,
+				c->prev_count, mag_size);
 		return;
 	}
-	for (uint32_t i = 0; i < loaded; i++)
+	for (uint32_t i = (uint32_t)low; i < loaded; i++)
 		lfp_census_obj(cs, c->fast.objs[i], "a cache's loaded magazine");
-	for (uint32_t i = 0; c->prev_full && i < mag_size; i++)
+	for (uint32_t i = 0; i < c->prev_count; i++)
 		lfp_census_obj(cs, c->prev_objs[i], "a cache's previous magazine");
 }
 
@@ -82,7 +86,7 @@ int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size)
 			walk_cache(&cs, c, p->depot.mag_size);
 		pthread_mutex_unlock(&lfp_ts_lock);
 		walk_depot(&cs, p);
-		lfp_pcpu_each(p, in_cpu_area, &cs);
+		lfp_ts_percpu_each(p, in_cpu_area, &cs);
 		if (!cs.bad)
 			check_census(&cs, p, caches);
 	}

@@ -62,7 +62,7 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker
 }
 
 /*
- * worker_release may run concurrently with itself (threadstatic.h), but a
+ * worker_release may run concurrently with itself (lfpool/ts.h), but a
  * flush changes the cache, which has one user at a time: two releasers
  * flushing one slot at once would push its objects twice.  So releasers of
  * a slot take turns through its `releasing` byte: the exchange that finds

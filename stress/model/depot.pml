@@ -17,9 +17,9 @@
  * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
  * cache.c, depot.c and lib/stack.h at the commit that added this model,
  * which also marked them "Model: stress/model/depot.pml"):
- *   G1  fast get                    include/lfpool/threadstatic.h lfpool_ts_cache_get;
+ *   G1  fast get                    include/lfpool/ts.h lfpool_ts_cache_get;
  *                                   the slow one: cache.c take() 162-168
- *   P1  fast put (room = MAG)       threadstatic.h lfpool_ts_cache_put; cache.c push_objs() 107-109
+ *   P1  fast put (room = MAG)       lfpool/ts.h lfpool_ts_cache_put; cache.c push_objs() 107-109
  *   R1  refill: previous full, swap cache.c refill() 61-64 (rotate 41-53)
  *   R2  refill: pop a full magazine cache.c refill() 65 (depot.h lfp_depot_pop)
  *   R3  refill: push the empty prev cache.c refill() 66-70

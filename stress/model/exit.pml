@@ -5,7 +5,7 @@
  * one more object is loose in the depot.  At thread exit the pthread key
  * destructor hands the thread's caches back; destroy frees the caches of
  * threads still alive and then drains the depot and frees the pool.  The
- * table of include/lfpool/threadstatic.h forbids calls on a pool during its
+ * table of include/lfpool/ts.h forbids calls on a pool during its
  * destroy, but a thread that used the pool may exit at any time: its exit
  * must see the pool whole or gone.
  *

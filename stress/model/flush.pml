@@ -3,7 +3,7 @@
  * flush.pml - lfpool_ts_worker_release racing with itself: two threads
  * release the same worker index, each flushing the slot's cache onto the
  * depot's loose stack, while a third thread gets objects off that stack.
- * The synchronization table of include/lfpool/threadstatic.h lets
+ * The synchronization table of include/lfpool/ts.h lets
  * worker_release run concurrently with itself; issue 11 found that the
  * unlocked flush hands one object out twice.
  *

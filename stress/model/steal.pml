@@ -19,20 +19,20 @@
  * after it sees the thief's earlier stores.
  *
  * Correspondence (step: code of branch capacity, commit 69651d5):
- *   G1  get: count - 1, stored      include/lfpool/threadstatic.h lfpool_ts_cache_get (count store)
- *   G2  get: load low, compare      threadstatic.h lfpool_ts_cache_get (low load, the check)
- *   G3  get hit: objs[c]            threadstatic.h lfpool_ts_cache_get (obj = f->objs[c])
+ *   G1  get: count - 1, stored      include/lfpool/ts.h lfpool_ts_cache_get (count store)
+ *   G2  get: load low, compare      lfpool/ts.h lfpool_ts_cache_get (low load, the check)
+ *   G3  get hit: objs[c]            lfpool/ts.h lfpool_ts_cache_get (obj = f->objs[c])
  *   G4  get miss: restore count     lib/threadstatic/cache.c lfpool_ts_cache_get_slow
  *   S1  slow path: cache lock       cache.c lfp_cache_lock (xchg), settle, take/push_objs,
  *       (body under the lock)       refill from the depot, flush_locked; lfp_cache_unlock
- *   P1  put: slot, then count       threadstatic.h lfpool_ts_cache_put (slot store, release count store)
+ *   P1  put: slot, then count       lfpool/ts.h lfpool_ts_cache_put (slot store, release count store)
  *   C2  thief: the depot            lib/threadstatic/steal.c take_depot (first, and
  *                                   again once the caches are stopped: sweep_owned)
  *   C3  stop: lock, low = STOPPED   cache.c lfp_cache_stop
  *   C4  the heavy fence             steal.c sweep_owned -> lib/threadstatic/fence.c lfp_fence_heavy
  *   C5  take from the bottom        cache.c lfp_cache_take (count load, objs[low ..))
  *   C6  restart: low, unlock        cache.c lfp_cache_restart
- *   C7  nothing: ENOBUFS            steal.c lfp_ts_steal, cache.c create_or_steal
+ *   C7  nothing: ENOBUFS            steal.c lfp_steal, cache.c create_or_steal
  * Simplified: NC caches (1; the row steal-2caches runs 2), whose previous
  * magazines stay empty (the thief takes those under the cache's lock,
  * where nothing races); one steal; objects are never created (the pool is

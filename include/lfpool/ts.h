@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lfpool/threadstatic.h - ThreadStatic: per-thread magazines over a
+ * lfpool/ts.h - ThreadStatic: per-thread magazines over a
  * lock-free depot (Bonwick & Adams 2001), and explicit cache handles.
  *
  * Synchronization:
@@ -170,8 +170,8 @@
  * (the cache that holds it, or the thread whose CAS took it off a depot
  * stack).
  */
-#ifndef LFPOOL_THREADSTATIC_H
-#define LFPOOL_THREADSTATIC_H
+#ifndef LFPOOL_TS_H
+#define LFPOOL_TS_H
 
 #include "lfpool/common.h"
 
