@@ -218,6 +218,9 @@ stress() {
 		"${progress[@]}" "$@"
 	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
 		"${progress[@]}"
+	# fork() while threads use every flavour (issue 12): 100 forks per
+	# mode and pass, every child and every fork() must finish.
+	job "$v-fork" "$dir/stress/lffork"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
