@@ -286,7 +286,9 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Wait for pid up to CHILD_SECONDS: its exit status, or -1 once killed. */
+/* Wait for pid up to CHILD_SECONDS: its exit status, or -1 once killed.
+ * LFFORK_HANG_CMD, when set, is run with the hung child's pid appended
+ * before it is killed (e.g. "gdb -batch -ex 'thread apply all bt' -p"). */
 static int wait_child(pid_t pid)
 {
 	struct timespec nap = { 0, 1000000 };
@@ -296,6 +298,13 @@ static int wait_child(pid_t pid)
 		if (r == pid)
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		nanosleep(&nap, NULL);
+	}
+	const char *hang_cmd = getenv("LFFORK_HANG_CMD");
+	if (hang_cmd) {
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "%s %d >&2", hang_cmd, (int)pid);
+		if (system(cmd) != 0)
+			fprintf(stderr, "lffork: LFFORK_HANG_CMD failed\n");
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
