@@ -34,7 +34,7 @@ static void walk_depot(struct lfp_census *cs, const lfpool_ts *p)
 	lfp_census_chain(cs, lfp_stack_top(lfp_stack_load(&d->objs)), "the depot's loose stack");
 }
 
-/* A cache's loaded magazine holds its count; the previous one all or none. */
+/* A cache's loaded magazine holds its count, the previous one prev_count. */
 static void walk_cache(struct lfp_census *cs, const lfpool_ts_cache *c, uint32_t mag_size)
 {
 	uint32_t loaded = c->checked ? c->debug_count : c->fast.count;
@@ -44,7 +44,7 @@ static void walk_cache(struct lfp_census *cs, const lfpool_ts_cache *c, uint32_t
 	}
 	for (uint32_t i = 0; i < loaded; i++)
 		lfp_census_obj(cs, c->fast.objs[i], "a cache's loaded magazine");
-	for (uint32_t i = 0; c->prev_full && i < mag_size; i++)
+	for (uint32_t i = 0; i < c->prev_count && i < mag_size; i++)
 		lfp_census_obj(cs, c->prev_objs[i], "a cache's previous magazine");
 }
 
