@@ -54,6 +54,23 @@
 #ifndef CHILD_THREAD
 # define CHILD_THREAD 1
 #endif
+/* AddressSanitizer's allocator (GCC 12's libasan) takes no lock across
+ * fork: a child forked while a parent's thread was in malloc hangs in its
+ * first malloc (seen: lfpool_pool_get -> posix_memalign -> asan's
+ * SizeClassAllocator64::GetFromAllocator, in Pool mode too).  So in the
+ * ASan build the threads park, outside any call, for each fork: there the
+ * test checks what the child does with the state it inherits; the release
+ * and TSan builds check forks that interrupt the library anywhere. */
+#if defined(__SANITIZE_ADDRESS__)
+# define PARK_FOR_FORK 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define PARK_FOR_FORK 1
+# endif
+#endif
+#ifndef PARK_FOR_FORK
+# define PARK_FOR_FORK 0
+#endif
 #define CHILD_SECONDS 10
 /* Far above any step's time on a loaded machine under a sanitizer (a
  * fork() takes milliseconds, a child at most CHILD_SECONDS): only a hang
@@ -71,6 +88,28 @@ static enum mode mode;
 static void *shared;			/* the pool every thread uses (not for Pool) */
 static lfpool_pool *own[THREADS + 1];	/* Pool: one per thread, [THREADS] main's */
 static volatile int stop;
+static int park_req, parked;	/* PARK_FOR_FORK's handshake */
+
+/* A worker between two calls: park while a fork is asked for. */
+static void park_point(void)
+{
+	if (!PARK_FOR_FORK || !__atomic_load_n(&park_req, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_fetch_add(&parked, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&park_req, __ATOMIC_ACQUIRE))
+		sched_yield();
+	__atomic_fetch_sub(&parked, 1, __ATOMIC_ACQ_REL);
+}
+
+/* The main thread, before a fork: every worker parked (PARK_FOR_FORK). */
+static void park_all(bool on)
+{
+	if (!PARK_FOR_FORK)
+		return;
+	__atomic_store_n(&park_req, on, __ATOMIC_RELEASE);
+	while (on && __atomic_load_n(&parked, __ATOMIC_ACQUIRE) < THREADS)
+		sched_yield();
+}
 
 /* What the main thread is doing, for the watchdog: the step, its mode,
  * and how many steps it made (written by the main thread only). */
@@ -197,6 +236,7 @@ static void *worker(void *arg)
 	unsigned n = 0;
 	uint64_t seed = (uint64_t)who * 7919 + 1;
 	for (uint64_t i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); i++) {
+		park_point();
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (n < HELD && (seed >> 40) % 2) {
 			void *o = get_as(who);
@@ -354,12 +394,16 @@ static int run_mode(enum mode m, int forks, const char *pass)
 	double slowest = 0;	/* information only: how long prepare waited */
 	for (int i = 0; i < forks; i++) {
 		fflush(NULL);
+		if (PARK_FOR_FORK)
+			step_to("waiting for the threads to park");
+		park_all(true);
 		step_to("in fork(): prepare handler, or parent handler");
 		double t0 = now_ms();
 		pid_t pid = fork();
 		if (pid == 0)
 			_exit(child_main());
 		double took = now_ms() - t0;
+		park_all(false);
 		slowest = took > slowest ? took : slowest;
 		step_to("waiting for a child");
 		if (pid < 0) {
