@@ -39,7 +39,10 @@
  * liburcu takes that lock when a thread first enters a section; so no
  * thread may register holding a library lock (grace.h: lfp_grace_register
  * before the lock, lfp_grace_enter_locked under it).  Thread exit
- * (liburcu's key destructor) takes it holding none of ours.
+ * (liburcu's key destructor) takes it holding none of ours.  Not covered:
+ * liburcu's init_lock, held for an instant when a thread registers or
+ * exits, is not among the locks its fork handlers take (0.13); a child
+ * forked in that instant would hang when one of its threads registers.
  *
  * A thief holds a steal_lock while it waits for lfp_ts_lock, and the live
  * pools are read under lfp_ts_lock, so the steal_locks and cache locks are
