@@ -6,8 +6,11 @@
  * thread that does not exist in it.
  *
  * The order is the library's lock order, fixed:
- *   1. the upper layer's (ThreadStatic: lfp_ts_lock, then the spinlock of
- *      every CPU area of every per-CPU pool in the fallback mode),
+ *   1. the upper layer's (ThreadStatic, threadstatic.c "fork"): first
+ *      liburcu-bp's rcu_gp_lock and rcu_registry_lock, then lfp_ts_lock
+ *      with every live pool's steal_lock (tried: other paths take it
+ *      before lfp_ts_lock) and every cache's lock, then the spinlock of
+ *      every CPU area of every per-CPU pool in the fallback mode,
  *   2. the registry of cores below, then each registered core's grow lock,
  *      in registry order (no code holds two grow locks at once),
  *   3. debug.c's error-hook and graveyard locks,
@@ -15,8 +18,13 @@
  *      the graveyard's, nothing taken under it).
  * Every other path takes a subset of these in the same order (lfp_ts_lock
  * before a grow lock, nothing while holding an area lock), so the prepare
- * handler cannot deadlock.  The child then lets the upper layer reset what
- * belonged to threads that do not exist in it (threadstatic.c).
+ * handler cannot deadlock.  liburcu-bp's locks come first because a thread
+ * may wait for any lock below while inside a grace section, which a trim
+ * holding rcu_gp_lock waits for; and none of ours is held where liburcu
+ * takes its own (a thread registers before it takes lfp_ts_lock or a
+ * steal_lock, grace.h; a trim waits for a grace period holding nothing).
+ * The child then lets the upper layer reset what belonged to threads that
+ * do not exist in it (threadstatic.c).
  *
  * Cores register when they may take their grow lock (Concurrent,
  * ThreadStatic and magazine cores); a Pool takes no lock and does not.

@@ -220,6 +220,10 @@ stress() {
 		"${progress[@]}" "$@"
 	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
 		"${progress[@]}"
+	# fork() while threads use every flavour (issue 12): every child and
+	# every fork() must finish; 100 forks per mode and pass (quick: 30,
+	# make check runs 100 in the release and ASan builds).
+	job "$v-fork" "$dir/stress/lffork" "$fork_count"
 	if grep -q '^stress-array:' "$dir/Makefile"; then
 		job "$v-array" env STRESS_SECONDS="$s" STRESS_THREADS="$threads" \
 			$MAKE -C "$dir" -s --no-print-directory stress-array
@@ -351,6 +355,8 @@ fuzz() {
 	job fuzz run_fuzz "$dir"
 }
 
+fork_count=100
+[ "$mode" = quick ] && fork_count=30
 case $mode in
 quick) matrix_seconds=${MATRIX_SECONDS:-0.1} ;;
 long) matrix_seconds=${MATRIX_SECONDS:-0.5} ;;

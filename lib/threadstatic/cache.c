@@ -424,7 +424,7 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	uint32_t mags[2];
 	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0)
 		return NULL;
-	lfp_grace_enter();
+	lfp_grace_enter_locked();
 	int err = lfp_depot_join(&p->depot, mags);
 	lfp_grace_leave();
 	if (err) {
@@ -478,7 +478,7 @@ void lfp_cache_free(lfpool_ts_cache *c)
 {
 	lfpool_ts_cache_flush(c);
 	uint32_t mags[2] = { c->loaded, c->prev };
-	lfp_grace_enter();
+	lfp_grace_enter_locked();
 	lfp_depot_leave(&c->pool->depot, mags);
 	lfp_grace_leave();
 	unlink_free(c);
@@ -491,6 +491,7 @@ void lfp_cache_abandon(lfpool_ts_cache *c)
 
 LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 {
+	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
 	pthread_mutex_unlock(&lfp_ts_lock);
@@ -508,6 +509,7 @@ LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *c)
 			   "cache_destroy of a worker slot cache (use lfpool_ts_worker_release)");
 		return;
 	}
+	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfp_cache_free(c);
 	pthread_mutex_unlock(&lfp_ts_lock);

@@ -13,6 +13,15 @@
  * wait for a lock that a trim holds while it waits: trim waits holding
  * none.
  *
+ * liburcu-bp registers a thread on its first section, under its registry
+ * lock, which fork's prepare handler holds while it waits for the
+ * library's locks (threadstatic.c, "fork"): a thread must not register
+ * while it holds one of them.  So every path that enters a section while
+ * holding lfp_ts_lock or a steal_lock first calls lfp_grace_register(),
+ * holding nothing, and enters with lfp_grace_enter_locked(), which debug
+ * builds check.  Paths that enter a section holding no lock may register
+ * there.
+ *
  * The TSan build keeps side data until destroy (TSan cannot see liburcu's
  * ordering, so it would report the free): lfp_grace_reclaims() is false.
  */
@@ -22,13 +31,21 @@
 #include <stdbool.h>
 
 void lfp_grace_enter(void);
+/* Register the calling thread with liburcu-bp now, if it is not (again:
+ * at thread exit liburcu's key destructor may have run before tls.c's).
+ * Caller holds no library lock. */
+void lfp_grace_register(void);
+/* lfp_grace_enter for a caller holding lfp_ts_lock or a steal_lock: it
+ * called lfp_grace_register() before it took them (asserted in debug
+ * builds). */
+void lfp_grace_enter_locked(void);
 void lfp_grace_leave(void);
 void lfp_grace_wait(void);
 /* Whether side data may be freed after lfp_grace_wait(). */
 bool lfp_grace_reclaims(void);
-/* fork: liburcu-bp's own handlers (its grace-period lock), which it leaves
- * to the application; threadstatic.c's fork handlers call them last in
- * prepare and first in the parent and the child. */
+/* fork: liburcu-bp's own handlers (its grace-period and registry locks),
+ * which it leaves to the application; threadstatic.c's fork handlers call
+ * them first in prepare and last in the parent and the child (why: there). */
 void lfp_grace_fork_prepare(void);
 void lfp_grace_fork_parent(void);
 void lfp_grace_fork_child(void);

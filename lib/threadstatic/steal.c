@@ -106,9 +106,10 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
+	lfp_grace_register();	/* before the locks (grace.h) */
 	pthread_mutex_lock(&p->steal_lock);
 	pthread_mutex_lock(&lfp_ts_lock);
-	lfp_grace_enter();	/* take_depot pops */
+	lfp_grace_enter_locked();	/* take_depot pops */
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (LFP_STEAL_OWNED && !sk.got) {
 		uint64_t before = lfp_ts_percpu_transits(p);

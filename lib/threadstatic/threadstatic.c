@@ -24,19 +24,38 @@
 #include "ts_percpu.h"
 
 /*
- * fork (fork.c runs these first and last).  prepare takes, in the order the
- * library takes them: every live pool's steal_lock, lfp_ts_lock, every
- * cache's slow-path lock, the CPU areas' fallback locks, then liburcu-bp's
- * (grace.c).  A thief holds a steal_lock while it waits for lfp_ts_lock,
- * and the live pools are read under lfp_ts_lock, so the steal_locks and
- * cache locks are tried, not waited for: when one is busy, prepare lets
- * everything go, yields and starts again.  In the child only the forking
- * thread exists: the implicit caches of every other thread are abandoned
- * (lfp_cache_abandon says what becomes of their objects).  Explicit caches
- * and worker slots belong to no thread and are kept as they are: one that
- * another thread was using at the moment of fork may be half-way through a
- * step, and the child must not use it (nor destroy the pool while it may
- * be so: destroy flushes every worker slot).
+ * fork (fork.c runs these first and last).  prepare takes, in this order:
+ *   1. liburcu-bp's rcu_gp_lock and rcu_registry_lock (grace.c),
+ *   2. lfp_ts_lock, every live pool's steal_lock and every cache's lock,
+ *   3. the CPU areas' fallback locks.
+ * Why liburcu's first: a trim waits for a grace period (synchronize_rcu)
+ * holding rcu_gp_lock, and the readers it waits for may be waiting for a
+ * library lock (a get in its slow path: a grace section, then its cache's
+ * lock).  Taken after the library's locks, prepare would wait for the trim
+ * that waits for the reader that waits for prepare: the parent hung so in
+ * fork_test (issue 12).  Taken first, when no grace period runs, nothing
+ * prepare then waits for can wait for a grace period.  The cost: prepare
+ * holds the registry lock while it waits for the library's locks, and
+ * liburcu takes that lock when a thread first enters a section; so no
+ * thread may register holding a library lock (grace.h: lfp_grace_register
+ * before the lock, lfp_grace_enter_locked under it).  Thread exit
+ * (liburcu's key destructor) takes it holding none of ours.  Not covered:
+ * liburcu's init_lock, held for an instant when a thread registers or
+ * exits, is not among the locks its fork handlers take (0.13); a child
+ * forked in that instant would hang when one of its threads registers.
+ *
+ * A thief holds a steal_lock while it waits for lfp_ts_lock, and the live
+ * pools are read under lfp_ts_lock, so the steal_locks and cache locks are
+ * tried, not waited for: when one is busy, prepare lets the library's locks
+ * go, yields and starts again.  The parent and the child let go in the
+ * reverse order, liburcu's last.  In the child only the forking thread
+ * exists: the implicit caches of every other thread are abandoned
+ * (lfp_cache_abandon says what becomes of their objects), and liburcu
+ * forgets their registrations.  Explicit caches and worker slots belong to
+ * no thread and are kept as they are: one that another thread was using at
+ * the moment of fork may be half-way through a step, and the child must
+ * not use it (nor destroy the pool while it may be so: destroy flushes
+ * every worker slot).
  */
 static void fork_unlock_caches(lfpool_ts *upto_pool, lfpool_ts_cache *upto_cache)
 {
@@ -82,6 +101,7 @@ static bool fork_try_all(void)
 
 static void fork_prepare(void)
 {
+	lfp_grace_fork_prepare();
 	for (;;) {
 		pthread_mutex_lock(&lfp_ts_lock);
 		if (fork_try_all())
@@ -92,7 +112,6 @@ static void fork_prepare(void)
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
 		lfp_ts_percpu_fork_lock(p, true);
-	lfp_grace_fork_prepare();
 }
 
 /* Let go of what prepare took, but lfp_ts_lock. */
@@ -107,14 +126,13 @@ static void fork_release(void)
 
 static void fork_parent(void)
 {
-	lfp_grace_fork_parent();
 	fork_release();
 	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_grace_fork_parent();
 }
 
 static void fork_child(void)
 {
-	lfp_grace_fork_child();
 	fork_release();
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
@@ -125,6 +143,7 @@ static void fork_child(void)
 		}
 	}
 	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_grace_fork_child();
 }
 
 static void set_fork_hooks(void)
@@ -209,6 +228,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 		return 0;
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
+	lfp_grace_register();	/* retire frees caches under lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
 	if (p->explicit_caches) {
 		pthread_mutex_unlock(&lfp_ts_lock);
@@ -306,6 +326,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
 		return 0;
 	struct lfp_cache_counts now;
+	lfp_grace_register();	/* before steal_lock (grace.h) */
 	pthread_mutex_lock(&p->steal_lock);
 	/* Every CPU area's objects first (stop and take, steal.c): below the
 	 * working set like loose objects. */
@@ -320,7 +341,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 		lfp_cache_cool(c);
 	pthread_mutex_unlock(&lfp_ts_lock);
 
-	lfp_grace_enter();
+	lfp_grace_enter_locked();
 	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 				  at_most(empty, p->depot.max_full), keep);
 	lfp_grace_leave();

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grace.h"
 #include "ts.h"
 
 struct lfp_tls_entry {
@@ -193,6 +194,9 @@ static void remove_at(struct lfp_tls_table *t, uint32_t i)
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
+	/* liburcu-bp's key destructor may have run first: register again
+	 * now, holding no lock (grace.h). */
+	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
 	for (uint32_t i = 0; i < t->cap; i++)
 		if (t->e[i].gen && lfp_tls_live(t->e[i].gen))
@@ -282,6 +286,7 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 		return c;
 	pthread_once(&tls_once, make_key);
 	int err = tls_key_err ? ENOMEM : 0;
+	lfp_grace_register();	/* a thread's first call: before lfp_ts_lock */
 	pthread_mutex_lock(&lfp_ts_lock);
 	struct lfp_tls_table *t = err ? NULL : own_table();
 	if (!err && (!t || table_room(t) != 0))
@@ -330,6 +335,7 @@ void lfp_tls_detach(lfpool_ts *p)
 	lfpool_ts_cache *c = lfp_tls_find(p);
 	if (!c)
 		return;
+	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfp_cache_free(c);
 	drop(p);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "grace.h"
 #include "ts.h"
 
 /* The cache in slot w, NULL if none yet.  Both acquires pair with the
@@ -51,6 +52,7 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker
 	lfpool_ts_cache *c = slot(p, worker);
 	if (LFPOOL_LIKELY(c != NULL))
 		return c;
+	lfp_grace_register();	/* make_slot makes a cache under lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
 	int err = make_slot(p, worker);
 	pthread_mutex_unlock(&lfp_ts_lock);
