@@ -20,12 +20,14 @@
 #define LFP_SLAB_MAX ((size_t)1 << 31)		/* offsets in a slab fit 32 bits */
 
 /*
- * The default backing allocator.  Blocks of LFP_MMAP_MIN bytes and more
- * (slabs) are mapped directly, aligned by trimming the mapping, and
+ * The default backing allocators.  Blocks of LFP_MMAP_MIN bytes and more
+ * (large slabs) are mapped directly, aligned by trimming the mapping, and
  * unmapped when freed: no padding lost to posix_memalign at the peak, and
  * a trimmed pool's memory goes back to the system, not to malloc's free
- * lists (issue 13).  Smaller blocks (side data, directory) come from
- * malloc.  alloc and free choose by size alone, so they always agree.
+ * lists (issue 13).  Smaller blocks come from malloc (lfp_plain_allocator,
+ * for what is not a slab: array pools' oversize buffers, CPU areas), or,
+ * for the slabs (lfp_system_allocator), from the cache of small blocks
+ * below.  alloc and free choose by size alone, so they always agree.
  */
 #define LFP_MMAP_MIN (64u * 1024)
 
@@ -62,10 +64,14 @@ static void *map_aligned(size_t size, size_t align)
  * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves)
  * come instead from 64 KiB mappings cut into blocks of one size, aligned
  * to it, and go back to a free list of their size: O(1) both ways, under
- * one lock (never on a get or put path; the lock is a leaf, taken in
- * fork.c's prepare after every other lock).  The blocks are kept for reuse,
- * not unmapped.  ASan builds keep posix_memalign, so that LeakSanitizer and
- * the heap checks still see every slab.
+ * one lock (taken only where a pool grows or gives slabs back, never on a
+ * get or put that its cache, stack or area serves; the lock is a leaf,
+ * taken in fork.c's prepare after every other lock).  The blocks are kept
+ * for reuse by any pool, not unmapped: the memory of small slabs (under
+ * 64 KiB) stays with the process at its peak, as in malloc's bins; a
+ * pool's own figures (bytes_held) still fall on trim.  ASan builds keep
+ * posix_memalign, so that LeakSanitizer and the heap checks still see
+ * every slab.
  */
 #define LFP_CACHE_MIN 64u
 #define LFP_CACHE_CLASSES 10	/* 64 B .. 32 KiB */
@@ -133,26 +139,42 @@ void lfp_blocks_fork_lock(void) {}
 void lfp_blocks_fork_unlock(void) {}
 #endif
 
-/* The default allocator's alloc; *zero, when not NULL, says whether the
- * block is known to be all zeros.  A block of a cached size comes aligned
- * to its size; one that must be aligned more is refused here
+/* lfp_plain_allocator: mapped from LFP_MMAP_MIN bytes, else malloc's. */
+static void *plain_alloc(size_t size, size_t align, void *ctx)
+{
+	(void)ctx;
+	void *p;
+	if (size >= LFP_MMAP_MIN)
+		return map_aligned(size, align);
+	if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0)
+		return NULL;
+	return p;
+}
+
+static void plain_free(void *p, size_t size, void *ctx)
+{
+	(void)ctx;
+	if (size >= LFP_MMAP_MIN)
+		munmap(p, page_round(size));
+	else
+		free(p);
+}
+
+const lfpool_allocator lfp_plain_allocator = { plain_alloc, plain_free, NULL };
+
+/* The slabs' default allocator's alloc; *zero, when not NULL, says whether
+ * the block is known to be all zeros.  A block of a cached size comes
+ * aligned to its size; one that must be aligned more is refused here
  * (lfp_alloc_aligned would give it back). */
 static void *system_alloc_z(size_t size, size_t align, bool *zero)
 {
-	void *p;
-	bool z = false;
 	int cls = block_class(size);
-	if (size >= LFP_MMAP_MIN) {
-		p = map_aligned(size, align);
-		z = true;
-	} else if (cls >= 0) {
-		p = align <= size ? block_alloc(cls, size, &z) : NULL;
-	} else if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0) {
-		p = NULL;
-	}
 	if (zero)
-		*zero = z;
-	return p;
+		*zero = size >= LFP_MMAP_MIN;
+	if (cls < 0)
+		return plain_alloc(size, align, NULL);
+	bool z;
+	return align <= size ? block_alloc(cls, size, zero ? zero : &z) : NULL;
 }
 
 static void *system_alloc(size_t size, size_t align, void *ctx)
@@ -163,14 +185,11 @@ static void *system_alloc(size_t size, size_t align, void *ctx)
 
 static void system_free(void *p, size_t size, void *ctx)
 {
-	(void)ctx;
 	int cls = block_class(size);
-	if (size >= LFP_MMAP_MIN)
-		munmap(p, page_round(size));
-	else if (cls >= 0)
+	if (cls >= 0)
 		block_free(cls, p);
 	else
-		free(p);
+		plain_free(p, size, ctx);
 }
 
 const lfpool_allocator lfp_system_allocator = { system_alloc, system_free, NULL };

@@ -80,6 +80,11 @@ enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };
 /* The backing allocator when the config names none (slab.c: mappings for
  * large blocks, a shared cache for small power-of-two ones, malloc else). */
 extern const lfpool_allocator lfp_system_allocator;
+/* The same without that cache (mappings, else malloc): for blocks that are
+ * not slabs and that a user may put twice (array pools' oversize buffers,
+ * where a debug pool relies on malloc's checks), or that live as long as
+ * their pool (CPU areas). */
+extern const lfpool_allocator lfp_plain_allocator;
 
 /* fork.c's prepare and release: the lock of that cache. */
 void lfp_blocks_fork_lock(void);

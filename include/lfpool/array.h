@@ -24,7 +24,11 @@
  * size>]", with the address of the buffer's prefix), a pointer that is not
  * a buffer of this pool (foreign, interior, or an oversize buffer already
  * put), a sized put with a size of another class, and any call after
- * destroy; destroy reports buffers still out.
+ * destroy; destroy reports buffers still out.  An oversize buffer already
+ * put is found by its cleared prefix while its memory is still mapped:
+ * one of 64 KiB or more (with the prefix) was unmapped by its first put,
+ * and a second put of it reads unmapped memory (SIGSEGV) in every build
+ * but ASan's.
  *
  * What a wrong size costs in release pools.  put_sized trusts n on its
  * inline path (checking it would mean reading the prefix on every put,

@@ -173,7 +173,7 @@ LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
 	ap->min_slot = lfpool_array_slot_of(min);
 	ap->max_slot = lfpool_array_slot_of(max);
 	ap->align = align < 16 ? 16 : align;
-	ap->alloc = cfg->allocator ? *cfg->allocator : lfp_system_allocator;
+	ap->alloc = cfg->allocator ? *cfg->allocator : lfp_plain_allocator;
 	snprintf(ap->name, sizeof(ap->name), "%s", cfg->name ? cfg->name : "array");
 	for (unsigned k = ap->min_slot; k <= ap->max_slot && !err; k++)
 		err = create_class(ap, flavour, cfg, k);
@@ -221,9 +221,13 @@ static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
 }
 
 /* Free an oversize buffer of n bytes. */
+/* The prefix's magic is cleared first: the allocator need not write over
+ * a freed block, and a second put of it must see a stranger (debug pools
+ * report it; release pools read the prefix on this path too). */
 static void oversize_put(lfpool_array *ap, void *buf, size_t n)
 {
 	count(ap, &ap->oversize_out, -1);
+	hdr_of(buf)->magic = 0;
 	ap->alloc.free((char *)buf - ap->align, ap->align + n, ap->alloc.ctx);
 }
 

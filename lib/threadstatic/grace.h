@@ -16,8 +16,9 @@
  * liburcu-bp registers a thread on its first section, under its registry
  * lock, which fork's prepare handler holds while it waits for the
  * library's locks (threadstatic.c, "fork"): a thread must not register
- * while it holds one of them.  So every path that enters a section while
- * holding lfp_ts_lock or a steal_lock first calls lfp_grace_register(),
+ * while it holds any of them.  The paths that enter a section holding a
+ * lock hold lfp_ts_lock or a steal_lock (no section is entered under a
+ * cache, area, grow or block lock); each first calls lfp_grace_register(),
  * holding nothing, and enters with lfp_grace_enter_locked(), which debug
  * builds check.  Paths that enter a section holding no lock may register
  * there.
