@@ -123,12 +123,10 @@ __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 	}
 }
 
-/* Every get but the common case's: debug checks, a failed first CAS, an
- * empty stack. */
-__attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
+/* The object of an index a pop took (slot: its slab's, from the pop), or
+ * when the stack was empty (LFP_NIL) a new one. */
+static void *popped(lfpool_concurrent *c, uint32_t idx, struct lfp_slab_slot *slot)
 {
-	struct lfp_slab_slot *slot;
-	uint32_t idx = lfp_stack_pop_at_mpmc(&c->free, &c->core.slabs, &slot);
 	if (idx == LFP_NIL)
 		return get_slow(c);
 	if (c->core.debug)
@@ -137,12 +135,29 @@ __attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
 			    c->core.slabs.stride);
 }
 
+/* A get with debug checks, or on an empty stack. */
+__attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
+{
+	struct lfp_slab_slot *slot;
+	uint32_t idx = lfp_stack_pop_at_mpmc(&c->free, &c->core.slabs, &slot);
+	return popped(c, idx, slot);
+}
+
+/* A get whose first CAS failed on old: it backs off before it tries again
+ * (stack.c), as a put's retry does, rather than start over at once. */
+__attribute__((noinline)) static void *get_contended(lfpool_concurrent *c, lfp_pair old)
+{
+	struct lfp_slab_slot *slot;
+	uint32_t idx = lfp_stack_pop_contended_mpmc(&c->free, &c->core.slabs, old, &slot);
+	return popped(c, idx, slot);
+}
+
 /*
  * The common case (no debug checks, a non-empty stack, no contention) is
  * one attempt to pop, then the object from the slot the pop looked up for
  * the link: one directory walk.  The geometry is read before the pop's
- * loads, which are compiler barriers.  Anything else starts over in
- * get_rare.
+ * loads, which are compiler barriers.  A failed CAS goes on in
+ * get_contended; anything else starts over in get_rare.
  */
 LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 {
@@ -154,9 +169,12 @@ LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
 		/* acquire, paired with the release CAS of a push */
 		lfp_pair old = lfp_stack_load(&c->free);
 		uint32_t idx = lfp_stack_top(old);
-		if (LFPOOL_LIKELY(idx != LFP_NIL) &&
-		    LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(&c->free, s, ob, &old, &slot)))
-			return lfp_slot_obj(slot, lfp_slabs_off(idx, ob), first_off, stride);
+		if (LFPOOL_LIKELY(idx != LFP_NIL)) {
+			/* not empty: true is the CAS that took idx */
+			if (LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(&c->free, s, ob, &old, &slot)))
+				return lfp_slot_obj(slot, lfp_slabs_off(idx, ob), first_off, stride);
+			return get_contended(c, old);
+		}
 	}
 	return get_rare(c);
 }
