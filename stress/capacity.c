@@ -56,6 +56,7 @@
  *   [stress]       TSan    make stress-quick, job tsan-capacity:  1000 / 100
  *                          make stress-capacity CAPACITY_ARGS=
  *                          "--rounds 1000 --rounds-64 100"
+ *   make stress    TSan    job tsan-capacity (full mode)          1000 / 1000
  *   [stress]       normal  make stress-quick, job capacity-nosteal: 30 / 30
  *                          (the negative control above)
  * In each build, per T: implicit, explicit and worker x prewarm 0 / T x M

@@ -230,11 +230,12 @@ stress() {
 	fi
 	# ThreadStatic's exact capacity and steals (stress/capacity.mk; the
 	# table of what runs where is atop stress/capacity.c): every case
-	# 1,000 rounds, but TSan's T = 64 groups ($CAPACITY_ROUNDS_64: TSan
-	# makes a thread in milliseconds).  Quick mode: TSan only, make check
-	# ran the normal and ASan builds.
+	# 1,000 rounds; in quick mode (./run.sh test) TSan's T = 64 groups run
+	# $CAPACITY_ROUNDS_64 (100: TSan makes a thread in milliseconds, and
+	# 1,000 rounds of them take some 360 s of CPU), and only TSan runs,
+	# make check ran the normal and ASan builds.  make stress runs all.
 	local cap=(--rounds "${CAPACITY_ROUNDS:-1000}")
-	[ "$v" != tsan ] || cap+=(--rounds-64 "${CAPACITY_ROUNDS_64:-100}")
+	[ "$v" != tsan ] || [ "$mode" != quick ] || cap+=(--rounds-64 "${CAPACITY_ROUNDS_64:-100}")
 	if grep -q '^stress-capacity:' "$dir/Makefile" && { [ "$mode" != quick ] || [ "$v" = tsan ]; }; then
 		job "$v-capacity" env CAPACITY_ARGS="${cap[*]}" \
 			$MAKE -C "$dir" -s --no-print-directory stress-capacity
