@@ -449,18 +449,25 @@ Test(percpu, flush_hands_this_cpus_objects_to_the_depot)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
-Test(percpu, trim_empties_the_depot_and_the_areas)
+/* A pool pinned to one CPU with 20 objects pooled: 8 in the area (of 8),
+ * 12 in the depot's three full magazines (of 4), no get from the depot. */
+static lfpool_ts *twenty_pooled_in_area_and_depot(void **objs)
 {
 	int cpus[1];
 	allowed_cpus(cpus, 1);
 	pin(cpus[0]);
 	lfpool_config c = percpu_config(64, 4, 8);
 	lfpool_ts *p = lfpool_ts_create(&c);
-	void *objs[20];
 	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
-	/* 8 stay in the area, 12 leave in three full magazines. */
 	for (int i = 0; i < 20; i++)
 		lfpool_ts_put(p, objs[i]);
+	return p;
+}
+
+Test(percpu, trim_empties_the_depot_and_the_areas)
+{
+	void *objs[20];
+	lfpool_ts *p = twenty_pooled_in_area_and_depot(objs);
 	cr_assert_eq(lfpool_ts_trim(p, 0), 20, "no get took a full magazine: none is kept, "
 		     "and the area's 8 are taken too");
 	lfpool_stats st = stats_of(p);
@@ -476,16 +483,8 @@ Test(percpu, trim_empties_the_depot_and_the_areas)
  * objects taken into it first". */
 Test(percpu, trim_keeps_keep_counting_the_areas)
 {
-	int cpus[1];
-	allowed_cpus(cpus, 1);
-	pin(cpus[0]);
-	lfpool_config c = percpu_config(64, 4, 8);
-	lfpool_ts *p = lfpool_ts_create(&c);
 	void *objs[20];
-	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
-	/* 8 stay in the area, 12 leave in three full magazines. */
-	for (int i = 0; i < 20; i++)
-		lfpool_ts_put(p, objs[i]);
+	lfpool_ts *p = twenty_pooled_in_area_and_depot(objs);
 	cr_assert_eq(lfpool_ts_trim(p, 10), 10, "the area's 8 count: 20 pooled, 10 kept");
 	lfpool_stats st = stats_of(p);
 	cr_assert_eq(st.created, 10);
