@@ -59,6 +59,11 @@
  *   make stress    TSan    job tsan-capacity (full mode)          1000 / 1000
  *   [stress]       normal  make stress-quick, job capacity-nosteal: 30 / 30
  *                          (the negative control above)
+ *   make stress-debug      --enable-debug: job debug-capacity;    1000 / 1000
+ *                          LFP_ASSERT on, and every pool is
+ *                          validated (lib/validate.h) between the
+ *                          rounds of exit groups and after each
+ *                          group, churn and pinned case
  * In each build, per T: implicit, explicit and worker x prewarm 0 / T x M
  * x own / cross x exit / alive (24 cases), and per-CPU the same 8 cases
  * twice: percpu-rseq here and percpu-fallback in the child (normal, ASan;
@@ -105,6 +110,9 @@
 #endif
 
 #include "lfpool.h"
+#ifdef LFPOOL_DEBUG
+# include "validate.h"	/* built with the library's sources (capacity.mk) */
+#endif
 
 /* Per-CPU pools of this build run restartable sequences, but in the
  * forced-fallback child. */
@@ -226,7 +234,43 @@ struct pcase {
 	lfpool_ts *pool;
 	void **held;		/* t x m: what thread i got, for cross puts */
 	atomic_uint failures, stamps;
+	unsigned validated, invalid;	/* --enable-debug: validate's verdicts */
+	char why[200];			/* the first problem validate found */
 };
+
+/*
+ * --enable-debug builds: c's pool, quiet (no thread of the group runs),
+ * has every object in exactly one place (lib/validate.h: the census of
+ * the depot, every cache, worker slot and CPU area).  Called between the
+ * rounds of exit groups and after each group and churn; a no-op in other
+ * builds, whose library hides lfp_ts_validate.
+ */
+static void validate_case(struct pcase *c)
+{
+#ifdef LFPOOL_DEBUG
+	char why[sizeof(c->why)];
+	if (!c->pool)
+		return;
+	c->validated++;
+	if (lfp_ts_validate(c->pool, why, sizeof(why)) != 0 && c->invalid++ == 0)
+		memcpy(c->why, why, sizeof(why));
+#else
+	(void)c;
+#endif
+}
+
+/* ", validated N times" (debug builds), or the first problem it found. */
+static const char *validate_verdict(const struct pcase *c, char *buf, size_t n)
+{
+	if (!c->validated)
+		snprintf(buf, n, "%s", "");
+	else if (!c->invalid)
+		snprintf(buf, n, ", validated %u times", c->validated);
+	else
+		snprintf(buf, n, ", validate failed %u of %u times, first: %s", c->invalid,
+			 c->validated, c->why);
+	return buf;
+}
 
 /* The pools one set of T threads works on: in each round every thread
  * runs the round of case 0, then of case 1, ..., each between barriers,
@@ -254,19 +298,15 @@ struct worker {
 static void stamp(struct pcase *c, void *o, unsigned long id)
 {
 	unsigned long prev = atomic_exchange(&((struct obj *)o)->owner, id);
-	if (prev != 0) {
+	if (prev != 0)
 		atomic_fetch_add(&c->stamps, 1);
-		if (getenv("CAPDBG")) fprintf(stderr, "get %p: held by %lu, taker %lu\n", o, prev, id);
-	}
 }
 
 static void unstamp(struct pcase *c, void *o, unsigned long id)
 {
 	unsigned long prev = atomic_exchange(&((struct obj *)o)->owner, 0);
-	if (prev != id) {
+	if (prev != id)
 		atomic_fetch_add(&c->stamps, 1);
-		if (getenv("CAPDBG")) fprintf(stderr, "put %p: held by %lu, putter thinks %lu\n", o, prev, id);
-	}
 }
 
 static void *get_one(struct worker *w, unsigned i)
@@ -433,9 +473,12 @@ static void judge(struct group *g, struct pcase *c)
 	lfpool_stats st;
 	lfpool_ts_stats(c->pool, &st);
 	bool path = c->mode != M_PERCPU || !strcmp(st.percpu_mode, expected_percpu_mode());
+	validate_case(c);
 	bool back = all_back(c->pool, cap, c);
+	validate_case(c);
 	unsigned fails = atomic_load(&c->failures), bad = atomic_load(&c->stamps);
-	char what[160];
+	char what[160], checked[300];
+	validate_verdict(c, checked, sizeof(checked));
 	snprintf(what, sizeof(what), "exact    %-15s T=%-2u M=%u capacity=%-3zu prewarm=%-3zu %-5s %-5s "
 		 "rounds=%u", mode_label(c->mode), g->t, g->m, cap, c->prewarm ? cap : 0,
 		 g->alive ? "alive" : "exit", c->cross ? "cross" : "own", g->nrounds);
@@ -446,18 +489,19 @@ static void judge(struct group *g, struct pcase *c)
 			must[c->mode]++;
 			must_caught[c->mode] += fails != 0;
 		}
-		printf("     %s: %s (%u failed gets)\n", what,
-		       fails ? "caught the stranded objects" : "not caught", fails);
-		/* Without steals objects still go to one user at a time. */
-		if (bad || !path)
-			result(false, "%s: %u stamp errors, path %s", what, bad,
-			       st.percpu_mode ? st.percpu_mode : "-");
+		printf("     %s: %s (%u failed gets%s)\n", what,
+		       fails ? "caught the stranded objects" : "not caught", fails, checked);
+		/* Without steals objects still go to one user at a time, and
+		 * each stays in one place. */
+		if (bad || !path || c->invalid)
+			result(false, "%s: %u stamp errors, path %s%s", what, bad,
+			       st.percpu_mode ? st.percpu_mode : "-", checked);
 	} else {
-		result(fails == 0 && bad == 0 && st.created <= cap && back && path,
-		       "%s: %u failed gets, %u stamp errors, created %llu, all back: %s%s%s", what,
+		result(fails == 0 && bad == 0 && st.created <= cap && back && path && !c->invalid,
+		       "%s: %u failed gets, %u stamp errors, created %llu, all back: %s%s%s%s", what,
 		       fails, bad, (unsigned long long)st.created, back ? "yes" : "no",
 		       c->mode == M_PERCPU ? ", path " : "",
-		       c->mode == M_PERCPU ? st.percpu_mode : "");
+		       c->mode == M_PERCPU ? st.percpu_mode : "", checked);
 	}
 }
 
@@ -497,8 +541,11 @@ static void group(const bool *modes, unsigned t, bool alive)
 	double t0 = now_s(), c0 = cpu_s();
 	if (alive)
 		run_threads(th, t, alive_thread, w);
-	for (g->round = 0; !alive && g->round < g->nrounds; g->round++)
+	for (g->round = 0; !alive && g->round < g->nrounds; g->round++) {
 		run_threads(th, t, exit_thread, w);
+		for (unsigned i = 0; i < g->n; i++)
+			validate_case(&g->cs[i]);
+	}
 	double secs = now_s() - t0, cpu = cpu_s() - c0;
 	for (unsigned i = 0; i < g->n; i++)
 		judge(g, &g->cs[i]);
@@ -580,11 +627,13 @@ static void pinned(void)
 			cpus[n++] = c;
 	const unsigned k = 5;	/* fits an area (2 x magazine_size = 8) */
 	lfpool_ts *p = make_pool(M_PERCPU, (size_t)n * k, 0, 4);
+	struct pcase pc = { .mode = M_PERCPU, .pool = p };
 	bool ok = p != NULL;
 	for (int i = 0; ok && i < n; i++) {
 		struct pin_arg a = { .pool = p, .cpu = cpus[i], .k = k };
 		run_on(leave_objects, &a);
 		ok = a.ok;
+		validate_case(&pc);
 	}
 	lfpool_stats st;
 	lfpool_ts_stats(p, &st);
@@ -602,20 +651,25 @@ static void pinned(void)
 	struct pin_arg t = { .pool = p, .cpu = cpus[0] };
 	run_on(trim_it, &t);
 	lfpool_ts_stats(p, &st);
+	validate_case(&pc);
+	char checked[300];
+	validate_verdict(&pc, checked, sizeof(checked));
 	if (negative) {
 		caught[M_PERCPU] += !got;
 		cases[M_PERCPU]++;
 		must[M_PERCPU]++;
 		must_caught[M_PERCPU] += !got;
-		printf("     pinned   %-15s %d CPUs x %u objects: %s\n", mode_label(M_PERCPU), n, k,
-		       got ? "not caught" : "caught the stranded objects");
+		printf("     pinned   %-15s %d CPUs x %u objects: %s%s\n", mode_label(M_PERCPU), n, k,
+		       got ? "not caught" : "caught the stranded objects", checked);
+		if (pc.invalid)
+			result(false, "pinned   %-15s%s", mode_label(M_PERCPU), checked);
 	} else {
 		result(ok && got && made == (uint64_t)n * k && t.k == n * k && st.created == 0 &&
-		       !strcmp(st.percpu_mode, expected_percpu_mode()),
+		       !strcmp(st.percpu_mode, expected_percpu_mode()) && !pc.invalid,
 		       "pinned   %-15s %d CPUs x %u objects left in their areas: one thread got "
 		       "them all back with none made: %s; trim from another thread returned %u, "
-		       "%llu left, path %s", mode_label(M_PERCPU), n, k, got ? "yes" : "no", t.k,
-		       (unsigned long long)st.created, st.percpu_mode);
+		       "%llu left, path %s%s", mode_label(M_PERCPU), n, k, got ? "yes" : "no", t.k,
+		       (unsigned long long)st.created, st.percpu_mode, checked);
 	}
 	free(objs);
 	lfpool_ts_destroy(p);
@@ -710,18 +764,24 @@ static void churn(enum mode mode, unsigned t)
 	/* Conservation: every object made is pooled, and one thread gets the
 	 * whole capacity (worker slots still hold theirs: at capacity the get
 	 * steals them) with every stamp taken once. */
+	validate_case(pc);
 	bool back = all_back(pc->pool, (size_t)t * c.h, pc);
+	validate_case(pc);
 	unsigned fails = atomic_load(&pc->failures), bad = atomic_load(&pc->stamps);
+	char checked[300];
+	validate_verdict(pc, checked, sizeof(checked));
 	if (negative) {
 		caught[mode] += fails != 0;
 		cases[mode]++;
-		printf("     churn    %-15s T=%u H=%u: %s (%u failed gets)\n", mode_label(mode), t,
-		       c.h, fails ? "caught the stranded objects" : "not caught", fails);
+		printf("     churn    %-15s T=%u H=%u: %s (%u failed gets%s)\n", mode_label(mode), t,
+		       c.h, fails ? "caught the stranded objects" : "not caught", fails, checked);
+		if (pc->invalid)
+			result(false, "churn    %-15s T=%u%s", mode_label(mode), t, checked);
 	} else {
-		result(fails == 0 && bad == 0 && back && made <= (size_t)t * c.h,
+		result(fails == 0 && bad == 0 && back && made <= (size_t)t * c.h && !pc->invalid,
 		       "churn    %-15s T=%u H=%u capacity=%u, drain and trim alongside: %u failed "
-		       "gets, %u stamp errors, created %llu, all back: %s", mode_label(mode), t, c.h,
-		       t * c.h, fails, bad, (unsigned long long)made, back ? "yes" : "no");
+		       "gets, %u stamp errors, created %llu, all back: %s%s", mode_label(mode), t, c.h,
+		       t * c.h, fails, bad, (unsigned long long)made, back ? "yes" : "no", checked);
 	}
 	lfpool_ts_destroy(pc->pool);
 	free(w);

@@ -6,11 +6,16 @@
 #   make stress-capacity  runs it in this build directory (the TSan one when
 #                         configured so; stress/variants.sh does that) with
 #                         $CAPACITY_ARGS (e.g. --rounds-64 N)
+# Built with the library's sources, not against liblfpool.la, so that an
+# --enable-debug build can call lfp_ts_validate (hidden in the shared
+# library) at its quiet points.
 check_PROGRAMS += stress/capacity
 TESTS += stress/capacity-check.sh
 EXTRA_DIST += stress/capacity-check.sh
-stress_capacity_SOURCES = stress/capacity.c
-stress_capacity_LDADD = liblfpool.la $(PTHREAD_LIBS)
+stress_capacity_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
+stress_capacity_CFLAGS = $(liblfpool_la_CFLAGS)
+stress_capacity_CCASFLAGS = $(AM_CCASFLAGS)
+stress_capacity_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 
 stress-programs: stress/capacity$(EXEEXT)
 stress-capacity: stress/capacity$(EXEEXT)

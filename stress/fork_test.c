@@ -37,6 +37,9 @@
 
 #include "lfpool.h"
 #include "lfpool/ts.h"
+#ifdef LFPOOL_DEBUG
+# include "validate.h"	/* built with the library's sources (local.mk) */
+#endif
 
 #define THREADS 4
 /* ThreadSanitizer cannot follow a thread started in the child of a
@@ -384,6 +387,34 @@ static void destroy_shared(void)
 	}
 }
 
+/*
+ * --enable-debug builds: after the threads joined, every object of the
+ * parent's pools (each Pool, or the shared pool) is in exactly one place
+ * (lib/validate.h): forks and their handlers lost or doubled none.  1 when
+ * validate found a problem (said), else 0; always 0 in other builds,
+ * whose library hides validate.
+ */
+static int validate_parent(void)
+{
+#ifdef LFPOOL_DEBUG
+	char why[256];
+	int rc = 0;
+	if (mode == M_POOL) {
+		for (int i = 0; rc == 0 && i <= THREADS; i++)
+			rc = own[i] ? lfp_pool_validate(own[i], why, sizeof(why)) : 0;
+	} else if (mode == M_CONCURRENT) {
+		rc = lfp_concurrent_validate(shared, why, sizeof(why));
+	} else {
+		rc = lfp_ts_validate(shared, why, sizeof(why));
+	}
+	if (rc != 0)
+		printf("  %s: validate after the forks: %s\n", mode_name[mode], why);
+	return rc != 0;
+#else
+	return 0;
+#endif
+}
+
 /* One mode: forks children while the threads run; how many failed. */
 static int run_mode(enum mode m, int forks, const char *pass)
 {
@@ -428,6 +459,8 @@ static int run_mode(enum mode m, int forks, const char *pass)
 	step_to("joining the threads");
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
+	step_to("validating the pool");
+	failed += validate_parent();
 	step_to("destroying the pool");
 	const char *pm = "";
 	if (m == M_TS_PERCPU) {

@@ -113,7 +113,9 @@ TESTS += stress/lffork
 stress-fork: stress/lffork$(EXEEXT)
 	./stress/lffork
 PHONY += stress-fork
-stress_lffork_SOURCES = stress/fork_test.c
-stress_lffork_CFLAGS = $(AM_CFLAGS)
-stress_lffork_LDFLAGS = -no-install
-stress_lffork_LDADD = liblfpool.la $(PTHREAD_LIBS)
+# Built with the library's sources, so that an --enable-debug build can
+# call the pools' validate (hidden in the shared library) after the forks.
+stress_lffork_SOURCES = stress/fork_test.c $(liblfpool_la_SOURCES)
+stress_lffork_CFLAGS = $(liblfpool_la_CFLAGS)
+stress_lffork_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lffork_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
