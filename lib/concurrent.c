@@ -115,7 +115,10 @@ __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 		void *obj = err == ENOBUFS ? pop_out(c) : NULL;
 		if (obj)
 			return obj;
-		if (err != ENOBUFS || lfp_load_u64_acq(&c->trims_begun) == ended) {
+		/* From a fini hook: the trim that overlaps may be the one
+		 * running the hook, which never ends while it waits. */
+		if (err != ENOBUFS || lfp_fini_running == &c->core ||
+		    lfp_load_u64_acq(&c->trims_begun) == ended) {
 			errno = err;
 			return NULL;
 		}

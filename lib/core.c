@@ -232,11 +232,19 @@ static void unpoison(struct lfp_core *c, void *obj)
 #endif
 }
 
+__thread const struct lfp_core *lfp_fini_running;
+
+/* c's fini hook on obj, with lfp_fini_running saying so (nested pools'
+ * hooks restore it). */
 void lfp_core_fini_obj(struct lfp_core *c, void *obj)
 {
 	unpoison(c, obj);
-	if (c->fini)
+	if (c->fini) {
+		const struct lfp_core *was = lfp_fini_running;
+		lfp_fini_running = c;
 		c->fini(obj, c->hook_ctx);
+		lfp_fini_running = was;
+	}
 }
 
 /* Give back every slab that is wholly raw, counting the private raw chain

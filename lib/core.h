@@ -85,6 +85,12 @@ uint64_t lfp_core_max_objects(const struct lfp_core *c);
  * would create an object of that same pool fails with EDEADLK instead of
  * recursing without end. */
 extern __thread const struct lfp_core *lfp_init_running;
+/* The core whose fini hook the calling thread runs, if any: a trim may be
+ * running that hook, holding what it finalizes and (ThreadStatic) its
+ * steal lock, so a get of that same pool at capacity must not wait for
+ * trims to end (Concurrent) nor steal (ThreadStatic): it fails with
+ * ENOBUFS; a ThreadStatic trim or drain from there does nothing. */
+extern __thread const struct lfp_core *lfp_fini_running;
 /* Run init on every object of a private chain (and mark them pooled). */
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state);
 /* Run fini on every object of a private chain (LFP_NIL: none), return them

@@ -404,6 +404,105 @@ EVERY_KIND(hooks, destroy_finalizes_objects_a_fini_hook_puts_back)
 	cr_assert_eq(b.fini, 32, "%s: %ld of 32 objects finalized", kn, b.fini);
 }
 
+/* A fini hook that gets from its own pool, and puts what it got back. */
+struct fini_getter {
+	enum kind k;
+	void *pool;
+	long fini, got, refused;
+	int refused_errno;
+	long nested;			/* ThreadStatic: trims and drains refused */
+};
+
+static void fini_gets(void *obj, void *ctx)
+{
+	struct fini_getter *g = ctx;
+	(void)obj;
+	g->fini++;
+	if (!g->pool)
+		return;
+	errno = 0;
+	void *o = get(g->k, g->pool);
+	if (o) {
+		g->got++;
+		put(g->k, g->pool, o);
+	} else {
+		g->refused++;
+		g->refused_errno = errno;
+	}
+	if (g->k == K_TS || g->k == K_PERCPU) {
+		errno = 0;
+		g->nested += lfpool_ts_trim(g->pool, 0) == 0 && errno == EDEADLK;
+		errno = 0;
+		g->nested += lfpool_ts_drain(g->pool) == 0 && errno == EDEADLK;
+	}
+}
+
+struct puts_then_exits {
+	enum kind k;
+	void *pool;
+	void **objs;
+	int n;
+};
+
+/* Puts every object and exits: a ThreadStatic thread's cache goes to the
+ * depot, where a trim finalizes. */
+static void *put_all_and_exit(void *arg)
+{
+	struct puts_then_exits *a = arg;
+	for (int i = 0; i < a->n; i++)
+		put(a->k, a->pool, a->objs[i]);
+	return NULL;
+}
+
+/*
+ * A trim at capacity whose fini hook gets from the pool it trims: the trim
+ * holds what it finalizes, so the hook may find nothing, and must then be
+ * told ENOBUFS at once, not wait for the trim it runs in (Concurrent: a
+ * get at capacity waits out overlapping trims) or take the lock that trim
+ * holds (ThreadStatic: a get at capacity steals under the steal lock).
+ * A ThreadStatic trim or drain from the hook is refused with EDEADLK.
+ * Before: Concurrent and ThreadStatic hung (the timeout).
+ */
+EVERY_KIND(hooks, fini_hook_that_gets_during_a_trim_at_capacity_is_answered, .timeout = 20)
+{
+	enum { CAP = 8 };
+	struct fini_getter g = { .k = k };
+	lfpool_config c = { .obj_size = OBJ, .capacity = CAP, .fini = fini_gets, .hook_ctx = &g,
+			    .magazine_size = 2 };
+	void *p = create(k, c);
+	cr_assert_not_null(p, "%s", kn);
+	void *objs[CAP];
+	for (int i = 0; i < CAP; i++)
+		cr_assert_not_null(objs[i] = get(k, p), "%s", kn);
+	struct puts_then_exits a = { k, p, objs, CAP };
+	if (k == K_POOL)
+		put_all_and_exit(&a);	/* a Pool has one thread */
+	else
+		run_on_thread(put_all_and_exit, &a);
+	g.pool = p;
+	size_t n = trim(k, p);
+	g.pool = NULL;
+	cr_assert_gt(n, 0, "%s: the trim finalized nothing: the hook never ran", kn);
+	cr_assert_eq(g.refused + g.got, g.fini, "%s", kn);
+	cr_assert(g.refused == 0 || g.refused_errno == ENOBUFS, "%s: errno %d", kn,
+		  g.refused_errno);
+	/* ThreadStatic: a trim or drain from the hook is refused (EDEADLK). */
+	cr_assert_eq(g.nested, k == K_TS || k == K_PERCPU ? 2 * g.fini : 0, "%s: %ld of %ld", kn,
+		     g.nested, g.fini);
+	lfpool_stats st = stats(k, p);
+	cr_assert_leq(st.created, CAP, "%s", kn);
+	/* Every object left is still there to get, and no more. */
+	void *back[CAP];
+	size_t have = 0;
+	while (have < CAP && (back[have] = get(k, p)) != NULL)
+		have++;
+	cr_assert_eq(have, CAP, "%s: %zu of %d after the trim", kn, have, CAP);
+	cr_assert(all_distinct(back, have), "%s", kn);
+	for (size_t i = 0; i < have; i++)
+		put(k, p, back[i]);
+	destroy(k, p);
+}
+
 /* ---- debug pools: every use after destroy is reported --------------------- */
 
 static void *debug_pool(enum kind k, struct error_log *log)

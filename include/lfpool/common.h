@@ -207,8 +207,12 @@ typedef struct lfpool_config {
  *   ENOBUFS  the pool is at its capacity: every object it may create is out
  *   EBUSY    (ThreadStatic destroy) caches are still attached
  *   EDEADLK  a get from the pool's own init hook that would have to create
- *            an object (each new object would want another); other hooks
- *            may get from and put to their own pool
+ *            an object (each new object would want another); a
+ *            ThreadStatic trim or drain from the pool's own fini hook
+ *            (a trim of that pool may be running the hook).  Other hooks
+ *            may get from and put to their own pool; a get from a fini
+ *            hook at capacity fails with ENOBUFS at once (the trim
+ *            running the hook holds the objects it finalizes)
  * Every size sum is checked (a count never wraps), and a call that fails
  * changes nothing and keeps no memory it took.
  *

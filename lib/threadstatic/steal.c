@@ -106,6 +106,8 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
+	if (lfp_fini_running == &p->core)
+		return 0;	/* a trim of p may run the hook, holding steal_lock */
 	lfp_grace_register();	/* before the locks (grace.h) */
 	pthread_mutex_lock(&p->steal_lock);
 	pthread_mutex_lock(&lfp_ts_lock);

@@ -321,9 +321,21 @@ static void reclaim_side(struct lfp_core *c)
 #endif
 }
 
+/* From p's own fini hook a trim of p may be running, holding steal_lock:
+ * a trim or drain then refuses (EDEADLK) rather than wait for itself. */
+static bool refused_in_fini(lfpool_ts *p)
+{
+	if (lfp_fini_running != &p->core)
+		return false;
+	errno = EDEADLK;
+	return true;
+}
+
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
+		return 0;
+	if (refused_in_fini(p))
 		return 0;
 	struct lfp_cache_counts now;
 	lfp_grace_register();	/* before steal_lock (grace.h) */
@@ -356,7 +368,7 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 {
-	return lfp_steal_drain_all(p);
+	return refused_in_fini(p) ? 0 : lfp_steal_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
