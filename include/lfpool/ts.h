@@ -232,14 +232,16 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
  * max(min(keep, D), min(W, F) * magazine_size) objects, F being its full
  * magazines: keep 0 leaves only the working set, keep >= D destroys
  * nothing.  Safe while other threads get and put.  Returns the number of
- * objects destroyed.
+ * objects destroyed; from the pool's own fini hook 0 with errno EDEADLK
+ * (a trim of the pool may be running the hook).
  */
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool, size_t keep);
 /* Move every object held in any cache (implicit caches of every thread,
  * explicit caches, worker slots) and any CPU area onto the depot, from any
  * thread, e.g. before a job system idles; a trim then can give them back.
  * Safe while other threads get and put (they go on; their next gets refill
- * from the depot).  Returns the number of objects moved. */
+ * from the depot).  Returns the number of objects moved; from the pool's
+ * own fini hook 0 with errno EDEADLK, as lfpool_ts_trim. */
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
