@@ -176,9 +176,8 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 	return n;
 }
 
-/* Model: stress/model/depot.pml, steps T1-T7.  Not modelled: the push back
- * of the loose objects kept for keep_objs, a push of a private chain like
- * lfp_depot_put_objs's. */
+/* Model: stress/model/depot.pml, steps T1-T7 and K1 (the push back of the
+ * loose objects kept for keep_objs: check depot-trim-keep). */
 size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
 		      uint32_t keep_empty, size_t keep_objs)
 {

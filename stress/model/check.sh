@@ -27,6 +27,8 @@ SPIN=${SPIN:-spin}
 CHECKS='
 depot              depot.pml    -DNOTRIM                safety          pass
 depot-trim         depot.pml    -DOPS=2                 safety          pass
+depot-trim-keep    depot.pml    -DOPS=2,-DKEEPO=1       safety          pass
+depot-trim-keep-neg depot.pml   -DOPS=2,-DKEEPO=1,-DNEGATIVE_KEEP safety  reject
 depot-neg          depot.pml    -DNOTRIM,-DNEGATIVE     safety          reject
 census             census.pml   -                       safety          pass
 census-neg         census.pml   -DNEGATIVE              safety          reject

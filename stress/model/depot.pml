@@ -44,6 +44,8 @@
  *   T4  trim: pop all loose         depot.c lfp_depot_trim() 169
  *   T5  trim: unload, free magazines
  *                                   depot.c lfp_depot_trim() 170-180, free_mags() 53
+ *   K1  trim: push back the loose objects kept for keep (KEEPO of them)
+ *                                   depot.c lfp_depot_trim(): keep_top()
  *   T6  trim: census -= n           depot.c free_mags() 54
  *   T7  trim: destroy objects, count
  *                                   depot.c lfp_depot_trim() 182-185, threadstatic.c
@@ -64,6 +66,8 @@
  * Negative control (-DNEGATIVE): refill gives its empty previous magazine
  * to the depot before it has taken a full one (R3 before R2), a plausible
  * reordering: the cache goes on using a magazine the depot also holds.
+ * -DNEGATIVE_KEEP (with KEEPO > 0): trim pushes a kept object back onto
+ * the loose stack but leaves it in the chain it destroys.
  */
 
 #define NC	2		/* caches, one user thread each */
@@ -73,6 +77,9 @@
 #define NMAGS	(2 * NC + MAXF + 1)	/* one more than the census allows */
 #ifndef OPS
 #define OPS	3		/* calls per thread before it exits */
+#endif
+#ifndef KEEPO
+#define KEEPO	0		/* trim's keep: loose objects it pushes back (K1) */
 #endif
 #define NIL	0
 
@@ -393,25 +400,43 @@ proctype trimmer()
 		:: else -> break
 		od
 	};
-	/* T5: unload the full ones (private), free every magazine taken */
+	/* T5: unload the full ones (private), then K1: keep KEEPO of the
+	 * objects, pushed back onto the loose stack as one chain (keep_top:
+	 * the one shared access of this step) */
+	atomic {
+		j = 0;
+		do
+		:: j < tnfull ->
+			m = tmags[j];
+			i = 0;
+			do
+			:: i < MAG -> push(tobjs, ntobjs, mobj[m * MAG + i]); mobj[m * MAG + i] = 0; i++
+			:: else -> break
+			od;
+			j++
+		:: else -> break
+		od;
+		n = (KEEPO < ntobjs -> KEEPO : ntobjs);
+		do
+		:: n > 0 -> n--;
+#ifdef NEGATIVE_KEEP
+			m = tobjs[ntobjs - 1];	/* kept, and destroyed too */
+#else
+			pop(tobjs, ntobjs, m);
+#endif
+			push(loose, nloose, m)
+		:: else -> break
+		od;
+		tnfull = 0; m = 0; i = 0; j = 0
+	};
+	/* T5: free every magazine taken */
 	atomic {
 		n = ntmags;
 		do
-		:: ntmags > 0 ->
-			pop(tmags, ntmags, m);
-			if
-			:: ntmags < tnfull ->
-				i = 0;
-				do
-				:: i < MAG -> push(tobjs, ntobjs, mobj[m * MAG + i]); mobj[m * MAG + i] = 0; i++
-				:: else -> break
-				od
-			:: else -> skip
-			fi;
-			mused[m] = 0
+		:: ntmags > 0 -> pop(tmags, ntmags, m); mused[m] = 0
 		:: else -> break
 		od;
-		tnfull = 0; m = 0; i = 0
+		m = 0
 	};
 	atomic { cen_mags = cen_mags - n; n = 0 };			/* T6 */
 	/* T7: destroy the objects (their slots become free), then count them */
