@@ -102,6 +102,12 @@ static void hot_open(lfpool_concurrent *c)
 {
 	if (c->core.debug || lfp_load_u64_rlx(&c->fast.get_n) != 0)
 		return;
+	/* No lock while slab 0 has no memory (a lookup may run any time). */
+	const struct lfp_slabs *s = &c->core.slabs;
+	if (lfp_load_u32_rlx(&s->high_water) == 0 ||
+	    !lfp_load_ptr_acq((void *const *)&s->leaf[0]) ||
+	    !lfp_load_ptr_acq((void *const *)&lfp_slabs_slot(s, 0)->mem))
+		return;
 	pthread_mutex_lock(&c->core.grow_lock);
 	hot_set_locked(c);
 	pthread_mutex_unlock(&c->core.grow_lock);

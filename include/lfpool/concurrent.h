@@ -19,7 +19,9 @@
  * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
- * A put never allocates.
+ * A put never allocates.  get and put are inline (below) for the objects
+ * of the pool's first slab, which hold the hottest objects of most pools
+ * (about 16 instructions each on x86-64), and call the library for others.
  *
  * Misuse in release builds: put computes the object's index from its
  * address, unchecked, so a foreign or interior pointer corrupts the free
