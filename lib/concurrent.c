@@ -341,7 +341,9 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 	for (size_t i = 0; i < n; i++) {
 		if (!objs[i])
 			continue;
-		uint32_t idx = prepare_put(c, objs[i]);
+		/* lean pools: no checks, no hook (as put_slow's common case) */
+		uint32_t idx = c->fast_put ? lfp_slabs_index(&c->core.slabs, objs[i])
+					   : prepare_put(c, objs[i]);
 		if (idx == LFP_NIL)
 			continue;
 		lfp_store_u32_rlx(lfp_slabs_link(&c->core.slabs, idx), first);
