@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * impl_shared.c - the shared-structure peers: lfpool's Pool behind a mutex,
- * Concurrency Kit's ck_stack, and liburcu's cds_lfs with a mutex on pop.
+ * impl_shared.c - the shared-structure peers: lfpool's Pool behind a mutex
+ * or a spinlock, Concurrency Kit's ck_stack, and liburcu's cds_lfs with a
+ * mutex on pop.
  *
  * ck_stack and cds_lfs are intrusive: a pooled object holds the link in its
  * first bytes.  Both are prewarmed with malloc'ed objects, grow with malloc
@@ -69,6 +70,52 @@ static inline void mp_put(void *h, void *obj)
 }
 
 #define IMPL mp
+#include "loops.h"
+
+/* spin-pool: one Pool, a pthread spinlock around every get and put (issue
+ * 14: Concurrent is never slower than a spinlock pool). */
+struct spin_pool {
+	pthread_spinlock_t lock;
+	lfpool_pool *pool;
+};
+
+static void *sp_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)why;
+	struct spin_pool *m = malloc(sizeof(*m));
+	lfpool_config cfg = { .obj_size = obj_size, .prewarm = prewarm, .name = "bench" };
+	if (!m || !(m->pool = lfpool_pool_create(&cfg)))
+		bench_die("spin-pool: out of memory");
+	pthread_spin_init(&m->lock, PTHREAD_PROCESS_PRIVATE);
+	return m;
+}
+
+static void sp_close(void *shared)
+{
+	struct spin_pool *m = shared;
+	lfpool_pool_destroy(m->pool);
+	pthread_spin_destroy(&m->lock);
+	free(m);
+}
+
+static inline void *sp_get(void *h)
+{
+	struct spin_pool *m = h;
+	pthread_spin_lock(&m->lock);
+	void *obj = lfpool_pool_get(m->pool);
+	pthread_spin_unlock(&m->lock);
+	return obj;
+}
+
+static inline void sp_put(void *h, void *obj)
+{
+	struct spin_pool *m = h;
+	pthread_spin_lock(&m->lock);
+	lfpool_pool_put(m->pool, obj);
+	pthread_spin_unlock(&m->lock);
+}
+
+#define IMPL sp
 #include "loops.h"
 
 /* ck_stack: push_mpmc and pop_mpmc (a double-width CAS with a generation). */
@@ -172,5 +219,6 @@ static inline void urcu_put(void *h, void *obj)
 }
 
 const struct impl impl_mutex_pool = SHARED_IMPL("mutex-pool", mp);
+const struct impl impl_spin_pool = SHARED_IMPL("spin-pool", sp);
 const struct impl impl_ck_stack = SHARED_IMPL("ck_stack", ck);
 const struct impl impl_urcu_lfs = SHARED_IMPL("urcu-lfs", urcu);

@@ -127,6 +127,7 @@ static void issue14_targets(const struct result *res, size_t n, const struct res
 	for (unsigned t = 1; t <= cpus_available(); t++) {
 		ratio_at_most(res, n, "lfpool-concurrent", "ck_stack", PAT_SCALING, t, 1.0);
 		ratio_at_most(res, n, "lfpool-concurrent", "mutex-pool", PAT_SCALING, t, 1.0);
+		ratio_at_most(res, n, "lfpool-concurrent", "spin-pool", PAT_SCALING, t, 1.0);
 	}
 	ratio_at_most(res, n, "lfpool-array", "lfpool-cache", PAT_PAIR, 1, 2.0);
 	ratio_at_most(res, n, "lfpool-array-const", "lfpool-cache", PAT_PAIR, 1, 1.2);

@@ -18,6 +18,8 @@
  * otherwise it waits and looks again.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +29,89 @@
 #include "validate.h"
 
 struct lfpool_concurrent {
-	struct lfp_stack free;		/* constructed objects; its own cache line */
+	union {
+		struct lfpool_concurrent_fast fast;	/* first: read by the inline get and put */
+		struct lfp_stack free;		/* constructed objects: head fast.top, fast.tag */
+	};
 	uint64_t created __attribute__((aligned(64)));
 	uint64_t misses;
 	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
+	uint32_t hot_trims;		/* trims running (grow lock): see "The inline paths" */
 	bool fast_put;			/* no reset hook, no debug checks */
 	struct lfp_core core;
 };
+/* lfpool/concurrent.h's inline get and put read the pool as its fast view,
+ * whose head is the stack's. */
+_Static_assert(offsetof(struct lfpool_concurrent, fast) == 0, "fast view first");
+_Static_assert(offsetof(struct lfpool_concurrent, fast.top) ==
+	       offsetof(struct lfpool_concurrent, free.head.lo) &&
+	       offsetof(struct lfpool_concurrent, fast.tag) ==
+	       offsetof(struct lfpool_concurrent, free.head.hi), "the fast view's head is the stack's");
+_Static_assert(sizeof(struct lfpool_concurrent_fast) == sizeof(struct lfp_stack),
+	       "the fast view is the stack's cache line");
+_Static_assert(LFPOOL_CONC_NIL_ == LFP_NIL, "one empty index");
+
+/*
+ * The inline paths (lfpool/concurrent.h) serve slab 0 through the fast
+ * view's bounds, base and links, which only hot_set_locked writes, under
+ * the grow lock.  Why a stale view never misleads them:
+ *  - links: slab 0's side data, set once its first growth succeeded and
+ *    kept until destroy (Concurrent pools never drop side data; a failed
+ *    growth frees only the side data of slot numbers it added itself,
+ *    above slot 0 once slab 0 exists).
+ *  - The bounds are 0 (nothing inline) from before any release of slab 0
+ *    until after it: a trim clears them and counts itself in hot_trims
+ *    under the grow lock before it gives anything back, and they are set
+ *    again only with hot_trims 0, under the lock, from slab 0's memory as
+ *    it is then (none: they stay 0).  The only other release of slab 0,
+ *    a failed growth's, gives back a slab grown in the same locked section,
+ *    while the bounds were 0 (slab 0 had no memory).
+ *  - A put owns its object, which a get (or a create) handed out after
+ *    the growth of its slab, after every release before it, hence after
+ *    the clear that preceded that release: the put reads that clear or a
+ *    later value, so a bound it reads nonzero, and the base it reads after
+ *    it (acquire), were set while the slab 0 they describe had memory, at
+ *    a time its own slab also had: two live slabs never overlap, so its
+ *    address is in [base, base + put_span) only if it is in slab 0.
+ *  - A get reads base after its CAS took the index: while it holds it,
+ *    slab 0 stays, and the push it popped happened after that slab 0's
+ *    growth, so it reads that slab 0's address (the same chain as a put's).
+ */
+static void hot_set_locked(lfpool_concurrent *c)
+{
+	const struct lfp_slabs *s = &c->core.slabs;
+	char *mem = NULL;
+	if (!c->core.debug && c->hot_trims == 0 && s->high_water > 0)
+		mem = lfp_slabs_slot(s, 0)->mem;
+	if (!mem) {
+		lfp_store_u64_rel(&c->fast.get_n, 0);
+		lfp_store_u64_rel(&c->fast.put_span, 0);
+		return;
+	}
+	lfp_store_ptr_rel((void **)&c->fast.base, mem + s->first_off);
+	lfp_store_ptr_rel((void **)&c->fast.links, lfp_slabs_slot(s, 0)->links);
+	/* release: base and links before the bounds that let them be used */
+	lfp_store_u64_rel(&c->fast.put_span, c->fast_put ? (uint64_t)s->per_slab * s->stride : 0);
+	lfp_store_u64_rel(&c->fast.get_n, s->per_slab);
+}
+
+/* After objects were created: open the inline paths if slab 0 has memory
+ * now and they are closed (not in debug pools, whose stay closed). */
+static void hot_open(lfpool_concurrent *c)
+{
+	if (c->core.debug || lfp_load_u64_rlx(&c->fast.get_n) != 0)
+		return;
+	/* No lock while slab 0 has no memory (a lookup may run any time). */
+	const struct lfp_slabs *s = &c->core.slabs;
+	if (lfp_load_u32_rlx(&s->high_water) == 0 ||
+	    !lfp_load_ptr_acq((void *const *)&s->leaf[0]) ||
+	    !lfp_load_ptr_acq((void *const *)&lfp_slabs_slot(s, 0)->mem))
+		return;
+	pthread_mutex_lock(&c->core.grow_lock);
+	hot_set_locked(c);
+	pthread_mutex_unlock(&c->core.grow_lock);
+}
 
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
@@ -51,6 +128,8 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	lfp_stack_init(&c->free);
+	c->fast.stride = c->core.slabs.stride;
+	c->fast.magic = c->core.slabs.stride_magic;
 	c->magic = LFP_MAGIC_LIVE;
 	c->fast_put = !c->core.debug && !c->core.reset;
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
@@ -100,7 +179,7 @@ static void *pop_out(lfpool_concurrent *c)
  * before the reserve; begun after the pop, whose acquire read of the head
  * saw every trim whose pop emptied the stack, and so that trim's begin.
  */
-__attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
+__attribute__((noinline)) static void *get_create(lfpool_concurrent *c)
 {
 	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
 		return NULL;
@@ -110,8 +189,10 @@ __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 		uint64_t ended = lfp_load_u64_acq(&c->trims_ended);
 		uint32_t idx;
 		int err = lfp_core_create(&c->core, &c->created, true, 1, LFP_OBJ_OUT, &idx);
-		if (!err)
+		if (!err) {
+			hot_open(c);
 			return lfp_slabs_ptr(&c->core.slabs, idx);
+		}
 		void *obj = err == ENOBUFS ? pop_out(c) : NULL;
 		if (obj)
 			return obj;
@@ -131,7 +212,7 @@ __attribute__((noinline)) static void *get_slow(lfpool_concurrent *c)
 static void *popped(lfpool_concurrent *c, uint32_t idx, struct lfp_slab_slot *slot)
 {
 	if (idx == LFP_NIL)
-		return get_slow(c);
+		return get_create(c);
 	if (c->core.debug)
 		lfp_core_mark_out(&c->core, idx);
 	return lfp_slot_obj(slot, lfp_slabs_off(idx, c->core.slabs.off_bits), c->core.slabs.first_off,
@@ -148,21 +229,31 @@ __attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
 
 /* A get whose first CAS failed on old: it backs off before it tries again
  * (stack.c), as a put's retry does, rather than start over at once. */
-__attribute__((noinline)) static void *get_contended(lfpool_concurrent *c, lfp_pair old)
+static void *get_contended(lfpool_concurrent *c, lfp_pair old)
 {
 	struct lfp_slab_slot *slot;
 	uint32_t idx = lfp_stack_pop_contended_mpmc(&c->free, &c->core.slabs, old, &slot);
 	return popped(c, idx, slot);
 }
 
+/* The inline get's failed CAS (lfpool/concurrent.h): the retries. */
+LFPOOL_API void *lfpool_concurrent_get_retry(lfpool_concurrent *c, uint64_t top, uint64_t tag)
+{
+	lfp_pair old;
+	old.lo = top;
+	old.hi = tag;
+	return get_contended(c, old);
+}
+
 /*
- * The common case (no debug checks, a non-empty stack, no contention) is
- * one attempt to pop, then the object from the slot the pop looked up for
- * the link: one directory walk.  The geometry is read before the pop's
- * loads, which are compiler barriers.  A failed CAS goes on in
- * get_contended; anything else starts over in get_rare.
+ * Every get the inline path leaves (an index beyond slab 0, an empty
+ * stack, debug checks, a trim running).  A lean one is one attempt to pop,
+ * then the object from the slot the pop looked up for the link: one
+ * directory walk.  The geometry is read before the pop's loads, which are
+ * compiler barriers.  A failed CAS goes on in get_contended; anything
+ * else starts over in get_rare.
  */
-LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *c)
+LFPOOL_API void *lfpool_concurrent_get_slow(lfpool_concurrent *c)
 {
 	const struct lfp_slabs *s = &c->core.slabs;
 	uint32_t ob = s->off_bits, first_off = s->first_off;
@@ -198,13 +289,29 @@ __attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
 		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
 }
 
+/* The inline put's failed CAS (lfpool/concurrent.h): the retries, for obj,
+ * of slab 0, whose index is its offset there. */
+LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *c, void *obj, uint64_t top,
+					    uint64_t tag)
+{
+	lfp_pair old;
+	old.lo = top;
+	old.hi = tag;
+	uint32_t off, slab_no = lfp_slabs_locate(&c->core.slabs, obj, &off);
+	LFP_ASSERT(slab_no == 0);
+	(void)slab_no;
+	uint32_t *links = lfp_load_ptr_rlx((void *const *)&c->fast.links);
+	lfp_stack_push_contended_mpmc(&c->free, &links[off], off, old);
+}
+
 /*
- * The common case (no reset hook, no debug checks) finds the link word
+ * Every put the inline path leaves (an object beyond slab 0, NULL, the
+ * checks, the reset hook, a trim running).  A lean one finds the link word
  * from the slab number and offset that the index is made of (from the
  * object's slab header): one directory step, and no register kept for a
  * call.
  */
-LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *c, void *obj)
+LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *c, void *obj)
 {
 	if (LFPOOL_UNLIKELY(!c->fast_put) || LFPOOL_UNLIKELY(!obj)) {
 		put_rare(c, obj);
@@ -237,7 +344,9 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 	for (size_t i = 0; i < n; i++) {
 		if (!objs[i])
 			continue;
-		uint32_t idx = prepare_put(c, objs[i]);
+		/* lean pools: no checks, no hook (as put_slow's common case) */
+		uint32_t idx = c->fast_put ? lfp_slabs_index(&c->core.slabs, objs[i])
+					   : prepare_put(c, objs[i]);
 		if (idx == LFP_NIL)
 			continue;
 		lfp_store_u32_rlx(lfp_slabs_link(&c->core.slabs, idx), first);
@@ -247,6 +356,21 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 	}
 	if (first != LFP_NIL)
 		lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, first, last);
+}
+
+/* A private chain in the opposite order.  lfp_core_create chains the
+ * newest slab's objects first; prewarm pushes them the other way round, so
+ * that slab 0's, which the inline paths serve, are on top. */
+static uint32_t reverse_chain(const struct lfp_slabs *s, uint32_t chain)
+{
+	uint32_t head = LFP_NIL;
+	for (uint32_t i = chain, next; i != LFP_NIL; i = next) {
+		uint32_t *link = lfp_slabs_link(s, i);
+		next = lfp_load_u32_rlx(link);
+		lfp_store_u32_rlx(link, head);
+		head = i;
+	}
+	return head;
 }
 
 LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
@@ -261,8 +385,10 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 		errno = err;
 		return -1;
 	}
-	lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, chain,
-				  lfp_chain_last(&c->core.slabs, chain, NULL));
+	uint32_t last = chain;
+	chain = reverse_chain(&c->core.slabs, chain);
+	lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, chain, last);
+	hot_open(c);
 	return 0;
 }
 
@@ -271,6 +397,12 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	if (lfp_core_dead(&c->core, &c->magic, NULL, "trim after destroy"))
 		return 0;
 	const struct lfp_slabs *s = &c->core.slabs;
+	/* The inline paths close before anything is given back and reopen
+	 * once no trim runs: see "The inline paths". */
+	pthread_mutex_lock(&c->core.grow_lock);
+	c->hot_trims++;
+	hot_set_locked(c);
+	pthread_mutex_unlock(&c->core.grow_lock);
 	/* Counted in before the pop (its CAS releases the count), out after
 	 * `created` dropped (release): see the top of this file. */
 	lfp_faa_u64_rlx(&c->trims_begun, 1);
@@ -289,6 +421,10 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	lfp_core_destroy_chain(&c->core, true, drop);
 	lfp_core_count_trim(&c->core, &c->created, n);
 	lfp_faa_u64_acqrel(&c->trims_ended, 1);
+	pthread_mutex_lock(&c->core.grow_lock);
+	c->hot_trims--;
+	hot_set_locked(c);
+	pthread_mutex_unlock(&c->core.grow_lock);
 	return n;
 }
 

@@ -15,6 +15,16 @@
  *
  * Contract in the name: _mpmc calls may run concurrently with each other on
  * any number of threads; _st calls are for a stack one thread owns.
+ *
+ * A second copy of the one-element push and pop runs inline in users' code:
+ * lfpool_concurrent_get and _put (include/lfpool/concurrent.h), on a
+ * Concurrent pool's free stack, whose head they see as the first 16 bytes of
+ * struct lfpool_concurrent_fast (lib/concurrent.c asserts it).  They take the
+ * same steps with the same orders as lfp_stack_pop_step_mpmc and
+ * lfp_stack_push_step_mpmc below, the same stress hooks (LFP_STRESS_WINDOW,
+ * LFP_STRESS_RETRY, LFP_YIELD, LFP_TAG_STEP) and the same two builds of the
+ * CAS (cmpxchg16b; __atomic under TSan): a change to either copy is a change
+ * to both.
  */
 #ifndef LFP_STACK_H
 #define LFP_STACK_H

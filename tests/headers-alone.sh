@@ -3,8 +3,10 @@
 # Every public header compiles alone, warning-free, in users' code: C99 and
 # C++11 under -Wall -Wextra -pedantic -Werror.  The inline fast paths
 # (lfpool_ts_get/put with their restartable sequences, the cache and array
-# paths) are compiled to code as well, at -O2 and under ThreadSanitizer's
-# flags, since an asm operand error appears only then.
+# paths, lfpool_concurrent_get/put with their cmpxchg16b) are compiled to
+# code as well, at -O2 and under ThreadSanitizer's flags, since an asm
+# operand error appears only then; the Concurrent paths' __atomic twin too
+# (TSan without the user-side annotations, as the library's TSan build).
 cc=${CC:-cc}
 cxx=${CXX:-c++}
 inc=${srcdir:-.}/include
@@ -42,6 +44,13 @@ void *use_ts(lfpool_ts *p)
 	lfpool_ts_put(p, o);
 	return lfpool_ts_get(p);
 }
+void *use_conc(lfpool_concurrent *c);
+void *use_conc(lfpool_concurrent *c)
+{
+	void *o = lfpool_concurrent_get(c);
+	lfpool_concurrent_put(c, o);
+	return lfpool_concurrent_get(c);
+}
 void *use_array(lfpool_array *a);
 void *use_array(lfpool_array *a)
 {
@@ -56,4 +65,8 @@ check "inline paths, C++11 -O2" $cxx -std=c++11 $flags -O2 -I"$inc" -c -o "$tmp/
 check "inline paths, C99 -O0" $cc -std=c99 $flags -O0 -I"$inc" -c -o "$tmp/c.o" "$tmp/use.c"
 check "inline paths, C99 -fsanitize=thread" $cc -std=c99 $flags -O1 -fsanitize=thread \
 	-I"$inc" -c -o "$tmp/d.o" "$tmp/use.c"
+check "inline paths, C99 -fsanitize=thread, no annotations" $cc -std=c99 $flags -O1 \
+	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/e.o" "$tmp/use.c"
+check "inline paths, C++11 -fsanitize=thread, no annotations" $cxx -std=c++11 $flags -O1 \
+	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/f.o" "$tmp/use.cc"
 exit $status

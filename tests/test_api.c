@@ -149,3 +149,167 @@ FLAVOUR_TEST(stats, counts_add_up)
 		ops->put(pool, objs[i]);
 	ops->destroy(pool);
 }
+
+/* ---- Concurrent's inline paths (lfpool/concurrent.h) ---- */
+
+/* The view the inline get and put read. */
+static const struct lfpool_concurrent_fast *fast_view(const lfpool_concurrent *pool)
+{
+	return (const struct lfpool_concurrent_fast *)pool;
+}
+
+/* Whether obj lies in slab 0 as the view describes it. */
+static bool in_slab_0(const struct lfpool_concurrent_fast *f, const void *obj)
+{
+	return (uintptr_t)obj - (uintptr_t)f->base < f->get_n * f->stride;
+}
+
+Test(concurrent, inline_bounds_open_for_slab_0_in_lean_pools_only)
+{
+	lfpool_config c = { .obj_size = 64, .prewarm = 10 };
+	lfpool_concurrent *plain = lfpool_concurrent_create(&c);
+	const struct lfpool_concurrent_fast *f = fast_view(plain);
+	if (DEBUG_BUILD) {
+		cr_assert_eq(f->get_n, 0, "every pool of a debug build is checked");
+		cr_assert_eq(f->put_span, 0);
+	} else {
+		cr_assert_gt(f->get_n, 0);
+		cr_assert_eq(f->put_span, f->get_n * f->stride);
+		void *o = lfpool_concurrent_get(plain);
+		cr_assert(in_slab_0(f, o));
+		cr_assert(lfpool_concurrent_owns(plain, o));
+		lfpool_concurrent_put(plain, o);
+		cr_assert_eq(lfpool_concurrent_get(plain), o, "the inline put pooled it on top");
+		lfpool_concurrent_put(plain, o);
+	}
+	lfpool_concurrent_destroy(plain);
+
+	c.flags = LFPOOL_F_DEBUG;
+	lfpool_concurrent *checked = lfpool_concurrent_create(&c);
+	cr_assert_eq(fast_view(checked)->get_n, 0, "a debug pool checks every get");
+	cr_assert_eq(fast_view(checked)->put_span, 0, "and every put");
+	lfpool_concurrent_destroy(checked);
+
+	struct hooks h;
+	lfpool_config r = hooked_config(&h, 64, 16);	/* with a reset hook */
+	r.prewarm = 10;
+	lfpool_concurrent *reset = lfpool_concurrent_create(&r);
+	cr_assert_eq(fast_view(reset)->put_span, 0, "every put runs the reset hook");
+	cr_assert_eq(fast_view(reset)->get_n > 0, !DEBUG_BUILD, "gets run inline");
+	void *o = lfpool_concurrent_get(reset);
+	lfpool_concurrent_put(reset, o);
+	cr_assert_eq(hook_count(&h.reset), 1);
+	lfpool_concurrent_destroy(reset);
+}
+
+/* The rare paths the inline get and put call, called directly. */
+Test(concurrent, slow_and_retry_paths_serve_and_take_objects)
+{
+	lfpool_config c = { .obj_size = 64, .prewarm = 4 };
+	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
+	void *a = lfpool_concurrent_get_slow(pool);
+	cr_assert_not_null(a);
+	cr_assert(lfpool_concurrent_owns(pool, a));
+	lfpool_concurrent_put_slow(pool, NULL);
+	lfpool_concurrent_put_slow(pool, a);
+	cr_assert_eq(lfpool_concurrent_get(pool), a, "the slow put pooled a on top");
+	if (!DEBUG_BUILD) {	/* the retries skip the checks: lean pools only */
+		const struct lfpool_concurrent_fast *f = fast_view(pool);
+		/* from the current head, as after a CAS that failed on it */
+		lfpool_concurrent_put_retry(pool, a, f->top, f->tag);
+		cr_assert_eq(f->base + f->top * f->stride, (char *)a, "a is on top");
+		cr_assert_eq(lfpool_concurrent_get_retry(pool, f->top, f->tag), a);
+		lfpool_stats st;
+		lfpool_concurrent_stats(pool, &st);
+		cr_assert_eq(st.live, 1);
+		cr_assert_eq(st.retained, 3);
+	}
+	lfpool_concurrent_put(pool, a);
+	lfpool_concurrent_destroy(pool);
+}
+
+/* What a fini hook run by trim saw of its pool's inline bounds. */
+static lfpool_concurrent *bounds_pool;
+static uint64_t bounds_seen;
+
+static void record_bounds(void *obj, void *ctx)
+{
+	(void)obj;
+	(void)ctx;
+	const struct lfpool_concurrent_fast *f = fast_view(bounds_pool);
+	bounds_seen |= f->get_n | f->put_span;
+}
+
+/*
+ * A trim closes the inline paths while it runs and leaves them closed when
+ * it gave slab 0 back; objects of other slabs go on through the library,
+ * and a new slab 0 opens them again.
+ */
+Test(concurrent, trim_closes_the_inline_paths_while_slab_0_may_go)
+{
+	if (DEBUG_BUILD)
+		cr_skip_test("the inline paths are closed in debug builds");
+	struct test_alloc t;
+	test_alloc_init(&t);
+	lfpool_config c = { .obj_size = 1024, .fini = record_bounds, .allocator = &t.a };
+	lfpool_concurrent *pool = bounds_pool = lfpool_concurrent_create(&c);
+	const struct lfpool_concurrent_fast *f = fast_view(pool);
+	enum { N = 200 };
+	void *objs[N];
+	for (int i = 0; i < N; i++) {
+		objs[i] = lfpool_concurrent_get(pool);
+		cr_assert_not_null(objs[i]);
+		fill_pattern(objs[i], 1024, (unsigned)i);
+	}
+	lfpool_stats st;
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_geq(st.slab_allocs, 3, "want objects in several slabs");
+	cr_assert_gt(f->get_n, 0);
+	int in0 = 0;
+	for (int i = 0; i < N; i++) {
+		if (!in_slab_0(f, objs[i]))
+			continue;
+		lfpool_concurrent_put(pool, objs[i]);	/* inline */
+		objs[i] = NULL;
+		in0++;
+	}
+	cr_assert_eq((uint64_t)in0, f->get_n, "slab 0 is the first one filled");
+
+	bounds_seen = 0;
+	cr_assert_eq(lfpool_concurrent_trim(pool, 0), (size_t)in0);
+	cr_assert_eq(bounds_seen, 0, "an inline path was open while trim gave objects back");
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_eq(st.slab_frees, 1, "slab 0, and only it, was given back");
+	cr_assert_eq(f->get_n, 0, "slab 0 is gone: nothing inline");
+	cr_assert_eq(f->put_span, 0);
+
+	/* The other slabs' objects, through the library, and back. */
+	for (int i = 0; i < N; i++)
+		lfpool_concurrent_put(pool, objs[i]);	/* NULL: no-op */
+	for (int i = 0; i < N; i++) {
+		if (!objs[i])
+			continue;
+		cr_assert(check_pattern(objs[i], 1024, (unsigned)i));
+		cr_assert(lfpool_concurrent_owns(pool, objs[i]));
+	}
+	void *again[N];
+	for (int i = 0; i < N; i++) {
+		again[i] = lfpool_concurrent_get(pool);	/* the N - in0 pooled, then new ones */
+		cr_assert_not_null(again[i]);
+		cr_assert(lfpool_concurrent_owns(pool, again[i]));
+		for (int j = 0; j < i; j++)
+			cr_assert_neq(again[i], again[j]);
+	}
+	cr_assert_gt(f->get_n, 0, "a new slab 0 opens the inline paths again");
+	int new0 = 0;
+	for (int i = 0; i < N; i++)
+		new0 += in_slab_0(f, again[i]);
+	cr_assert_gt(new0, 0, "the last ones came from the new slab 0");
+	for (int i = 0; i < N; i++)
+		lfpool_concurrent_put(pool, again[i]);
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(st.retained, N);
+	lfpool_concurrent_destroy(pool);
+	test_alloc_finish(&t);
+}

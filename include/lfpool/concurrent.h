@@ -19,7 +19,9 @@
  * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
- * A put never allocates.
+ * A put never allocates.  get and put are inline (below) for the objects
+ * of the pool's first slab, which hold the hottest objects of most pools
+ * (about 16 instructions each on x86-64), and call the library for others.
  *
  * Misuse in release builds: put computes the object's index from its
  * address, unchecked, so a foreign or interior pointer corrupts the free
@@ -28,6 +30,8 @@
  */
 #ifndef LFPOOL_CONCURRENT_H
 #define LFPOOL_CONCURRENT_H
+
+#include <stdbool.h>
 
 #include "lfpool/common.h"
 
@@ -42,10 +46,8 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 /* Fini every pooled object and free all memory.  0; NULL: no-op, 0; -1
  * with errno EINVAL for a pool already destroyed (as lfpool_pool_destroy). */
 LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *pool);
-/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
-LFPOOL_API void *lfpool_concurrent_get(lfpool_concurrent *pool);
-/* Give obj back.  NULL: no-op.  Never allocates. */
-LFPOOL_API void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj);
+/* Through the inline lfpool_concurrent_get and lfpool_concurrent_put,
+ * below. */
 /* n objects into objs, all or none: 0, or -1 with errno as get. */
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
@@ -63,19 +65,234 @@ LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void 
  * state, and a shared counter would be an atomic on every get and put. */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
 
+/* Rare paths of lfpool_concurrent_get and lfpool_concurrent_put; call
+ * those.  _slow: the whole call (any pool, any object, NULL); _retry: after
+ * the inline CAS failed on the head (top, tag) it returned, for obj, of
+ * slab 0 (a put), or the index top (a get); both back off first. */
+LFPOOL_API void *lfpool_concurrent_get_slow(lfpool_concurrent *pool);
+LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *pool, void *obj);
+LFPOOL_API void *lfpool_concurrent_get_retry(lfpool_concurrent *pool, uint64_t top, uint64_t tag);
+LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *pool, void *obj, uint64_t top,
+					    uint64_t tag);
+
 #ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
-LFPOOL_TSAN_WRAP_GET_(lfpool_concurrent_get, void *, lfpool_concurrent *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_concurrent_put, lfpool_concurrent *, void *)
+LFPOOL_TSAN_WRAP_GET_(lfpool_concurrent_get_slow, void *, lfpool_concurrent *)
+LFPOOL_TSAN_WRAP_PUT_(lfpool_concurrent_put_slow, lfpool_concurrent *, void *)
 LFPOOL_TSAN_WRAP_BULK_(lfpool_concurrent_get_bulk, lfpool_concurrent_put_bulk, lfpool_concurrent *)
 LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_prewarm, int, lfpool_concurrent *, size_t)
 LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_t)
-# define lfpool_concurrent_get lfpool_concurrent_get_tsan_
-# define lfpool_concurrent_put lfpool_concurrent_put_tsan_
+# define lfpool_concurrent_get_slow lfpool_concurrent_get_slow_tsan_
+# define lfpool_concurrent_put_slow lfpool_concurrent_put_slow_tsan_
 # define lfpool_concurrent_get_bulk lfpool_concurrent_get_bulk_tsan_
 # define lfpool_concurrent_put_bulk lfpool_concurrent_put_bulk_tsan_
 # define lfpool_concurrent_prewarm lfpool_concurrent_prewarm_tsan_
 # define lfpool_concurrent_trim lfpool_concurrent_trim_tsan_
 #endif
+
+/*
+ * The part of a pool that the inline get and put read; it leads the struct
+ * (lib/concurrent.c checks the layout) and fills one cache line, the one
+ * the head's CAS owns anyway.  top and tag are the free stack's head
+ * (lib/stack.h: index, LFPOOL_CONC_NIL_ when empty, and a 64-bit tag that
+ * every change increments, so that a stale CAS fails).
+ *
+ * The inline paths serve slab 0, the pool's first slab (its indices are
+ * 0 .. per_slab - 1 and its objects lie at base + index x stride), which
+ * holds the hottest objects of most pools: a get whose top index is below
+ * get_n pops inline, a put of an object at base + [0, put_span) pushes
+ * inline; every other call goes out of line.  Both bounds are 0 while
+ * slab 0 has no memory, while a trim runs (it may give slab 0 back), and
+ * for good in debug pools (get_n, put_span) and pools with a reset hook
+ * (put_span): the one compare that picks the path is also the flag test.
+ * The library sets them under its slab lock: base and links, then the
+ * bounds (release); the inline code reads a bound (acquire), then base or
+ * links.  A get reads base only once its CAS took the index (so slab 0
+ * stays while it reads), a put owns its object (so the slab 0 it may be in
+ * stays); lib/concurrent.c ("The inline paths") says why a stale bound or
+ * base never maps an object of another slab.
+ */
+struct lfpool_concurrent_fast {
+	uint64_t top;		/* head: the top index */
+	uint64_t tag;		/* head: changes with every CAS */
+	uint64_t get_n;		/* a get pops index top inline when top < get_n */
+	uint64_t put_span;	/* a put pushes obj inline when obj - base < put_span */
+	char *base;		/* slab 0's object 0 */
+	uint32_t *links;	/* slab 0's link words (side data, kept until destroy) */
+	uint64_t stride;	/* bytes from one object to the next */
+	uint64_t magic;		/* ceil(2^64 / stride): x / stride == x * magic >> 64 */
+} __attribute__((aligned(64)));
+
+#define LFPOOL_CONC_NIL_ 0xffffffffu	/* lib/slab.h's LFP_NIL */
+
+/*
+ * The inline paths run on x86-64 with GCC or Clang, and under
+ * ThreadSanitizer wherever it has a 16-byte __atomic (the library's
+ * --enable-tsan build checks them there); elsewhere, and in a user's TSan
+ * program linked against the normal library (LFPOOL_TSAN_ANNOTATE_), get
+ * and put call the library.
+ */
+#if !defined(LFPOOL_TSAN_ANNOTATE_) && defined(__GNUC__) && \
+	(defined(__x86_64__) || defined(LFPOOL_TSAN_))
+# define LFPOOL_CONC_INLINE_ 1
+#endif
+
+#ifdef LFPOOL_CONC_INLINE_
+/*
+ * The atomics of the inline paths: lib/atomic.h's, spelled for a public
+ * header (which cannot include lib/atomic.h or ck_pr.h), with the same
+ * orders and the same two builds.  Loads are __atomic loads in both (plain
+ * moves on x86-64, as ck_pr's loads with their compiler-barrier fences);
+ * the head's CAS is lock cmpxchg16b, as ck_pr_cas_64_2_value, or under
+ * ThreadSanitizer the 16-byte __atomic CAS, acq_rel and acquire on
+ * failure, as lfp_cas_pair_acqrel.  In the library's stress builds
+ * (LFPOOL_STRESS) every step may yield, the CAS window may be widened,
+ * and failed CAS are counted, as in lib/atomic.h and lib/stack.h.
+ */
+# if defined(LFPOOL_BUILDING) && defined(LFPOOL_STRESS)
+extern unsigned lfp_yield_one_in;
+void lfp_yield_point(void);
+extern void (*lfp_stress_yield)(void);
+extern __thread uint64_t lfp_stress_cas_retries;
+#  define LFPOOL_CONC_YIELD_() \
+	(__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0) \
+		? lfp_yield_point() : (void)0)
+#  define LFPOOL_CONC_WINDOW_() (lfp_stress_yield ? lfp_stress_yield() : (void)0)
+#  define LFPOOL_CONC_RETRY_() ((void)lfp_stress_cas_retries++)
+# else
+#  define LFPOOL_CONC_YIELD_() ((void)0)
+#  define LFPOOL_CONC_WINDOW_() ((void)0)
+#  define LFPOOL_CONC_RETRY_() ((void)0)
+# endif
+# ifdef LFPOOL_STRESS_NO_ABA_TAG
+#  define LFPOOL_CONC_TAG_STEP_ 0u	/* lib/stack.h's negative control */
+# else
+#  define LFPOOL_CONC_TAG_STEP_ 1u
+# endif
+
+static inline uint64_t lfpool_conc_load_acq_(const uint64_t *p)
+{
+	LFPOOL_CONC_YIELD_();
+	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	LFPOOL_CONC_YIELD_();
+	return v;
+}
+
+static inline void *lfpool_conc_load_ptr_rlx_(void *const *p)
+{
+	LFPOOL_CONC_YIELD_();
+	void *v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	LFPOOL_CONC_YIELD_();
+	return v;
+}
+
+/* Replace the head (*top, *tag) by (ntop, *tag + LFPOOL_CONC_TAG_STEP_):
+ * true, or false with the current head in *top, *tag. */
+static inline bool lfpool_conc_cas_(struct lfpool_concurrent_fast *f, uint64_t *top,
+				    uint64_t *tag, uint64_t ntop)
+{
+	uint64_t ntag = *tag + LFPOOL_CONC_TAG_STEP_;
+	bool ok;
+	LFPOOL_CONC_YIELD_();
+# ifdef LFPOOL_TSAN_
+	__extension__ typedef unsigned __int128 lfpool_u128_;
+	lfpool_u128_ old = ((lfpool_u128_)*tag << 64) | *top;
+#  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
+#   pragma clang diagnostic push
+#   pragma clang diagnostic ignored "-Watomic-alignment"
+#  endif
+	ok = __atomic_compare_exchange_n((lfpool_u128_ *)(void *)&f->top, &old,
+					 ((lfpool_u128_)ntag << 64) | ntop, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+#  ifdef __clang__
+#   pragma clang diagnostic pop
+#  endif
+	*top = (uint64_t)old;
+	*tag = (uint64_t)(old >> 64);
+# elif defined(__GCC_ASM_FLAG_OUTPUTS__)
+	__asm__ __volatile__("lock cmpxchg16b %[m]"
+			     : "=@ccz"(ok), [m] "+m"(*(uint64_t(*)[2])&f->top), "+a"(*top), "+d"(*tag)
+			     : "b"(ntop), "c"(ntag)
+			     : "memory");
+# else
+	__asm__ __volatile__("lock cmpxchg16b %[m]\n\tsetz %[ok]"
+			     : [ok] "=q"(ok), [m] "+m"(*(uint64_t(*)[2])&f->top), "+a"(*top), "+d"(*tag)
+			     : "b"(ntop), "c"(ntag)
+			     : "memory", "cc");
+# endif
+	LFPOOL_CONC_YIELD_();
+	return ok;
+}
+#endif /* LFPOOL_CONC_INLINE_ */
+
+/*
+ * An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  Inline:
+ * the head (tag, then top, acquire: the link and the object's contents its
+ * pusher wrote), the top's link (relaxed: a stale one only fails the CAS),
+ * one CAS (acq_rel: takes the object, and the next pop sees our read of
+ * the link done), then the object's address.  lib/stack.h's pop, step for
+ * step (stress/model/aba.pml, O1-O3).
+ */
+static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
+{
+	void *obj;
+#ifdef LFPOOL_CONC_INLINE_
+	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
+	uint64_t tag = lfpool_conc_load_acq_(&f->tag);
+	uint64_t top = lfpool_conc_load_acq_(&f->top);
+	if (LFPOOL_LIKELY(top < lfpool_conc_load_acq_(&f->get_n))) {
+		const uint32_t *links = (const uint32_t *)lfpool_conc_load_ptr_rlx_((void *const *)&f->links);
+		LFPOOL_CONC_YIELD_();
+		uint32_t next = __atomic_load_n(&links[top], __ATOMIC_RELAXED);
+		LFPOOL_CONC_YIELD_();
+		LFPOOL_CONC_WINDOW_();
+		if (LFPOOL_UNLIKELY(!lfpool_conc_cas_(f, &top, &tag, next))) {
+			LFPOOL_CONC_RETRY_();
+			return lfpool_concurrent_get_retry(pool, top, tag);
+		}
+		/* top is ours: slab 0 stays while we read its address */
+		obj = (char *)lfpool_conc_load_ptr_rlx_((void *const *)&f->base) + top * f->stride;
+		if (!obj)
+			__builtin_unreachable();	/* the caller's NULL test goes */
+		return obj;
+	}
+#endif
+	obj = lfpool_concurrent_get_slow(pool);
+	return obj;
+}
+
+/*
+ * Give obj back.  NULL: no-op.  Never allocates.  Inline: the object's
+ * index from its offset in slab 0 (a multiply), its link set to the top
+ * (relaxed: the CAS publishes it), one CAS (release: the link and our
+ * writes to the object, for the pop that takes it).  lib/stack.h's push
+ * (stress/model/aba.pml, U1-U3).
+ */
+static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj)
+{
+#ifdef LFPOOL_CONC_INLINE_
+	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
+	uint64_t span = lfpool_conc_load_acq_(&f->put_span);
+	uint64_t delta = (uint64_t)((uintptr_t)obj -
+				    (uintptr_t)lfpool_conc_load_ptr_rlx_((void *const *)&f->base));
+	if (LFPOOL_LIKELY(delta < span)) {
+		__extension__ typedef unsigned __int128 lfpool_u128_;
+		uint32_t idx = (uint32_t)(((lfpool_u128_)delta * f->magic) >> 64);
+		uint32_t *link = (uint32_t *)lfpool_conc_load_ptr_rlx_((void *const *)&f->links) + idx;
+		uint64_t tag = lfpool_conc_load_acq_(&f->tag);
+		uint64_t top = lfpool_conc_load_acq_(&f->top);
+		LFPOOL_CONC_YIELD_();
+		__atomic_store_n(link, (uint32_t)top, __ATOMIC_RELAXED);
+		LFPOOL_CONC_YIELD_();
+		LFPOOL_CONC_WINDOW_();
+		if (LFPOOL_UNLIKELY(!lfpool_conc_cas_(f, &top, &tag, idx))) {
+			LFPOOL_CONC_RETRY_();
+			lfpool_concurrent_put_retry(pool, obj, top, tag);
+		}
+		return;
+	}
+#endif
+	lfpool_concurrent_put_slow(pool, obj);
+}
 
 #ifdef __cplusplus
 }

@@ -25,14 +25,17 @@ typedef enum lfpool_flavour {
 } lfpool_flavour;
 
 /* The get of pool, a pool of flavour fl: that flavour's own (inline for
- * Pool), for the inline paths of the layers. */
+ * Pool and ThreadStatic), for the inline paths of the layers.  A Concurrent
+ * pool's is called out of line (its _slow form, which serves every case):
+ * inline, its CAS path would make the layers' own inline paths too big for
+ * the compiler to inline them (tests/array_const_class.sh). */
 static inline void *lfpool_flavour_get(lfpool_flavour fl, void *pool)
 {
 	if (fl == LFPOOL_FLAVOUR_POOL)
 		return lfpool_pool_get((lfpool_pool *)pool);
 	if (fl == LFPOOL_FLAVOUR_TS)
 		return lfpool_ts_get((lfpool_ts *)pool);
-	return lfpool_concurrent_get((lfpool_concurrent *)pool);
+	return lfpool_concurrent_get_slow((lfpool_concurrent *)pool);
 }
 
 /* The put of pool, a pool of flavour fl: that flavour's own. */
@@ -43,7 +46,7 @@ static inline void lfpool_flavour_put(lfpool_flavour fl, void *pool, void *obj)
 	else if (fl == LFPOOL_FLAVOUR_TS)
 		lfpool_ts_put((lfpool_ts *)pool, obj);
 	else
-		lfpool_concurrent_put((lfpool_concurrent *)pool, obj);
+		lfpool_concurrent_put_slow((lfpool_concurrent *)pool, obj);
 }
 
 #ifdef __cplusplus
