@@ -542,8 +542,10 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
  * for a per-CPU pool whose area serves. */
 LFPOOL_TS_INLINE_ void *lfpool_ts_get(lfpool_ts *pool)
 {
-	lfpool_ts_cache *c = lfpool_ts_tls_.cache;
-	if (LFPOOL_UNLIKELY(LFPOOL_TS_MRU_POOL_() != pool)) {
+	lfpool_ts_cache *c;
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
+		c = lfpool_ts_tls_.cache;
+	} else {
 #ifdef LFPOOL_RSEQ_INLINE_
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_get;
 		void *obj;
@@ -563,8 +565,10 @@ LFPOOL_TS_INLINE_ void *lfpool_ts_get(lfpool_ts *pool)
  * from any thread).  NULL: no-op. */
 LFPOOL_TS_INLINE_ void lfpool_ts_put(lfpool_ts *pool, void *obj)
 {
-	lfpool_ts_cache *c = lfpool_ts_tls_.cache;
-	if (LFPOOL_UNLIKELY(LFPOOL_TS_MRU_POOL_() != pool)) {
+	lfpool_ts_cache *c;
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
+		c = lfpool_ts_tls_.cache;
+	} else {
 #ifdef LFPOOL_RSEQ_INLINE_
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (h) {
