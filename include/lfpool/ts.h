@@ -531,16 +531,15 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
  * their miss paths (the directory, the rseq sequences) would otherwise
  * make it call them, a call per operation on the hit path too. */
 #if defined(__GNUC__)
-# define LFPOOL_TS_INLINE_ static inline __attribute__((always_inline))
-#else
-# define LFPOOL_TS_INLINE_ static inline
+__attribute__((always_inline)) static inline void *lfpool_ts_get(lfpool_ts *pool);
+__attribute__((always_inline)) static inline void lfpool_ts_put(lfpool_ts *pool, void *obj);
 #endif
 
 /* An object through the calling thread's implicit cache (per-CPU pools:
  * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline when
  * the thread used the pool last (one compare, then lfpool_ts_cache_get) and
  * for a per-CPU pool whose area serves. */
-LFPOOL_TS_INLINE_ void *lfpool_ts_get(lfpool_ts *pool)
+static inline void *lfpool_ts_get(lfpool_ts *pool)
 {
 	lfpool_ts_cache *c;
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
@@ -563,7 +562,7 @@ LFPOOL_TS_INLINE_ void *lfpool_ts_get(lfpool_ts *pool)
 
 /* Give obj back through the calling thread's implicit cache (it may come
  * from any thread).  NULL: no-op. */
-LFPOOL_TS_INLINE_ void lfpool_ts_put(lfpool_ts *pool, void *obj)
+static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 {
 	lfpool_ts_cache *c;
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
