@@ -165,6 +165,15 @@ static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
 	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL));
 }
 
+static inline uint64_t lfp_faa_u64_sc(uint64_t *p, uint64_t v)
+{
+	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_SEQ_CST));
+}
+static inline uint64_t lfp_load_u64_sc(const uint64_t *p)
+{
+	return LFP_Y(__atomic_load_n(p, __ATOMIC_SEQ_CST));
+}
+
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v)
 {
 	return LFP_Y(__atomic_fetch_add(p, v, __ATOMIC_RELAXED));
@@ -269,6 +278,19 @@ static inline uint64_t lfp_faa_u64_rlx(uint64_t *p, uint64_t v) { return LFP_Y(c
 static inline uint64_t lfp_faa_u64_acqrel(uint64_t *p, uint64_t v)
 {
 	return LFP_ACQREL(uint64_t, ck_pr_faa_64(p, v));
+}
+/* Sequentially consistent add and load (a plain Dekker between them:
+ * lib/threadstatic/grace.c's counted readers).  On x86-64 lock xadd is a
+ * full barrier (the add's fences are compiler barriers); the load's fence
+ * is an mfence. */
+static inline uint64_t lfp_faa_u64_sc(uint64_t *p, uint64_t v)
+{
+	return LFP_Y(({ ck_pr_fence_store_atomic(); ck_pr_fence_load_atomic(); uint64_t r_ = ck_pr_faa_64(p, v);
+			ck_pr_fence_atomic_load(); r_; }));
+}
+static inline uint64_t lfp_load_u64_sc(const uint64_t *p)
+{
+	return LFP_Y(({ ck_pr_fence_memory(); ck_pr_load_64(p); }));
 }
 static inline uint32_t lfp_faa_u32_rlx(uint32_t *p, uint32_t v) { return LFP_Y(ck_pr_faa_32(p, v)); }
 static inline uint32_t lfp_faa_u32_acqrel(uint32_t *p, uint32_t v)

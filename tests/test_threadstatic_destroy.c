@@ -197,3 +197,36 @@ Test(ts_destroy, one_thread_many_pools)
 		cr_assert_eq(lfpool_ts_destroy(pools[i]), 0);
 	}
 }
+
+/* A debug pool's calls after destroy are reported even when a new pool has
+ * taken its registry slot, i.e. its id in the thread's directory of caches,
+ * and this thread has a cache of the new pool there: the inline get and put
+ * must not find that cache through the destroyed pool. */
+Test(ts_destroy, a_destroyed_debug_pools_id_finds_no_cache)
+{
+	struct error_log log;
+	lfpool_config c = { .obj_size = 32, .flags = LFPOOL_F_DEBUG, .name = "dbg" };
+	lfpool_ts *a = lfpool_ts_create(&c);
+	cr_assert_not_null(a);
+	lfpool_ts_put(a, lfpool_ts_get(a));
+	cr_assert_eq(lfpool_ts_destroy(a), 0);
+	lfpool_ts *b = lfpool_ts_create(&c);	/* a's freed slot is reused first */
+	cr_assert_not_null(b);
+	void *x = lfpool_ts_get(b);
+	cr_assert_not_null(x);
+	lfpool_ts_put(b, x);
+	lfpool_ts *other = lfpool_ts_create(&c);	/* the last pool used is neither */
+	lfpool_ts_put(other, lfpool_ts_get(other));
+	record_errors(&log);
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(a));
+	cr_assert_eq(log.calls, 1, "%d reports", log.calls);
+	cr_assert(strstr(log.problem, "get after destroy"), "'%s'", log.problem);
+	lfpool_ts_put(a, x);
+	cr_assert_eq(log.calls, 2, "%d reports", log.calls);
+	cr_assert(strstr(log.problem, "put after destroy"), "'%s'", log.problem);
+	lfpool_set_error_hook(NULL, NULL);
+	cr_assert_eq(stats_of(b).live, 0, "b's object stayed in b");
+	cr_assert_eq(lfpool_ts_destroy(b), 0);
+	cr_assert_eq(lfpool_ts_destroy(other), 0);
+}

@@ -88,9 +88,13 @@
  * __tls_get_addr, so this library must be linked, not dlopen()ed late).
  * ts_get and ts_put are inline: when the thread's last call was on the
  * same pool they compare one pointer and run lfpool_ts_cache_get or _put on
- * its cache; otherwise they call out, to a per-thread hash table of the
- * thread's caches.  Create, a thread's first use, lookups and destroy cost
- * O(1) however many pools are alive (destroy: O(threads)).
+ * its cache; otherwise they read the thread's cache of the pool from its
+ * directory, indexed by the pool's dense id (a bounds test and a load,
+ * still inline), and call out only when it has none.  The directory takes
+ * 8 bytes per id up to the highest id the thread used (ids are reused, so
+ * they stay below the most pools alive at once).  Create, a thread's first
+ * use, lookups and destroy cost O(1) however many pools are alive
+ * (destroy: O(threads)).
  * A thread that exits hands its cache back (a pthread key destructor): its
  * objects go to the depot, its magazines are freed.  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker
@@ -404,18 +408,23 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 struct lfpool_ts_tls {
 	const lfpool_ts *pool;	/* NULL: none */
 	lfpool_ts_cache *cache;
+	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
+	uint32_t ndir;		/* ids below it index dir */
 };
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));
 
-/* The pool of that entry.  A destroy on another thread may clear it: a
- * relaxed atomic load under ThreadSanitizer, otherwise a plain load (a
- * move on x86-64 either way). */
+/* The pool of that entry, and a slot of its directory.  A destroy on
+ * another thread may clear them: relaxed atomic loads under
+ * ThreadSanitizer, otherwise plain loads (moves on x86-64 either way). */
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_TS_MRU_POOL_() \
 	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
+# define LFPOOL_TS_DIR_(id) \
+	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.dir[id], __ATOMIC_RELAXED))
 #else
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
+# define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
 #endif
 
 /*
@@ -450,7 +459,22 @@ struct lfpool_percpu_hot_ {
 struct lfpool_ts_fast {
 	const struct lfpool_percpu_hot_ *rseq_get;
 	const struct lfpool_percpu_hot_ *rseq_put;
+	uint32_t id;		/* index in the threads' directories */
 };
+
+/* The calling thread's cache of pool from its directory, made its
+ * most recently used entry (owner's stores: cache, then pool, release);
+ * NULL when it has none. */
+static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
+{
+	uint32_t id = ((const struct lfpool_ts_fast *)pool)->id;
+	lfpool_ts_cache *c;
+	if (id >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id)))
+		return NULL;
+	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
+	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);
+	return c;
+}
 
 #ifdef LFPOOL_RSEQ_INLINE_
 /* The rseq_cs descriptor of the sequence in the asm that follows (label 3:
@@ -505,44 +529,65 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		: "rax", "rcx", "rdx", "memory", "cc" : miss)
 #endif
 
+/* lfpool_ts_get and lfpool_ts_put inline whole: GCC's size estimate of
+ * their miss paths (the directory, the rseq sequences) would otherwise
+ * make it call them, a call per operation on the hit path too. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) static inline void *lfpool_ts_get(lfpool_ts *pool);
+__attribute__((always_inline)) static inline void lfpool_ts_put(lfpool_ts *pool, void *obj);
+#endif
+
 /* An object through the calling thread's implicit cache (per-CPU pools:
  * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline when
  * the thread used the pool last (one compare, then lfpool_ts_cache_get) and
  * for a per-CPU pool whose area serves. */
 static inline void *lfpool_ts_get(lfpool_ts *pool)
 {
-	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
-		return lfpool_ts_cache_get(lfpool_ts_tls_.cache);
+	lfpool_ts_cache *c;
+	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
+		c = lfpool_ts_tls_.cache;
+	} else {
 #ifdef LFPOOL_RSEQ_INLINE_
-	{
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_get;
 		void *obj;
-		if (h && LFPOOL_LIKELY((obj = lfpool_rseq_get_(h)) != NULL))
-			return obj;
-	}
+		if (h) {
+			if (LFPOOL_LIKELY((obj = lfpool_rseq_get_(h)) != NULL))
+				return obj;
+			return lfpool_ts_get_slow(pool);
+		}
 #endif
-	return lfpool_ts_get_slow(pool);
+		if (!(c = lfpool_ts_dir_find_(pool)))
+			return lfpool_ts_get_slow(pool);
+	}
+	return lfpool_ts_cache_get(c);
 }
 
 /* Give obj back through the calling thread's implicit cache (it may come
  * from any thread).  NULL: no-op. */
 static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 {
+	lfpool_ts_cache *c;
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool)) {
-		lfpool_ts_cache_put(lfpool_ts_tls_.cache, obj);
-		return;
-	}
+		c = lfpool_ts_tls_.cache;
+	} else {
 #ifdef LFPOOL_RSEQ_INLINE_
-	{
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
-		if (h && obj) {
-			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+		if (h) {
+			if (obj) {
+				LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+				return;
+			}
+lfpool_miss:
+			lfpool_ts_put_slow(pool, obj);
+			return;
+		}
+#endif
+		if (!(c = lfpool_ts_dir_find_(pool))) {
+			lfpool_ts_put_slow(pool, obj);
 			return;
 		}
 	}
-lfpool_miss:
-#endif
-	lfpool_ts_put_slow(pool, obj);
+	lfpool_ts_cache_put(c, obj);
 }
 
 #ifdef __cplusplus

@@ -13,15 +13,17 @@
  * wait for a lock that a trim holds while it waits: trim waits holding
  * none.
  *
- * liburcu-bp registers a thread on its first section, under its registry
- * lock, which fork's prepare handler holds while it waits for the
+ * A thread's first sections are counted in a shared word instead, with
+ * no registration (grace.c says why: liburcu-bp's registration makes two
+ * system calls); from then on it registers with liburcu-bp, under its
+ * registry lock, which fork's prepare handler holds while it waits for the
  * library's locks (threadstatic.c, "fork"): a thread must not register
  * while it holds any of them.  The paths that enter a section holding a
  * lock hold lfp_ts_lock or a steal_lock (no section is entered under a
  * cache, area, grow or block lock); each first calls lfp_grace_register(),
- * holding nothing, and enters with lfp_grace_enter_locked(), which debug
- * builds check.  Paths that enter a section holding no lock may register
- * there.
+ * holding nothing, and enters with lfp_grace_enter_locked(), which never
+ * registers (a thread not yet registered counts that section).  Paths
+ * that enter a section holding no lock may register there.
  *
  * The TSan build keeps side data until destroy (TSan cannot see liburcu's
  * ordering, so it would report the free): lfp_grace_reclaims() is false.
@@ -32,13 +34,13 @@
 #include <stdbool.h>
 
 void lfp_grace_enter(void);
-/* Register the calling thread with liburcu-bp now, if it is not (again:
- * at thread exit liburcu's key destructor may have run before tls.c's).
- * Caller holds no library lock. */
+/* Register the calling thread with liburcu-bp now if it is due (it has
+ * run its counted sections) and is not registered (again: at thread exit
+ * liburcu's key destructor may have run before tls.c's).  Caller holds no
+ * library lock. */
 void lfp_grace_register(void);
 /* lfp_grace_enter for a caller holding lfp_ts_lock or a steal_lock: it
- * called lfp_grace_register() before it took them (asserted in debug
- * builds). */
+ * called lfp_grace_register() before it took them; never registers. */
 void lfp_grace_enter_locked(void);
 void lfp_grace_leave(void);
 void lfp_grace_wait(void);

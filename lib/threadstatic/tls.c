@@ -2,25 +2,24 @@
 /*
  * tls.c - implicit per-thread caches: which cache the calling thread uses
  * for a pool, and handing it back when the thread exits; and the registry
- * of live pools that tells the thread tables which entries are stale (and
- * fork's handlers which pools to visit).
+ * of live pools, whose slots are the pools' ids in the threads'
+ * directories (and which tells fork's handlers which pools to visit).
  *
- * Each thread has a hash table from pool generation to cache (open
- * addressing, linear probing, deletion by backward shift), and the entry
- * the inline fast path of lfpool/ts.h reads: lfpool_ts_tls_, the
- * pool and cache it used last.  Every step is O(1) amortised, whatever the
- * number of pools:
- *  - a lookup hashes the pool's generation;
- *  - an insert that would fill the table past 3/4 first rebuilds it with
- *    the entries of pools still alive (lfp_tls_live is one array read), at
- *    twice the live count or more, so a rebuild of cost O(cap) comes at
- *    most once per cap/4 inserts;
- *  - destroy removes the destroying thread's entry and clears, in every
- *    other thread's fast-path entry, the pool it destroys (O(threads)); the
- *    other threads' table entries go stale and are dropped by their next
- *    rebuild.
- * Generations are never reused (ts.h), so a stale entry matches no pool
- * again and its cache pointer, freed by destroy, is never followed.
+ * Each thread has a directory of its caches indexed by the pools' dense
+ * ids (a pool's registry slot, read by the inline path from the pool's
+ * head, struct lfpool_ts_fast), and the entry the inline fast path of
+ * lfpool/ts.h reads: lfpool_ts_tls_, the pool and cache it used last,
+ * and the directory.  A call on another pool than the last one's is then
+ * one bounds test and one load, inline, with no call.  Every step is O(1)
+ * amortised, whatever the number of pools:
+ *  - a lookup is dir[id] (id < the directory's length);
+ *  - an insert past the end doubles the directory (to the next power of
+ *    two above id), so it takes 8 bytes per slot up to the highest id the
+ *    thread used; freed registry slots are reused first, so ids stay below
+ *    the most pools alive at once;
+ *  - destroy clears, in every thread's directory and fast-path entry, the
+ *    pool it destroys (O(threads)), before its slot can be reused, so an
+ *    entry never names a dead pool and its id's next pool finds NULL.
  *
  * The fast-path entry names the pool by address, which a new pool may
  * reuse once the old one is freed: destroy therefore clears every thread's
@@ -31,10 +30,13 @@
  * a live pool with its own cache or NULL; both fields are atomics of
  * lib/atomic.h here, relaxed loads in the inline path (plain moves on
  * x86-64; __atomic loads under ThreadSanitizer, so that the TSan build
- * checks the same protocol).
+ * checks the same protocol).  Directory slots follow the same rule: the
+ * owner writes its caches, a destroyer NULL over its pool's; only the
+ * owner moves the directory (growing it), under lfp_ts_lock, which every
+ * destroyer holds.
  *
  * At thread exit a pthread key destructor frees, under lfp_ts_lock, the
- * caches of the pools still alive; destroy holds the same lock, so an exit
+ * caches its directory holds; destroy holds the same lock, so an exit
  * racing with destroy sees the pool either whole or gone.
  *
  * The variables use the initial-exec TLS model: an access is one
@@ -47,16 +49,10 @@
 #include "grace.h"
 #include "ts.h"
 
-struct lfp_tls_entry {
-	uint64_t gen;		/* 0: empty */
-	lfpool_ts_cache *cache;
-};
-
-/* One thread's table, in the list of every thread's under lfp_ts_lock. */
+/* One thread's directory, in the list of every thread's under
+ * lfp_ts_lock; the directory itself is tls->dir, tls->ndir slots. */
 struct lfp_tls_table {
-	uint32_t n, cap;		/* entries used; slots (a power of two) */
-	struct lfp_tls_entry *e;
-	struct lfpool_ts_tls *mru;	/* the thread's fast-path entry */
+	struct lfpool_ts_tls *tls;	/* the thread's fast-path entry */
 	struct lfp_tls_table *next, **pprev;
 };
 
@@ -81,12 +77,6 @@ struct lfp_tls_slot {
 static struct lfp_tls_slot *slots;
 static uint32_t nslots, slot_cap, free_slot = UINT32_MAX;
 
-bool lfp_tls_live(uint64_t gen)
-{
-	uint32_t i = (uint32_t)gen;
-	return i < nslots && slots[i].gen == gen;
-}
-
 int lfp_tls_register(lfpool_ts *p)
 {
 	uint32_t i = free_slot;
@@ -108,16 +98,18 @@ int lfp_tls_register(lfpool_ts *p)
 		slots[i].uses = 1;
 	slots[i].gen = p->gen = (uint64_t)slots[i].uses << 32 | i;
 	slots[i].pool = p;
+	p->fast.id = i;
 	return 0;
 }
 
-void lfp_tls_unregister(const lfpool_ts *p)
+void lfp_tls_unregister(lfpool_ts *p)
 {
 	uint32_t i = (uint32_t)p->gen;
 	slots[i].gen = 0;
 	slots[i].pool = NULL;
 	slots[i].next_free = free_slot;
 	free_slot = i;
+	p->fast.id = LFP_TS_NO_ID;	/* debug pools: a later call goes out of line */
 }
 
 lfpool_ts *lfp_tls_next_live(uint32_t *it)
@@ -148,65 +140,36 @@ static void mru_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
 		lfp_store_ptr_rel((void **)&m->pool, NULL);
 }
 
-/* Slot of gen in a table of cap slots (Fibonacci hashing of both halves:
- * the slot number in the low half, its use count in the high one). */
-static uint32_t home(uint64_t gen, uint32_t cap)
+/* Clear the directory slot of pool id (destroy, detach; lock held). */
+static void dir_clear(struct lfpool_ts_tls *m, uint32_t id)
 {
-	return (uint32_t)(((gen ^ (gen >> 29)) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	if (id < m->ndir)
+		lfp_store_ptr_rel((void **)&m->dir[id], NULL);
 }
 
-static struct lfp_tls_entry *lookup(const struct lfp_tls_table *t, uint64_t gen)
-{
-	for (uint32_t i = home(gen, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (t->e[i].gen == gen)
-			return &t->e[i];
-		if (t->e[i].gen == 0)
-			return NULL;
-	}
-}
-
-static void place(struct lfp_tls_entry *e, uint32_t cap, struct lfp_tls_entry x)
-{
-	uint32_t i = home(x.gen, cap);
-	while (e[i].gen)
-		i = (i + 1) & (cap - 1);
-	e[i] = x;
-}
-
-/* Remove entry i, shifting back the entries of its probe run. */
-static void remove_at(struct lfp_tls_table *t, uint32_t i)
-{
-	uint32_t mask = t->cap - 1;
-	for (uint32_t j = (i + 1) & mask; t->e[j].gen; j = (j + 1) & mask) {
-		uint32_t h = home(t->e[j].gen, t->cap);
-		/* j may move to i when its home is not in (i, j] (cyclically). */
-		if (((j - h) & mask) >= ((j - i) & mask)) {
-			t->e[i] = t->e[j];
-			i = j;
-		}
-	}
-	t->e[i].gen = 0;
-	t->n--;
-}
-
-/* Thread exit: give back the caches of the pools still alive. */
+/* Thread exit: give back the caches of its directory (every pool named
+ * there is alive: destroy clears its slots). */
 /* Model: stress/model/exit.pml, steps E1-E4. */
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
+	struct lfpool_ts_tls *m = t->tls;
 	/* liburcu-bp's key destructor may have run first: register again
 	 * now, holding no lock (grace.h). */
 	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
-	for (uint32_t i = 0; i < t->cap; i++)
-		if (t->e[i].gen && lfp_tls_live(t->e[i].gen))
-			lfp_cache_free(t->e[i].cache);
-	mru_set(t->mru, NULL, NULL);
+	lfpool_ts_cache **dir = m->dir;
+	for (uint32_t i = 0; i < m->ndir; i++)
+		if (dir[i])
+			lfp_cache_free(dir[i]);
+	mru_set(m, NULL, NULL);
+	m->ndir = 0;
+	m->dir = NULL;
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
 	pthread_mutex_unlock(&lfp_ts_lock);
-	free(t->e);
+	free(dir);
 	free(t);
 	tls_table = NULL;
 }
@@ -218,12 +181,11 @@ static void make_key(void)
 
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p)
 {
-	struct lfp_tls_table *t = tls_table;
-	struct lfp_tls_entry *e = t ? lookup(t, p->gen) : NULL;
-	if (!e)
-		return NULL;
-	mru_set(&lfpool_ts_tls_, p, e->cache);
-	return e->cache;
+	uint32_t id = (uint32_t)p->gen;
+	lfpool_ts_cache *c = id < lfpool_ts_tls_.ndir ? lfpool_ts_tls_.dir[id] : NULL;
+	if (c)
+		mru_set(&lfpool_ts_tls_, p, c);
+	return c;
 }
 
 /* The calling thread's table, registered (lock held); NULL on ENOMEM. */
@@ -233,16 +195,11 @@ static struct lfp_tls_table *own_table(void)
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
-	if (t)
-		t->e = calloc(8, sizeof(t->e[0]));
-	if (!t || !t->e || pthread_setspecific(tls_key, t) != 0) {
-		if (t)
-			free(t->e);
+	if (!t || pthread_setspecific(tls_key, t) != 0) {
 		free(t);
 		return NULL;
 	}
-	t->cap = 8;
-	t->mru = &lfpool_ts_tls_;
+	t->tls = &lfpool_ts_tls_;
 	t->next = all_tables;
 	t->pprev = &all_tables;
 	if (all_tables)
@@ -252,30 +209,22 @@ static struct lfp_tls_table *own_table(void)
 	return t;
 }
 
-/* Make room for one more entry (lock held): past 3/4 full, rebuild with
- * the entries of live pools only, at least twice as large as they need.
- * 0 or ENOMEM. */
-static int table_room(struct lfp_tls_table *t)
+/* Make the calling thread's directory reach slot id (lock held): 0 or
+ * ENOMEM.  It doubles, so growing costs O(1) per slot amortised. */
+static int dir_room(uint32_t id)
 {
-	if ((t->n + 1) * 4 <= t->cap * 3)
+	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
+	if (id < m->ndir)
 		return 0;
-	uint32_t live = 0;
-	for (uint32_t i = 0; i < t->cap; i++)
-		if (t->e[i].gen && lfp_tls_live(t->e[i].gen))
-			live++;
-	uint32_t cap = 8;
-	while (cap < 4 * (live + 1))
-		cap *= 2;
-	struct lfp_tls_entry *e = calloc(cap, sizeof(*e));
-	if (!e)
+	uint32_t n = 8;
+	while (n <= id)
+		n *= 2;
+	lfpool_ts_cache **dir = realloc(m->dir, n * sizeof(*dir));
+	if (!dir)
 		return ENOMEM;
-	for (uint32_t i = 0; i < t->cap; i++)
-		if (t->e[i].gen && lfp_tls_live(t->e[i].gen))
-			place(e, cap, t->e[i]);
-	free(t->e);
-	t->e = e;
-	t->cap = cap;
-	t->n = live;
+	memset(dir + m->ndir, 0, (n - m->ndir) * sizeof(*dir));
+	m->dir = dir;
+	m->ndir = n;
 	return 0;
 }
 
@@ -286,18 +235,17 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 		return c;
 	pthread_once(&tls_once, make_key);
 	int err = tls_key_err ? ENOMEM : 0;
-	lfp_grace_register();	/* a thread's first call: before lfp_ts_lock */
+	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
-	struct lfp_tls_table *t = err ? NULL : own_table();
-	if (!err && (!t || table_room(t) != 0))
+	uint32_t id = (uint32_t)p->gen;
+	if (!err && (!own_table() || dir_room(id) != 0))
 		err = ENOMEM;
 	if (!err) {
 		c = lfp_cache_new(p, LFP_CACHE_IMPLICIT);
 		err = c ? 0 : ENOMEM;
 	}
 	if (!err) {
-		place(t->e, t->cap, (struct lfp_tls_entry){ p->gen, c });
-		t->n++;
+		lfp_store_ptr_rel((void **)&lfpool_ts_tls_.dir[id], c);
 		mru_set(&lfpool_ts_tls_, p, c);
 	}
 	pthread_mutex_unlock(&lfp_ts_lock);
@@ -308,26 +256,16 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 
 bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c)
 {
-	struct lfp_tls_table *t = tls_table;
-	struct lfp_tls_entry *e = t ? lookup(t, gen) : NULL;
-	return e && e->cache == c;
-}
-
-/* Drop the calling thread's entry for p (lock held). */
-static void drop(const lfpool_ts *p)
-{
-	struct lfp_tls_table *t = tls_table;
-	struct lfp_tls_entry *e = t ? lookup(t, p->gen) : NULL;
-	if (e)
-		remove_at(t, (uint32_t)(e - t->e));
-	mru_clear_if(&lfpool_ts_tls_, p);
+	uint32_t id = (uint32_t)gen;
+	return id < lfpool_ts_tls_.ndir && lfpool_ts_tls_.dir[id] == c;
 }
 
 void lfp_tls_forget(const lfpool_ts *p)
 {
-	drop(p);
-	for (struct lfp_tls_table *t = all_tables; t; t = t->next)
-		mru_clear_if(t->mru, p);
+	for (struct lfp_tls_table *t = all_tables; t; t = t->next) {
+		dir_clear(t->tls, (uint32_t)p->gen);
+		mru_clear_if(t->tls, p);
+	}
 }
 
 void lfp_tls_detach(lfpool_ts *p)
@@ -338,6 +276,7 @@ void lfp_tls_detach(lfpool_ts *p)
 	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfp_cache_free(c);
-	drop(p);
+	dir_clear(&lfpool_ts_tls_, (uint32_t)p->gen);
+	mru_clear_if(&lfpool_ts_tls_, p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 }

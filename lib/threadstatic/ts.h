@@ -10,8 +10,8 @@
  * loose on the depot's object stack.  created counts them all.
  *
  * One process-wide mutex, lfp_ts_lock, guards the registry of live pools
- * (tls.c: a slot per pool, so that whether a generation is alive is one
- * array read), every thread's table of caches (tls.c), each
+ * (tls.c: a slot per pool, whose index is the pool's id in the threads'
+ * directories), every thread's directory of caches (tls.c), each
  * pool's list of caches and its retired counters, and is held while a cache
  * is created or freed.  Only rare calls take it (cache creation and release,
  * thread exit, destroy, stats, trim); get and put never do.  It is taken
@@ -23,7 +23,7 @@
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
  *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds, and the
  *                   registry of live pools: lfp_tls_register,
- *                   lfp_tls_unregister, lfp_tls_live, lfp_tls_next_live
+ *                   lfp_tls_unregister, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
  *   steal.c         lfp_steal (which the floors below call through
  *                   p->steal), lfp_steal_drain_all, lfp_steal_drain_areas
@@ -45,6 +45,7 @@
 #include "lfpool/ts.h"
 
 #define LFP_TS_DEAD UINT64_MAX		/* gen of a destroyed pool: matches nothing */
+#define LFP_TS_NO_ID UINT32_MAX		/* fast.id of a destroyed pool: in no directory */
 #define LFP_WORKER_CHUNK 64u		/* worker slots per chunk */
 #define LFP_WORKER_CHUNKS (LFPOOL_TS_WORKERS_MAX / LFP_WORKER_CHUNK)
 
@@ -202,17 +203,16 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
-/* Whether c is the calling thread's cache for the pool of generation gen
- * (fork's child: the caches of other threads are abandoned). */
+/* Whether c is the calling thread's cache for the (live) pool of
+ * generation gen (fork's child: the caches of other threads are
+ * abandoned). */
 bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c);
-/* The registry of live pools, under lfp_ts_lock; the thread tables (tls.c)
- * and fork's handlers read it.  Register gives p a slot and its
- * generation (create): 0 or ENOMEM; unregister frees the slot (destroy).
- * Both O(1). */
+/* The registry of live pools, under lfp_ts_lock; fork's handlers read it.
+ * Register gives p a slot (its fast.id, its index in the threads'
+ * directories) and its generation (create): 0 or ENOMEM; unregister frees
+ * the slot and sets fast.id to LFP_TS_NO_ID (destroy).  Both O(1). */
 int lfp_tls_register(lfpool_ts *p);
-void lfp_tls_unregister(const lfpool_ts *p);
-/* Whether the pool of generation gen is alive, in O(1). */
-bool lfp_tls_live(uint64_t gen);
+void lfp_tls_unregister(lfpool_ts *p);
 /* The live pools one by one: start with *it = 0; NULL after the last.
  * Caller holds lfp_ts_lock across the walk. */
 lfpool_ts *lfp_tls_next_live(uint32_t *it);
