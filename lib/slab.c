@@ -61,7 +61,8 @@ static void *map_aligned(size_t size, size_t align)
  * remainder in malloc's bins each time; with 10^4..10^5 pools alive every
  * memalign searched them (issue 14: create and first touch grew 100-fold
  * from 10^2 to 10^5 pools).  Blocks whose size is a power of two between
- * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves)
+ * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves
+ * and small slabs' side data, rounded up: lfp_slabs_side_bytes)
  * come instead from 64 KiB mappings cut into blocks of one size, aligned
  * to it, and go back to a free list of their size: O(1) both ways, under
  * one lock (taken only where a pool grows or gives slabs back, never on a
@@ -272,9 +273,27 @@ static void backing_free(struct lfp_slabs *s, void *p, size_t size)
 	s->alloc.free(p, size, s->alloc.ctx);
 }
 
+/*
+ * The bytes of one slab's side data: a link word and a state byte per
+ * object.  With the default allocator, a small slab's side data is rounded
+ * up to a power of two of at least LFP_CACHE_MIN bytes, so that it comes
+ * from the cache of small blocks as the slab does: O(1), where a small
+ * posix_memalign searched malloc's bins, which with 10^5 pools alive held
+ * 10^5 freed remainders (issue 14).  Large slabs' side data keeps its size
+ * (malloc, or a mapping, given back on trim).
+ */
+size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
+{
+	size_t n = (size_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	if (s->alloc.alloc != system_alloc || s->slab_bytes >= LFP_MMAP_MIN)
+		return n;
+	size_t p = pow2_at_least(n < LFP_CACHE_MIN ? LFP_CACHE_MIN : n);
+	return p < LFP_MMAP_MIN ? p : n;
+}
+
 static size_t side_size(const struct lfp_slabs *s)
 {
-	return (size_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	return lfp_slabs_side_bytes(s);
 }
 
 void lfp_slabs_fini(struct lfp_slabs *s)
@@ -298,19 +317,21 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_leaf **lp = &s->leaf[n >> LFP_LEAF_BITS];
 	if (!*lp) {
-		/* 8 KiB: from the default allocator, fresh (untouched, zero)
-		 * memory needs no memset, which would touch both pages */
-		bool zero = false;
-		struct lfp_slab_leaf *leaf = s->alloc.alloc == system_alloc
-			? system_alloc_z(sizeof(*leaf), 64, &zero) : backing_alloc(s, sizeof(*leaf), 64);
+		/* 8 KiB, not cleared: see below */
+		struct lfp_slab_leaf *leaf = backing_alloc(s, sizeof(*leaf), 64);
 		if (!leaf)
 			return NULL;
-		if (!zero)
-			memset(leaf, 0, sizeof(*leaf));
 		lfp_faa_u64_rlx(&s->side_bytes, sizeof(*leaf));
 		lfp_store_ptr_rel((void **)lp, leaf);
 	}
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	/* A leaf's slots are cleared one by one as they come into use: no
+	 * code reads a slot at or above high_water (lookups load it with
+	 * acquire, paired with grow's release store, which comes after this
+	 * clear).  Clearing the whole leaf when it is made wrote 8 KiB, and
+	 * touched two pages, per pool with one slab (issue 14). */
+	if (n == s->high_water)
+		memset(slot, 0, sizeof(*slot));
 	if (!slot->links) {
 		uint32_t *links = backing_alloc(s, side_size(s), 64);
 		if (!links)
@@ -338,7 +359,7 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	/* Count the slot now: its side data must be freed at fini even if the
 	 * slab memory below cannot be had. */
 	if (n == s->high_water)
-		lfp_store_u32_rlx(&s->high_water, n + 1);
+		lfp_store_u32_rel(&s->high_water, n + 1);
 	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
 	if (!mem)
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
@@ -446,7 +467,8 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx)
 {
 	uintptr_t a = (uintptr_t)p;
-	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
+	/* acquire, paired with grow's release store: slots below are cleared */
+	uint32_t hw = lfp_load_u32_acq(&s->high_water);
 	for (uint32_t n = 0; n < hw; n++) {
 		/* acquire, paired with the release stores of prepare_slot (the
 		 * leaf) and lfp_slabs_grow (mem, after the slab header) */

@@ -143,6 +143,8 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 
 /* Slab memory held now, in bytes. */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
+/* The bytes of one slab's side data, as allocated (slab.c). */
+size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
