@@ -305,10 +305,15 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 		if (slot->links)
 			backing_free(s, slot->links, side_size(s));
 	}
-	for (uint32_t l = 0; l < LFP_MAX_LEAVES; l++)
+	/* Only the leaves ever made: reading all LFP_MAX_LEAVES pointers
+	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
+	 * alive (issue 14). */
+	for (uint32_t l = 0; l < s->leaves; l++) {
 		if (s->leaf[l])
 			backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
-	memset(s->leaf, 0, sizeof(s->leaf));
+		s->leaf[l] = NULL;
+	}
+	s->leaves = 0;
 	s->high_water = 0;
 }
 
@@ -323,6 +328,8 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 			return NULL;
 		lfp_faa_u64_rlx(&s->side_bytes, sizeof(*leaf));
 		lfp_store_ptr_rel((void **)lp, leaf);
+		if (s->leaves <= n >> LFP_LEAF_BITS)
+			s->leaves = (n >> LFP_LEAF_BITS) + 1;
 	}
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 	/* A leaf's slots are cleared one by one as they come into use: no
@@ -394,7 +401,7 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 	}
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
-	for (uint32_t l = first_free_leaf; leaves && l < LFP_MAX_LEAVES; l++) {
+	for (uint32_t l = first_free_leaf; leaves && l < s->leaves; l++) {
 		if (!s->leaf[l])
 			continue;
 		backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));

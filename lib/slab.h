@@ -68,6 +68,7 @@ struct lfp_slabs {
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
+	uint32_t leaves;	/* directory leaves ever made: leaf[l] is NULL from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
 	bool misaligned;	/* the last growth failed on a misaligned block */
