@@ -75,6 +75,7 @@ static void *map_aligned(size_t size, size_t align)
  * every slab.
  */
 #define LFP_CACHE_MIN 64u
+#define LFP_OWNER_MAX (16u * 1024)	/* lfp_owner_alloc, below */
 #define LFP_CACHE_CLASSES 10	/* 64 B .. 32 KiB */
 
 #ifndef LFP_ASAN
@@ -132,13 +133,89 @@ static void block_free(int cls, void *b)
 
 void lfp_blocks_fork_lock(void) { pthread_mutex_lock(&blocks_lock); }
 void lfp_blocks_fork_unlock(void) { pthread_mutex_unlock(&blocks_lock); }
+
+/*
+ * Pools' own structs (lfp_owner_alloc): blocks of a multiple of 64 bytes
+ * up to LFP_OWNER_MAX, cut from LFP_OWNER_CHUNK mappings, aligned to 64,
+ * and kept on a free list of their size when freed, under blocks_lock as
+ * the slabs' blocks are.  From malloc, 10^5 pools' structs (2.4 to 6 KiB
+ * each) were given back to the system by free's trimming of the heap top
+ * when they were destroyed, and faulted in again, page by page, by the
+ * next creates (0.6 page faults per pool created, tens of microseconds
+ * each on the VMs the bench runs on), and each create searched malloc's
+ * bins (issue 14).  Kept here, a program that had N pools creates N again
+ * at the cost of a list pop; the memory stays with the process at its peak
+ * number of pools, as the small slabs' does.
+ */
+#define LFP_OWNERS 1
+#define LFP_OWNER_CHUNK (256u * 1024)
+static struct block_class owners[LFP_OWNER_MAX / 64];
+
+static void *owner_alloc(size_t size)
+{
+	size_t cls = (size + 63) / 64 - 1, bytes = (cls + 1) * 64;
+	struct block_class *bc = &owners[cls];
+	pthread_mutex_lock(&blocks_lock);
+	void *b = bc->free;
+	if (b) {
+		bc->free = *(void **)b;
+	} else {
+		if ((size_t)(bc->end - bc->next) < bytes) {
+			char *chunk = map_aligned(LFP_OWNER_CHUNK, 64);
+			if (chunk) {
+				bc->next = chunk;
+				bc->end = chunk + LFP_OWNER_CHUNK;
+			}
+		}
+		if ((size_t)(bc->end - bc->next) >= bytes) {
+			b = bc->next;
+			bc->next += bytes;
+		}
+	}
+	pthread_mutex_unlock(&blocks_lock);
+	return b;
+}
+
+static void owner_free(void *b, size_t size)
+{
+	struct block_class *bc = &owners[(size + 63) / 64 - 1];
+	pthread_mutex_lock(&blocks_lock);
+	*(void **)b = bc->free;
+	bc->free = b;
+	pthread_mutex_unlock(&blocks_lock);
+}
 #else
 static int block_class(size_t size) { (void)size; return -1; }
 static void *block_alloc(int cls, size_t size, bool *zero) { (void)cls; (void)size; (void)zero; return NULL; }
 static void block_free(int cls, void *b) { (void)cls; (void)b; }
 void lfp_blocks_fork_lock(void) {}
 void lfp_blocks_fork_unlock(void) {}
+# define LFP_OWNERS 0
+static void *owner_alloc(size_t size) { (void)size; return NULL; }
+static void owner_free(void *b, size_t size) { (void)b; (void)size; }
 #endif
+
+void *lfp_owner_alloc(size_t size)
+{
+	void *p;
+	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
+		p = owner_alloc(size);
+	else if (posix_memalign(&p, 64, size ? size : 1) != 0)
+		p = NULL;
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void lfp_owner_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
+		owner_free(p, size);
+	else
+		free(p);
+}
 
 /* lfp_plain_allocator: mapped from LFP_MMAP_MIN bytes, else malloc's. */
 static void *plain_alloc(size_t size, size_t align, void *ctx)
@@ -162,6 +239,29 @@ static void plain_free(void *p, size_t size, void *ctx)
 }
 
 const lfpool_allocator lfp_plain_allocator = { plain_alloc, plain_free, NULL };
+
+/* lfp_area_allocator: a size of up to LFP_OWNER_MAX bytes, a multiple of
+ * 128, from the owners' cache (its blocks of that size lie at multiples of
+ * it from a page boundary: aligned to 128), else lfp_plain_allocator's. */
+static bool area_cached(size_t size)
+{
+	return LFP_OWNERS && size && size <= LFP_OWNER_MAX && size % 128 == 0;
+}
+
+static void *area_alloc(size_t size, size_t align, void *ctx)
+{
+	return area_cached(size) ? lfp_owner_alloc(size) : plain_alloc(size, align, ctx);
+}
+
+static void area_free(void *p, size_t size, void *ctx)
+{
+	if (area_cached(size))
+		lfp_owner_free(p, size);
+	else
+		plain_free(p, size, ctx);
+}
+
+const lfpool_allocator lfp_area_allocator = { area_alloc, area_free, NULL };
 
 /* The slabs' default allocator's alloc; *zero, when not NULL, says whether
  * the block is known to be all zeros.  A block of a cached size comes

@@ -87,7 +87,18 @@ extern const lfpool_allocator lfp_system_allocator;
  * their pool (CPU areas). */
 extern const lfpool_allocator lfp_plain_allocator;
 
-/* fork.c's prepare and release: the lock of that cache. */
+/* A pool's own struct of size bytes, zeroed and aligned to 64, and its
+ * free: small ones from a cache that keeps them for the next pool
+ * (slab.c), else posix_memalign and free.  size must be the same. */
+void *lfp_owner_alloc(size_t size);
+void lfp_owner_free(void *p, size_t size);
+
+/* For per-CPU areas (aligned to at most 128): small ones from that cache
+ * (slab.c), else as lfp_plain_allocator. */
+extern const lfpool_allocator lfp_area_allocator;
+
+/* fork.c's prepare and release: the lock of that cache (and of the
+ * owners' cache). */
 void lfp_blocks_fork_lock(void);
 void lfp_blocks_fork_unlock(void);
 
