@@ -22,7 +22,10 @@ static const char *const kind_names[] = {
 
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
-	memset(c, 0, sizeof(*c));
+	/* All but the slabs, which lfp_slabs_init sets up (without clearing
+	 * their 2 KiB directory: issue 14's creates cleared it three times). */
+	memset(&c->raw, 0, sizeof(c->raw));
+	memset(&c->init, 0, sizeof(*c) - offsetof(struct lfp_core, init));
 	/* Only ThreadStatic has caches to put on CPUs. */
 	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
 	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||

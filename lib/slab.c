@@ -310,7 +310,8 @@ static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a)
 {
-	memset(s, 0, sizeof(*s));
+	/* All but the directory (2 KiB): leaf[l] is read only below leaves. */
+	memset(s, 0, offsetof(struct lfp_slabs, leaf));
 	if (align == 0)
 		align = 16;
 	if (obj_size == 0 || !is_pow2(align) || obj_size > LFP_SLAB_MAX / 4 ||
@@ -421,7 +422,7 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_leaf **lp = &s->leaf[n >> LFP_LEAF_BITS];
-	if (!*lp) {
+	if (n >> LFP_LEAF_BITS >= s->leaves || !*lp) {
 		/* 8 KiB, not cleared: see below */
 		struct lfp_slab_leaf *leaf = backing_alloc(s, sizeof(*leaf), 64);
 		if (!leaf)

@@ -72,7 +72,7 @@ struct lfp_slabs {
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
 	bool misaligned;	/* the last growth failed on a misaligned block */
-	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];
+	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];	/* last: init clears all before it */
 };
 
 /* Why lfp_slabs_lookup refused a pointer. */
