@@ -21,9 +21,11 @@
  * after a warm-up at 10^2) against one cold run at 10^5 compared page
  * faults with cache hits, not the library's steps at two sizes.  The
  * warm-up's figures are printed too ("cold": its create + touch per pool)
- * with the memory per pool it took ("KiB", resident set growth): that is
- * what a program creating N pools for the first time pays, and it is not
- * in the ratio.
+ * with the memory per pool it took ("KiB", the resident set's growth
+ * while it ran: memory the process kept from an earlier row, which the
+ * library's caches of small blocks and pool structs reuse, is not
+ * counted): that is what a program creating N pools for the first time
+ * pays, and it is not in the ratio.
  *
  * Row "roundrobin": a get and a put on each of 1,000 ThreadStatic pools in
  * turn, through the implicit caches, against the same on one pool.
