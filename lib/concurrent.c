@@ -115,15 +115,14 @@ static void hot_open(lfpool_concurrent *c)
 
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
-	lfpool_concurrent *c;
-	if (posix_memalign((void **)&c, 64, sizeof(*c)) != 0) {
+	lfpool_concurrent *c = lfp_core_owner_alloc(cfg, sizeof(*c));
+	if (!c) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	memset(c, 0, sizeof(*c));
 	int err = lfp_core_init(&c->core, cfg, LFP_KIND_CONCURRENT);
 	if (err) {
-		free(c);
+		lfp_core_owner_free(c, sizeof(*c), lfp_debug_wanted(cfg ? cfg->flags : 0));
 		errno = err;
 		return NULL;
 	}
@@ -156,7 +155,7 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 			lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		}
 	}
-	lfp_core_retire(&c->core, c, &c->magic, c->created - n);
+	lfp_core_retire(&c->core, c, sizeof(*c), &c->magic, c->created - n);
 	return 0;
 }
 

@@ -22,7 +22,10 @@ static const char *const kind_names[] = {
 
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
-	memset(c, 0, sizeof(*c));
+	/* All but the slabs, which lfp_slabs_init sets up (without clearing
+	 * their 2 KiB directory: issue 14's creates cleared it three times). */
+	memset(&c->raw, 0, sizeof(c->raw));
+	memset(&c->init, 0, sizeof(*c) - offsetof(struct lfp_core, init));
 	/* Only ThreadStatic has caches to put on CPUs. */
 	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
 	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
@@ -353,7 +356,25 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 		free(owner);
 }
 
-void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t out,
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size)
+{
+	void *p;
+	if (!lfp_debug_wanted(cfg ? cfg->flags : 0))
+		return lfp_owner_alloc(size);
+	if (posix_memalign(&p, 64, size) != 0)
+		return NULL;
+	return memset(p, 0, size);
+}
+
+void lfp_core_owner_free(void *owner, size_t size, bool debug)
+{
+	if (debug)
+		free(owner);
+	else
+		lfp_owner_free(owner, size);
+}
+
+void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core *c, uint64_t out,
 		     const char *what)
 {
 	report_out(owner, c->debug, c->name, out, what);
@@ -364,12 +385,12 @@ void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t 
 		lfp_slabs_fini(&c->slabs);
 	pthread_mutex_destroy(&c->grow_lock);
 	if (!buried)
-		free(owner);
+		lfp_core_owner_free(owner, size, c->debug);
 }
 
-void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t out)
+void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magic, uint64_t out)
 {
-	lfp_retire_core(pool, magic, c, out, out == 1 ? "object" : "objects");
+	lfp_retire_core(pool, size, magic, c, out, out == 1 ? "object" : "objects");
 }
 
 bool lfp_dead(const char *name, const uint32_t *magic, const void *ptr, const char *problem)

@@ -113,18 +113,28 @@ uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj);
 void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
+ * A pool's own struct of size bytes (zeroed, aligned to 64) for a pool of
+ * config cfg (may be NULL), and its free, given whether the pool is a
+ * debug one: lfp_owner_alloc's cache (slab.h), but for debug pools, which
+ * the graveyard keeps and frees with free() (posix_memalign).
+ */
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size);
+void lfp_core_owner_free(void *owner, size_t size, bool debug);
+/*
  * The end of every destroy: in debug pools report `out` objects still out
  * with users (the error hook), free c's slabs, mark the pool dead (*magic)
  * and free it, or bury it (debug pools stay readable, so that a call after
- * destroy is reported).  pool is the block to free, c inside it.
+ * destroy is reported).  pool is the block to free (of size bytes, from
+ * lfp_core_owner_alloc), c inside it.
  */
-void lfp_core_retire(struct lfp_core *c, void *pool, uint32_t *magic, uint64_t out);
+void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magic, uint64_t out);
 /* The same for a layer over a pool (array, rc, closure): what it calls
  * `out` is named by what (e.g. "oversize buffers"). */
 void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
 		const char *what);
-/* The same, burying c with owner (lfp_debug_bury). */
-void lfp_retire_core(void *owner, uint32_t *magic, struct lfp_core *c, uint64_t out,
+/* The same, burying c with owner (lfp_debug_bury); owner of size bytes,
+ * from lfp_core_owner_alloc. */
+void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core *c, uint64_t out,
 		     const char *what);
 /*
  * Debug: mark idx handed out.  Under ASan the object is unpoisoned; without

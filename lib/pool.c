@@ -103,14 +103,14 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 {
-	lfpool_pool *p = calloc(1, sizeof(*p));
+	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p));
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_POOL);
 	if (err) {
-		free(p);
+		lfp_core_owner_free(p, sizeof(*p), lfp_debug_wanted(cfg ? cfg->flags : 0));
 		errno = err;
 		return NULL;
 	}
@@ -143,7 +143,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
-	lfp_core_retire(&p->core, p, &p->magic, out);
+	lfp_core_retire(&p->core, p, sizeof(*p), &p->magic, out);
 	return 0;
 }
 

@@ -61,7 +61,8 @@ static void *map_aligned(size_t size, size_t align)
  * remainder in malloc's bins each time; with 10^4..10^5 pools alive every
  * memalign searched them (issue 14: create and first touch grew 100-fold
  * from 10^2 to 10^5 pools).  Blocks whose size is a power of two between
- * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves)
+ * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves
+ * and small slabs' side data, rounded up: lfp_slabs_side_bytes)
  * come instead from 64 KiB mappings cut into blocks of one size, aligned
  * to it, and go back to a free list of their size: O(1) both ways, under
  * one lock (taken only where a pool grows or gives slabs back, never on a
@@ -74,6 +75,7 @@ static void *map_aligned(size_t size, size_t align)
  * every slab.
  */
 #define LFP_CACHE_MIN 64u
+#define LFP_OWNER_MAX (16u * 1024)	/* lfp_owner_alloc, below */
 #define LFP_CACHE_CLASSES 10	/* 64 B .. 32 KiB */
 
 #ifndef LFP_ASAN
@@ -131,13 +133,89 @@ static void block_free(int cls, void *b)
 
 void lfp_blocks_fork_lock(void) { pthread_mutex_lock(&blocks_lock); }
 void lfp_blocks_fork_unlock(void) { pthread_mutex_unlock(&blocks_lock); }
+
+/*
+ * Pools' own structs (lfp_owner_alloc): blocks of a multiple of 64 bytes
+ * up to LFP_OWNER_MAX, cut from LFP_OWNER_CHUNK mappings, aligned to 64,
+ * and kept on a free list of their size when freed, under blocks_lock as
+ * the slabs' blocks are.  From malloc, 10^5 pools' structs (2.4 to 6 KiB
+ * each) were given back to the system by free's trimming of the heap top
+ * when they were destroyed, and faulted in again, page by page, by the
+ * next creates (0.6 page faults per pool created, tens of microseconds
+ * each on the VMs the bench runs on), and each create searched malloc's
+ * bins (issue 14).  Kept here, a program that had N pools creates N again
+ * at the cost of a list pop; the memory stays with the process at its peak
+ * number of pools, as the small slabs' does.
+ */
+#define LFP_OWNERS 1
+#define LFP_OWNER_CHUNK (256u * 1024)
+static struct block_class owners[LFP_OWNER_MAX / 64];
+
+static void *owner_alloc(size_t size)
+{
+	size_t cls = (size + 63) / 64 - 1, bytes = (cls + 1) * 64;
+	struct block_class *bc = &owners[cls];
+	pthread_mutex_lock(&blocks_lock);
+	void *b = bc->free;
+	if (b) {
+		bc->free = *(void **)b;
+	} else {
+		if ((size_t)(bc->end - bc->next) < bytes) {
+			char *chunk = map_aligned(LFP_OWNER_CHUNK, 64);
+			if (chunk) {
+				bc->next = chunk;
+				bc->end = chunk + LFP_OWNER_CHUNK;
+			}
+		}
+		if ((size_t)(bc->end - bc->next) >= bytes) {
+			b = bc->next;
+			bc->next += bytes;
+		}
+	}
+	pthread_mutex_unlock(&blocks_lock);
+	return b;
+}
+
+static void owner_free(void *b, size_t size)
+{
+	struct block_class *bc = &owners[(size + 63) / 64 - 1];
+	pthread_mutex_lock(&blocks_lock);
+	*(void **)b = bc->free;
+	bc->free = b;
+	pthread_mutex_unlock(&blocks_lock);
+}
 #else
 static int block_class(size_t size) { (void)size; return -1; }
 static void *block_alloc(int cls, size_t size, bool *zero) { (void)cls; (void)size; (void)zero; return NULL; }
 static void block_free(int cls, void *b) { (void)cls; (void)b; }
 void lfp_blocks_fork_lock(void) {}
 void lfp_blocks_fork_unlock(void) {}
+# define LFP_OWNERS 0
+static void *owner_alloc(size_t size) { (void)size; return NULL; }
+static void owner_free(void *b, size_t size) { (void)b; (void)size; }
 #endif
+
+void *lfp_owner_alloc(size_t size)
+{
+	void *p;
+	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
+		p = owner_alloc(size);
+	else if (posix_memalign(&p, 64, size ? size : 1) != 0)
+		p = NULL;
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void lfp_owner_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
+		owner_free(p, size);
+	else
+		free(p);
+}
 
 /* lfp_plain_allocator: mapped from LFP_MMAP_MIN bytes, else malloc's. */
 static void *plain_alloc(size_t size, size_t align, void *ctx)
@@ -161,6 +239,29 @@ static void plain_free(void *p, size_t size, void *ctx)
 }
 
 const lfpool_allocator lfp_plain_allocator = { plain_alloc, plain_free, NULL };
+
+/* lfp_area_allocator: a size of up to LFP_OWNER_MAX bytes, a multiple of
+ * 128, from the owners' cache (its blocks of that size lie at multiples of
+ * it from a page boundary: aligned to 128), else lfp_plain_allocator's. */
+static bool area_cached(size_t size)
+{
+	return LFP_OWNERS && size && size <= LFP_OWNER_MAX && size % 128 == 0;
+}
+
+static void *area_alloc(size_t size, size_t align, void *ctx)
+{
+	return area_cached(size) ? lfp_owner_alloc(size) : plain_alloc(size, align, ctx);
+}
+
+static void area_free(void *p, size_t size, void *ctx)
+{
+	if (area_cached(size))
+		lfp_owner_free(p, size);
+	else
+		plain_free(p, size, ctx);
+}
+
+const lfpool_allocator lfp_area_allocator = { area_alloc, area_free, NULL };
 
 /* The slabs' default allocator's alloc; *zero, when not NULL, says whether
  * the block is known to be all zeros.  A block of a cached size comes
@@ -209,7 +310,8 @@ static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a)
 {
-	memset(s, 0, sizeof(*s));
+	/* All but the directory (2 KiB): leaf[l] is read only below leaves. */
+	memset(s, 0, offsetof(struct lfp_slabs, leaf));
 	if (align == 0)
 		align = 16;
 	if (obj_size == 0 || !is_pow2(align) || obj_size > LFP_SLAB_MAX / 4 ||
@@ -272,9 +374,27 @@ static void backing_free(struct lfp_slabs *s, void *p, size_t size)
 	s->alloc.free(p, size, s->alloc.ctx);
 }
 
+/*
+ * The bytes of one slab's side data: a link word and a state byte per
+ * object.  With the default allocator, a small slab's side data is rounded
+ * up to a power of two of at least LFP_CACHE_MIN bytes, so that it comes
+ * from the cache of small blocks as the slab does: O(1), where a small
+ * posix_memalign searched malloc's bins, which with 10^5 pools alive held
+ * 10^5 freed remainders (issue 14).  Large slabs' side data keeps its size
+ * (malloc, or a mapping, given back on trim).
+ */
+size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
+{
+	size_t n = (size_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	if (s->alloc.alloc != system_alloc || s->slab_bytes >= LFP_MMAP_MIN)
+		return n;
+	size_t p = pow2_at_least(n < LFP_CACHE_MIN ? LFP_CACHE_MIN : n);
+	return p < LFP_MMAP_MIN ? p : n;
+}
+
 static size_t side_size(const struct lfp_slabs *s)
 {
-	return (size_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	return lfp_slabs_side_bytes(s);
 }
 
 void lfp_slabs_fini(struct lfp_slabs *s)
@@ -286,10 +406,15 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 		if (slot->links)
 			backing_free(s, slot->links, side_size(s));
 	}
-	for (uint32_t l = 0; l < LFP_MAX_LEAVES; l++)
+	/* Only the leaves ever made: reading all LFP_MAX_LEAVES pointers
+	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
+	 * alive (issue 14). */
+	for (uint32_t l = 0; l < s->leaves; l++) {
 		if (s->leaf[l])
 			backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
-	memset(s->leaf, 0, sizeof(s->leaf));
+		s->leaf[l] = NULL;
+	}
+	s->leaves = 0;
 	s->high_water = 0;
 }
 
@@ -297,20 +422,24 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_leaf **lp = &s->leaf[n >> LFP_LEAF_BITS];
-	if (!*lp) {
-		/* 8 KiB: from the default allocator, fresh (untouched, zero)
-		 * memory needs no memset, which would touch both pages */
-		bool zero = false;
-		struct lfp_slab_leaf *leaf = s->alloc.alloc == system_alloc
-			? system_alloc_z(sizeof(*leaf), 64, &zero) : backing_alloc(s, sizeof(*leaf), 64);
+	if (n >> LFP_LEAF_BITS >= s->leaves || !*lp) {
+		/* 8 KiB, not cleared: see below */
+		struct lfp_slab_leaf *leaf = backing_alloc(s, sizeof(*leaf), 64);
 		if (!leaf)
 			return NULL;
-		if (!zero)
-			memset(leaf, 0, sizeof(*leaf));
 		lfp_faa_u64_rlx(&s->side_bytes, sizeof(*leaf));
 		lfp_store_ptr_rel((void **)lp, leaf);
+		if (s->leaves <= n >> LFP_LEAF_BITS)
+			s->leaves = (n >> LFP_LEAF_BITS) + 1;
 	}
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	/* A leaf's slots are cleared one by one as they come into use: no
+	 * code reads a slot at or above high_water (lookups load it with
+	 * acquire, paired with grow's release store, which comes after this
+	 * clear).  Clearing the whole leaf when it is made wrote 8 KiB, and
+	 * touched two pages, per pool with one slab (issue 14). */
+	if (n == s->high_water)
+		memset(slot, 0, sizeof(*slot));
 	if (!slot->links) {
 		uint32_t *links = backing_alloc(s, side_size(s), 64);
 		if (!links)
@@ -338,7 +467,7 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	/* Count the slot now: its side data must be freed at fini even if the
 	 * slab memory below cannot be had. */
 	if (n == s->high_water)
-		lfp_store_u32_rlx(&s->high_water, n + 1);
+		lfp_store_u32_rel(&s->high_water, n + 1);
 	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
 	if (!mem)
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
@@ -373,7 +502,7 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 	}
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
-	for (uint32_t l = first_free_leaf; leaves && l < LFP_MAX_LEAVES; l++) {
+	for (uint32_t l = first_free_leaf; leaves && l < s->leaves; l++) {
 		if (!s->leaf[l])
 			continue;
 		backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
@@ -446,7 +575,8 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx)
 {
 	uintptr_t a = (uintptr_t)p;
-	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
+	/* acquire, paired with grow's release store: slots below are cleared */
+	uint32_t hw = lfp_load_u32_acq(&s->high_water);
 	for (uint32_t n = 0; n < hw; n++) {
 		/* acquire, paired with the release stores of prepare_slot (the
 		 * leaf) and lfp_slabs_grow (mem, after the slab header) */

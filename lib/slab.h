@@ -68,10 +68,11 @@ struct lfp_slabs {
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
+	uint32_t leaves;	/* directory leaves ever made: leaf[l] is NULL from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
 	bool misaligned;	/* the last growth failed on a misaligned block */
-	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];
+	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];	/* last: init clears all before it */
 };
 
 /* Why lfp_slabs_lookup refused a pointer. */
@@ -86,7 +87,18 @@ extern const lfpool_allocator lfp_system_allocator;
  * their pool (CPU areas). */
 extern const lfpool_allocator lfp_plain_allocator;
 
-/* fork.c's prepare and release: the lock of that cache. */
+/* A pool's own struct of size bytes, zeroed and aligned to 64, and its
+ * free: small ones from a cache that keeps them for the next pool
+ * (slab.c), else posix_memalign and free.  size must be the same. */
+void *lfp_owner_alloc(size_t size);
+void lfp_owner_free(void *p, size_t size);
+
+/* For per-CPU areas (aligned to at most 128): small ones from that cache
+ * (slab.c), else as lfp_plain_allocator. */
+extern const lfpool_allocator lfp_area_allocator;
+
+/* fork.c's prepare and release: the lock of that cache (and of the
+ * owners' cache). */
 void lfp_blocks_fork_lock(void);
 void lfp_blocks_fork_unlock(void);
 
@@ -143,6 +155,8 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 
 /* Slab memory held now, in bytes. */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
+/* The bytes of one slab's side data, as allocated (slab.c). */
+size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {

@@ -227,8 +227,9 @@ static uint64_t space_bound(const struct lfp_slabs *s, uint64_t n)
 {
 	uint64_t slabs = (n + s->per_slab - 1) / s->per_slab;
 	uint64_t leaves = (slabs + LFP_LEAF_SLOTS - 1) / LFP_LEAF_SLOTS;
-	/* side data per slab: a link word and a state byte per object (slab.c) */
-	uint64_t side = (uint64_t)s->per_slab * (sizeof(uint32_t) + sizeof(uint8_t));
+	/* side data per slab: a link word and a state byte per object,
+	 * rounded up for small slabs of the default allocator (slab.c) */
+	uint64_t side = lfp_slabs_side_bytes(s);
 	return slabs * (s->slab_bytes + side) + leaves * sizeof(struct lfp_slab_leaf);
 }
 

@@ -82,7 +82,9 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	memset(pc, 0, sizeof(*pc));
 	if (max == 0)
 		return EINVAL;
-	pc->alloc = a ? *a : lfp_plain_allocator;
+	/* 10^5 per-CPU pools' areas from malloc were given back by its
+	 * trimming and faulted in again by the next creates (issue 14) */
+	pc->alloc = a ? *a : lfp_area_allocator;
 	pc->ncpu = pc->hot.ncpu = lfp_percpu_possible_cpus();
 	pc->hot.max = max;
 	pc->hot.on_empty = on_empty;

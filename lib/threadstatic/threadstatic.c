@@ -159,17 +159,17 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
-	lfpool_ts *p;
-	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
+	bool debug = lfp_debug_wanted(cfg->flags);
+	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p));
+	if (!p) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	pthread_once(&fork_once, set_fork_hooks);
-	memset(p, 0, sizeof(*p));
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
-		free(p);
+		lfp_core_owner_free(p, sizeof(*p), debug);
 		errno = err;
 		return NULL;
 	}
@@ -183,7 +183,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
-		free(p);
+		lfp_core_owner_free(p, sizeof(*p), debug);
 		errno = err;
 		return NULL;
 	}
@@ -197,7 +197,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		lfp_ts_percpu_fini(p);
 		lfp_depot_fini(&p->depot);
 		lfp_core_fini(&p->core);
-		free(p);
+		lfp_core_owner_free(p, sizeof(*p), debug);
 		errno = err;
 		return NULL;
 	}
@@ -253,7 +253,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	lfp_depot_fini(&p->depot);
 	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
-	lfp_core_retire(&p->core, p, &p->magic, p->created - n);
+	lfp_core_retire(&p->core, p, sizeof(*p), &p->magic, p->created - n);
 	return 0;
 }
 

@@ -56,10 +56,9 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 {
 	if (!(cfg->flags & LFPOOL_F_PERCPU))
 		return 0;
-	struct lfp_ts_percpu *t;
-	if (posix_memalign((void **)&t, 64, sizeof(*t)) != 0)
+	struct lfp_ts_percpu *t = lfp_owner_alloc(sizeof(*t));
+	if (!t)
 		return ENOMEM;
-	memset(t, 0, sizeof(*t));
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
 	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full);
 	if (err == LFP_EMISALIGNED) {
@@ -69,7 +68,7 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 		err = ENOMEM;
 	}
 	if (err) {
-		free(t);
+		lfp_owner_free(t, sizeof(*t));
 		return err;
 	}
 	t->pool = p;
@@ -103,7 +102,7 @@ uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
 	lfp_percpu_fini(&t->pc);
-	free(t);
+	lfp_owner_free(t, sizeof(*t));
 	return n;
 }
 
