@@ -132,7 +132,8 @@ struct lfpool_array_fast {
  * thread's exit clears the table before its caches go.  Ids are never
  * reused, so an entry of a destroyed pool matches no pool again.  Only the
  * owner thread reads or writes its table.  Owned by the library, not for
- * users; initial-exec TLS: an access is one %fs-relative load.
+ * users; initial-exec TLS (1 KiB per thread): an access is one
+ * %fs-relative load.
  */
 struct lfpool_array_tls {
 	uint64_t key[64];
