@@ -419,6 +419,104 @@ Test(array, threads_get_and_put_across_threads)
 	}
 }
 
+/* array.h, the thread table: "One entry per slot, whichever pool used it
+ * last".  Two ThreadStatic array pools that take turns on one slot each
+ * hand out and take back their own buffers only (a put goes to the cache
+ * of the pool it names, and the next get of that pool returns it). */
+Test(array, ts_pools_taking_turns_on_a_slot_keep_their_own_buffers)
+{
+	lfpool_array *a = make(LFPOOL_FLAVOUR_TS, 0, NULL), *b = make(LFPOOL_FLAVOUR_TS, 0, NULL);
+	enum { ROUNDS = 100 };
+	for (int i = 0; i < ROUNDS; i++) {
+		void *x = lfpool_array_get(a, 64, NULL), *y = lfpool_array_get(b, 50, NULL);
+		cr_assert(x && y && x != y);
+		lfpool_array_put_sized(a, x, 64);
+		lfpool_array_put(b, y);
+		cr_assert_eq(lfpool_array_get(a, 60, NULL), x, "round %d: a's own buffer back", i);
+		cr_assert_eq(lfpool_array_get(b, 64, NULL), y, "round %d: b's own buffer back", i);
+		lfpool_array_put(a, x);
+		lfpool_array_put_sized(b, y, 64);
+	}
+	lfpool_stats sa = class_stats_of(a, 64), sb = class_stats_of(b, 64);
+	cr_assert_eq(sa.gets, 2 * ROUNDS, "a served %llu gets", (unsigned long long)sa.gets);
+	cr_assert_eq(sb.gets, 2 * ROUNDS, "b served %llu gets", (unsigned long long)sb.gets);
+	cr_assert_eq(sa.puts, 2 * ROUNDS);
+	cr_assert_eq(sb.puts, 2 * ROUNDS);
+	cr_assert_eq(sa.created, 1, "a made %llu buffers", (unsigned long long)sa.created);
+	cr_assert_eq(sb.created, 1);
+	lfpool_array_destroy(a);
+	lfpool_array_destroy(b);
+}
+
+/* array.h: "Ids are never reused, so an entry of a destroyed pool matches
+ * no pool again".  A new pool made where a destroyed one was (malloc gives
+ * the address back) serves its first get from a class of its own; with the
+ * address as the key, it would take the destroyed pool's freed cache. */
+Test(array, a_new_pool_at_a_destroyed_pools_address_uses_its_own_classes)
+{
+	void *last = NULL;
+	int reused = 0;
+	for (int i = 0; i < 50; i++) {
+		lfpool_array *ap = make(LFPOOL_FLAVOUR_TS, 0, NULL);
+		reused += (void *)ap == last;
+		last = ap;
+		void *x = lfpool_array_get(ap, 64, NULL);
+		cr_assert_not_null(x);
+		lfpool_array_put_sized(ap, x, 64);
+		lfpool_stats st = class_stats_of(ap, 64);
+		cr_assert_eq(st.gets, 1, "pool %d: %llu gets", i, (unsigned long long)st.gets);
+		cr_assert_eq(st.created, 1, "pool %d", i);
+		cr_assert_eq(lfpool_array_destroy(ap), 0);
+	}
+	cr_log_info("%d of 50 pools had the address of the one before", reused);
+}
+
+/* array.h: "the thread's exit clears the table before its caches go".  A
+ * pthread key destructor that runs after the library's exit handler (its
+ * key is made later, and glibc runs destructors in key order) still gets
+ * and puts: through a new cache, not the freed one (ASan finds a use after
+ * free otherwise). */
+struct late_ctx {
+	lfpool_array *ap;
+	void *got;
+	int done;
+};
+static pthread_key_t late_key;
+
+static void late_destructor(void *arg)
+{
+	struct late_ctx *c = arg;
+	c->got = lfpool_array_get(c->ap, 64, NULL);
+	if (c->got)
+		lfpool_array_put_sized(c->ap, c->got, 64);
+	c->done = 1;
+}
+
+static void *use_then_exit_late(void *arg)
+{
+	struct late_ctx *c = arg;
+	void *x = lfpool_array_get(c->ap, 64, NULL);
+	lfpool_array_put_sized(c->ap, x, 64);
+	pthread_setspecific(late_key, c);
+	return NULL;
+}
+
+Test(array, a_destructor_after_thread_exit_gets_and_puts)
+{
+	struct late_ctx c = { .ap = make(LFPOOL_FLAVOUR_TS, 0, NULL) };
+	/* The library's key exists once this thread has used a class. */
+	lfpool_array_put(c.ap, lfpool_array_get(c.ap, 64, NULL));
+	cr_assert_eq(pthread_key_create(&late_key, late_destructor), 0);
+	run_on_thread(use_then_exit_late, &c);
+	cr_assert_eq(c.done, 1);
+	cr_assert_not_null(c.got);
+	lfpool_stats st = class_stats_of(c.ap, 64);
+	cr_assert_eq(st.gets, 3, "%llu gets", (unsigned long long)st.gets);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_array_destroy(c.ap), 0);
+	pthread_key_delete(late_key);
+}
+
 /* One report (since log was last cleared) from pool, naming the problem. */
 static void expect_report(struct error_log *log, const char *pool, const void *ptr,
 			  const char *words)

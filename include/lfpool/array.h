@@ -42,11 +42,18 @@
  * freed (the call does nothing).  An unsized put reads the class from the
  * prefix: a pointer that is no buffer of this pool is undefined.
  *
- * With a size known at compile time, lfpool_array_get(ap, 64, &real) picks
- * its class at compile time: lfpool_array_slot_of() folds to a constant,
- * and what is left is one load from the class table.  get, put and
- * put_sized are inline and call the class's flavour directly (a Pool's get
- * and put are inline too); debug pools and oversize buffers take the
+ * The fast paths.  get, put and put_sized are inline.  A size's class is
+ * one bit scan (bsr) of n - 1, and with a size known at compile time,
+ * lfpool_array_get(ap, 64, &real) picks its class at compile time (the
+ * index folds to a constant).  ThreadStatic classes are then served from a
+ * per-thread table of the thread's class caches (struct lfpool_array_tls,
+ * one entry per class slot): one compare of the entry's key with the
+ * pool's, and the inline get or put of lfpool_ts_cache_get/_put on the
+ * cache it names, with no call.  A thread's first call on a class, or one
+ * after another pool took the entry, fills it out of line (the implicit
+ * cache of lfpool_ts_get, made on first use as there).  Pool classes are
+ * inline too (lfpool_pool_get/put), Concurrent ones call
+ * lfpool_concurrent_get/put; debug pools and oversize buffers take the
  * exported slow paths.
  *
  * Synchronization: that of the flavour.  An array pool of Pool flavour
@@ -96,17 +103,44 @@ struct lfpool_array_hdr {
 
 /* Slot k serves sizes in (2^(k-1), 2^k]: the class of at least 2^k bytes. */
 struct lfpool_array_slot {
-	void *pool;	/* the class's pool when the inline paths may use it */
+	void *pool;	/* the class's pool when the inline paths may call it
+			 * (Pool and Concurrent; NULL for ThreadStatic, which
+			 * the thread table below serves, and in debug pools) */
 	size_t size;	/* usable bytes of the class; 0: no class (oversize) */
 };
 
+/* The low bits of a key: the prefix (at most 4096 bytes). */
+#define LFPOOL_ARRAY_KEY_PREFIX_MASK_ ((uint64_t)0x1fff)
+
 /* The part of an array pool that the inline paths read; it leads the struct. */
 struct lfpool_array_fast {
-	struct lfpool_array_slot slot[65];
+	uint64_t key;		/* names the pool in thread tables: an id, never
+				 * reused, << 13 | the prefix (so a hit reads no
+				 * prefix from memory) */
 	size_t prefix;		/* bytes from a pooled object to its buffer */
 	lfpool_flavour flavour;
 	int inline_put;		/* unsized puts may read the prefix inline */
+	struct lfpool_array_slot slot[65];
 };
+
+/*
+ * The calling thread's caches of the classes of ThreadStatic array pools,
+ * by slot - 1 (so that the index of a size is one bit scan): entry i holds
+ * the thread's implicit cache of the class that serves slot i + 1 of the
+ * array pool whose key is key[i] (0: none).  One entry per slot, whichever
+ * pool used it last; a miss fills it (lib/layers/array.c), and the
+ * thread's exit clears the table before its caches go.  Ids are never
+ * reused, so an entry of a destroyed pool matches no pool again.  Only the
+ * owner thread reads or writes its table.  Owned by the library, not for
+ * users; initial-exec TLS (1 KiB per thread): an access is one
+ * %fs-relative load.
+ */
+struct lfpool_array_tls {
+	uint64_t key[64];
+	lfpool_ts_cache *cache[64];
+};
+LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_
+	__attribute__((tls_model("initial-exec")));
 
 /* A new array pool whose classes are pools of flavour, per cfg; NULL with
  * errno EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM. */
@@ -169,25 +203,77 @@ static inline unsigned lfpool_array_slot_of(size_t n)
 	return 64u - (unsigned)__builtin_clzll((unsigned long long)((n - 1) | 1));
 }
 
+/* slot_of(n) - 1, the thread table's index: floor(log2((n - 1) | 1)),
+ * one bsr for a runtime n (written as an xor, which GCC folds with the
+ * xor of its clz; "63 -" it does not). */
+static inline size_t lfpool_array_index_of_(size_t n)
+{
+	return 63u ^ (unsigned)__builtin_clzll((unsigned long long)((n - 1) | 1));
+}
+
+/* The get of a class pool of the inline paths: Pool (inline) or Concurrent. */
+static inline void *lfpool_array_pool_get_(lfpool_flavour fl, void *pool)
+{
+	if (fl == LFPOOL_FLAVOUR_POOL)
+		return lfpool_pool_get((lfpool_pool *)pool);
+	return lfpool_concurrent_get((lfpool_concurrent *)pool);
+}
+
+static inline void lfpool_array_pool_put_(lfpool_flavour fl, void *pool, void *obj)
+{
+	if (fl == LFPOOL_FLAVOUR_POOL)
+		lfpool_pool_put((lfpool_pool *)pool, obj);
+	else
+		lfpool_concurrent_put((lfpool_concurrent *)pool, obj);
+}
+
+/* What a get of slot i + 1 returns for obj (NULL: the pool's failure). */
+static inline void *lfpool_array_got_(const struct lfpool_array_fast *f, size_t i, char *obj,
+				      size_t prefix, size_t *real)
+{
+	if (LFPOOL_UNLIKELY(obj == NULL))
+		return NULL;
+	if (real)
+		*real = f->slot[i + 1].size;
+	return obj + prefix;
+}
+
 /*
  * A buffer of at least n bytes, aligned as configured; *real (if not NULL)
  * gets its usable size.  NULL with errno EINVAL (n == 0), ENOBUFS (the
- * class is at capacity) or ENOMEM.
+ * class is at capacity) or ENOMEM.  ThreadStatic: when the thread's table
+ * names this pool at n's slot, one compare and the cache's inline get.
  */
 static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
-	unsigned k = lfpool_array_slot_of(n);
-	const struct lfpool_array_slot *s = &f->slot[k];
-	if (LFPOOL_LIKELY(s->pool != NULL)) {
-		char *obj = (char *)lfpool_flavour_get(f->flavour, s->pool);
-		if (LFPOOL_UNLIKELY(obj == NULL))
-			return NULL;
-		if (real)
-			*real = s->size;
-		return obj + f->prefix;
+	size_t i = lfpool_array_index_of_(n);
+	uint64_t key = f->key;
+	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key))
+		return lfpool_array_got_(f, i, (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]),
+					 key & LFPOOL_ARRAY_KEY_PREFIX_MASK_, real);
+	if (f->slot[i + 1].pool != NULL)
+		return lfpool_array_got_(f, i, (char *)lfpool_array_pool_get_(f->flavour,
+								f->slot[i + 1].pool),
+					 f->prefix, real);
+	return lfpool_array_get_slow(ap, (unsigned)i + 1, n, real);
+}
+
+/* Put buf, whose class is that of slot i + 1 (n: as put_sized's). */
+static inline void lfpool_array_put_at_(lfpool_array *ap, size_t i, void *buf, size_t n)
+{
+	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
+	uint64_t key = f->key;
+	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key && buf != NULL)) {
+		lfpool_ts_cache_put(lfpool_array_tls_.cache[i],
+				    (char *)buf - (key & LFPOOL_ARRAY_KEY_PREFIX_MASK_));
+		return;
 	}
-	return lfpool_array_get_slow(ap, k, n, real);
+	if (f->slot[i + 1].pool != NULL && buf != NULL) {
+		lfpool_array_pool_put_(f->flavour, f->slot[i + 1].pool, (char *)buf - f->prefix);
+		return;
+	}
+	lfpool_array_put_slow(ap, buf, n);
 }
 
 /* Give buf back to the array pool it came from.  NULL: no-op. */
@@ -196,11 +282,8 @@ static inline void lfpool_array_put(lfpool_array *ap, void *buf)
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
 	if (LFPOOL_LIKELY(f->inline_put && buf != NULL)) {
 		const struct lfpool_array_hdr *h = (const struct lfpool_array_hdr *)buf - 1;
-		const struct lfpool_array_slot *s = &f->slot[h->slot];
-		if (LFPOOL_LIKELY(s->pool != NULL)) {
-			lfpool_flavour_put(f->flavour, s->pool, (char *)buf - f->prefix);
-			return;
-		}
+		lfpool_array_put_at_(ap, (size_t)h->slot - 1, buf, 0);
+		return;
 	}
 	lfpool_array_put_slow(ap, buf, 0);
 }
@@ -210,13 +293,7 @@ static inline void lfpool_array_put(lfpool_array *ap, void *buf)
  * n as its size.  n == 0: as lfpool_array_put.  NULL: no-op. */
 static inline void lfpool_array_put_sized(lfpool_array *ap, void *buf, size_t n)
 {
-	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
-	const struct lfpool_array_slot *s = &f->slot[lfpool_array_slot_of(n)];
-	if (LFPOOL_LIKELY(s->pool != NULL && buf != NULL)) {
-		lfpool_flavour_put(f->flavour, s->pool, (char *)buf - f->prefix);
-		return;
-	}
-	lfpool_array_put_slow(ap, buf, n);
+	lfpool_array_put_at_(ap, lfpool_array_index_of_(n), buf, n);
 }
 
 #ifdef __cplusplus

@@ -9,6 +9,15 @@
  * writes nothing.  Debug pools have no init hook (their pooled objects then
  * carry the flavour's write-after-put pattern, or ASan poison, prefix
  * included) and write the header on every get instead.
+ *
+ * ThreadStatic classes are served inline through the calling thread's
+ * table of class caches (lfpool_array_tls_, lfpool/array.h): the slow
+ * paths here enter the thread's implicit cache of a class (tls.c's, the
+ * one lfpool_ts_get uses) under the pool's key, and tls.c's thread exit
+ * calls array_tls_exit, which clears the table, before it frees those
+ * caches.  Keys hold an id from a process-wide counter, never reused, so
+ * a destroy need not visit other threads' tables: their entries of the
+ * destroyed pool name a key that no pool has any more.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +27,7 @@
 #include "core.h"
 #include "flavour.h"
 #include "validate.h"
+#include "threadstatic/ts.h"
 #include "lfpool/array.h"
 
 #define LFP_ARRAY_MAGIC 0x41525259u	/* "ARRY" */
@@ -47,6 +57,27 @@ struct lfpool_array {
 };
 /* The inline calls of lfpool/array.h read the array pool as its fast view. */
 _Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
+
+LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_
+	__attribute__((tls_model("initial-exec")));
+
+/* The prefix lives in a key's low bits, below the id. */
+_Static_assert(LFP_ARRAY_MAX_ALIGN <= LFPOOL_ARRAY_KEY_PREFIX_MASK_, "prefix fits a key");
+
+/* The last id given to a pool; ids start at 1 (key 0: an empty entry). */
+static uint64_t last_id;
+
+/* tls.c's thread exit, before it frees the thread's caches: forget them. */
+static void array_tls_exit(void)
+{
+	memset(lfpool_array_tls_.key, 0, sizeof(lfpool_array_tls_.key));
+}
+
+/* Set once at load, before any thread can exit (tls.c reads it then). */
+__attribute__((constructor)) static void array_tls_init(void)
+{
+	lfp_tls_exit_hook = array_tls_exit;
+}
 
 /* Whether n is a power of two (0 is not). */
 static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
@@ -132,15 +163,19 @@ static int create_class(lfpool_array *ap, lfpool_flavour flavour, const lfpool_a
 	return lfp_flavour_create(&c->pool, flavour, &pc);
 }
 
-/* The slot table of the inline paths; debug pools leave them no pool, so
- * that every call takes the checked slow path. */
+/* The slot table of the inline paths.  ThreadStatic classes get no pool
+ * there (the thread tables serve them), nor do debug pools, so that every
+ * call of theirs takes the checked slow path. */
 static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
 {
+	bool direct = !ap->debug && flavour != LFPOOL_FLAVOUR_TS;
 	for (unsigned k = 1; k <= ap->max_slot; k++) {
 		unsigned slot = k < ap->min_slot ? ap->min_slot : k;
 		ap->fast.slot[k].size = ap->cls[slot].size;
-		ap->fast.slot[k].pool = ap->debug ? NULL : ap->cls[slot].pool.pool;
+		ap->fast.slot[k].pool = direct ? ap->cls[slot].pool.pool : NULL;
 	}
+	uint64_t id = lfp_faa_u64_rlx(&last_id, 1) + 1;
+	ap->fast.key = id * (LFPOOL_ARRAY_KEY_PREFIX_MASK_ + 1) | ap->align;
 	ap->fast.prefix = ap->align;
 	ap->fast.flavour = flavour;
 	ap->fast.inline_put = !ap->debug;
@@ -196,8 +231,31 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 		return -1;
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
+	/* A debug pool stays readable, and its later calls must miss every
+	 * thread table, whose empty entries hold key 0: id 0, in no table. */
+	ap->fast.key = LFPOOL_ARRAY_KEY_PREFIX_MASK_;
 	lfp_retire(ap, &ap->magic, ap->debug, ap->name, ap->oversize_out, "oversize buffers");
 	return 0;
+}
+
+/*
+ * Enter the calling thread's implicit cache of the class of slot in its
+ * table, at every index whose sizes that class serves (below min_slot, the
+ * smallest class serves them all), so that the thread's next gets and puts
+ * of them are inline.  Release ThreadStatic pools only; nothing on ENOMEM
+ * (the call goes on through the flavour, which reports it).
+ */
+static void tls_enter(const lfpool_array *ap, unsigned slot)
+{
+	if (ap->fast.flavour != LFPOOL_FLAVOUR_TS || ap->debug || slot < ap->min_slot)
+		return;
+	lfpool_ts_cache *c = lfp_tls_cache(ap->cls[slot].pool.pool);
+	if (!c)
+		return;
+	for (unsigned k = slot == ap->min_slot ? 1 : slot; k <= slot; k++) {
+		lfpool_array_tls_.cache[k - 1] = c;
+		lfpool_array_tls_.key[k - 1] = ap->fast.key;
+	}
 }
 
 /* A buffer of n bytes above the largest class, from the backing allocator. */
@@ -243,6 +301,7 @@ LFPOOL_API void *lfpool_array_get_slow(lfpool_array *ap, unsigned slot, size_t n
 		return oversize_get(ap, n, real);
 	if (slot < ap->min_slot)
 		slot = ap->min_slot;
+	tls_enter(ap, slot);
 	struct lfp_array_class *c = &ap->cls[slot];
 	char *obj = lfp_flavour_get(&c->pool);
 	if (!obj)
@@ -351,10 +410,12 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 		return;
 	}
 	unsigned slot = n ? class_slot(ap, n) : hdr_of(buf)->slot;
-	if (slot > ap->max_slot)
+	if (slot > ap->max_slot) {
 		oversize_put_checked(ap, buf, n);
-	else
-		class_put(ap, slot, buf);
+		return;
+	}
+	tls_enter(ap, slot);
+	class_put(ap, slot, buf);
 }
 
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)

@@ -122,6 +122,11 @@ lfpool_ts *lfp_tls_next_live(uint32_t *it)
 	return NULL;
 }
 
+/* A layer's own pointers to the thread's caches (array.c's table of class
+ * caches) are forgotten by this, before release_thread frees the caches;
+ * set by that layer's constructor, before any thread exits.  NULL: none. */
+void (*lfp_tls_exit_hook)(void);
+
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static int tls_key_err;
@@ -154,6 +159,8 @@ static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
 	struct lfpool_ts_tls *m = t->tls;
+	if (lfp_tls_exit_hook)
+		lfp_tls_exit_hook();
 	/* liburcu-bp's key destructor may have run first: register again
 	 * now, holding no lock (grace.h). */
 	lfp_grace_register();

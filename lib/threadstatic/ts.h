@@ -21,7 +21,8 @@
  *   cache.c         lfp_ts_lock and lfp_cache_*: a cache's lock, new, free,
  *                   count, and the thief's steps on it (stop, take, restart)
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
- *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds, and the
+ *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
+ *                   lfp_tls_exit_hook, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
@@ -203,6 +204,9 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
+/* Called at thread exit before the thread's caches are freed, where a
+ * layer above keeps pointers to them (array.c sets it, in a constructor). */
+extern void (*lfp_tls_exit_hook)(void);
 /* Whether c is the calling thread's cache for the (live) pool of
  * generation gen (fork's child: the caches of other threads are
  * abandoned). */
