@@ -53,7 +53,7 @@
  * after another pool took the entry, fills it out of line (the implicit
  * cache of lfpool_ts_get, made on first use as there).  Pool classes are
  * inline too (lfpool_pool_get/put), Concurrent ones call
- * lfpool_concurrent_get/put; debug pools and oversize buffers take the
+ * lfpool_concurrent_get_slow/_put_slow; debug pools and oversize buffers take the
  * exported slow paths.
  *
  * Synchronization: that of the flavour.  An array pool of Pool flavour
@@ -211,12 +211,14 @@ static inline size_t lfpool_array_index_of_(size_t n)
 	return 63u ^ (unsigned)__builtin_clzll((unsigned long long)((n - 1) | 1));
 }
 
-/* The get of a class pool of the inline paths: Pool (inline) or Concurrent. */
+/* The get of a class pool of the inline paths: Pool (inline) or
+ * Concurrent (its exported call: its inline CAS path would make
+ * lfpool_array_get too big for the compiler to inline, as flavour.h says). */
 static inline void *lfpool_array_pool_get_(lfpool_flavour fl, void *pool)
 {
 	if (fl == LFPOOL_FLAVOUR_POOL)
 		return lfpool_pool_get((lfpool_pool *)pool);
-	return lfpool_concurrent_get((lfpool_concurrent *)pool);
+	return lfpool_concurrent_get_slow((lfpool_concurrent *)pool);
 }
 
 static inline void lfpool_array_pool_put_(lfpool_flavour fl, void *pool, void *obj)
@@ -224,7 +226,7 @@ static inline void lfpool_array_pool_put_(lfpool_flavour fl, void *pool, void *o
 	if (fl == LFPOOL_FLAVOUR_POOL)
 		lfpool_pool_put((lfpool_pool *)pool, obj);
 	else
-		lfpool_concurrent_put((lfpool_concurrent *)pool, obj);
+		lfpool_concurrent_put_slow((lfpool_concurrent *)pool, obj);
 }
 
 /* What a get of slot i + 1 returns for obj (NULL: the pool's failure). */
