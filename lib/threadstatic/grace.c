@@ -36,7 +36,10 @@ void lfp_grace_fork_child(void) {}
  * both liburcu-bp's readers and counted_readers to reach 0 (loaded after
  * synchronize_rcu's full barriers: a plain Dekker with the readers' add).
  * Only threads young in this library count, so the word is rarely
- * contended and a wait never waits long; after that many sections a
+ * contended.  Unlike liburcu-bp's phased counters it has no phase: a wait
+ * lasts until it sees no counted section at all, so new threads whose
+ * first sections overlap back to back (hundreds of ns each) could hold a
+ * trim's wait for as long as they keep coming.  After that many sections a
  * thread registers at its next point that holds no lock (lfp_grace_register
  * or an unlocked lfp_grace_enter) and uses liburcu-bp from then on.
  * A thread that exits before registering makes no registration call.
