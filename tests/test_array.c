@@ -654,6 +654,15 @@ Test(array_debug, put_after_destroy_is_reported)
 		expect_report(&log, "bufs", a, "after destroy");
 		lfpool_array_put_sized(ap, a, 100);
 		expect_report(&log, "bufs", a, "after destroy");
+		errno = 0;
+		cr_assert_eq(lfpool_array_trim(ap, 0), 0);
+		cr_assert_eq(errno, EINVAL);
+		expect_report(&log, "bufs", ap, "trim of an array pool after destroy");
+		lfpool_stats st;
+		cr_assert_eq(lfpool_array_stats(ap, 0, &st), -1);
+		cr_assert_eq(errno, EINVAL);
+		cr_assert_eq(st.created, 0);
+		expect_report(&log, "bufs", ap, "stats of an array pool after destroy");
 		lfpool_array_destroy(ap);
 		expect_report(&log, "bufs", ap, "already destroyed");
 	}

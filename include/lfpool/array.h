@@ -158,10 +158,12 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n);
  * trimmed by its flavour's trim with this keep, so each keeps min(keep,
  * pooled) of its pooled buffers (ThreadStatic: of those in its depot, and
  * the working set beyond them, as lfpool_ts_trim); returns how many were
- * destroyed in all classes together. */
+ * destroyed in all classes together.  On a destroyed debug array pool:
+ * reported, 0 with errno EINVAL (as every call after destroy). */
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep);
 /* Fill *st: size 0 sums every class; otherwise the class that serves size.
- * 0, or -1 with errno EINVAL when no class serves size.  Oversize buffers
+ * 0, or -1 with errno EINVAL when no class serves size (or, reported, on a
+ * destroyed debug array pool: *st zeroed).  Oversize buffers
  * are not in these figures: see lfpool_array_oversize_stats. */
 LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st);
 /* Buffers the backing allocator served above the largest class: how many

@@ -420,6 +420,8 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 {
+	if (lfp_dead(ap->name, &ap->magic, ap, "trim of an array pool after destroy"))
+		return 0;
 	size_t n = 0;
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
 		n += lfp_flavour_trim(&ap->cls[k].pool, keep);
@@ -428,6 +430,10 @@ LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 
 LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st)
 {
+	if (lfp_dead(ap->name, &ap->magic, ap, "stats of an array pool after destroy")) {
+		memset(st, 0, sizeof(*st));
+		return -1;
+	}
 	if (size == 0) {
 		memset(st, 0, sizeof(*st));
 		for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
