@@ -27,96 +27,28 @@ static void *node_new(size_t obj_size, size_t link_size)
 	return bench_got(malloc(obj_size > link_size ? obj_size : link_size));
 }
 
-/* mutex-pool: one Pool, a pthread mutex around every get and put. */
-struct mutex_pool {
-	pthread_mutex_t lock;
-	lfpool_pool *pool;
-};
-
-static void *mp_open(size_t obj_size, unsigned prewarm, const char **why)
-{
-	(void)why;
-	struct mutex_pool *m = malloc(sizeof(*m));
-	lfpool_config cfg = { .obj_size = obj_size, .prewarm = prewarm, .name = "bench" };
-	if (!m || !(m->pool = lfpool_pool_create(&cfg)))
-		bench_die("mutex-pool: out of memory");
-	pthread_mutex_init(&m->lock, NULL);
-	return m;
-}
-
-static void mp_close(void *shared)
-{
-	struct mutex_pool *m = shared;
-	lfpool_pool_destroy(m->pool);
-	pthread_mutex_destroy(&m->lock);
-	free(m);
-}
-
-static inline void *mp_get(void *h)
-{
-	struct mutex_pool *m = h;
-	pthread_mutex_lock(&m->lock);
-	void *obj = lfpool_pool_get(m->pool);
-	pthread_mutex_unlock(&m->lock);
-	return obj;
-}
-
-static inline void mp_put(void *h, void *obj)
-{
-	struct mutex_pool *m = h;
-	pthread_mutex_lock(&m->lock);
-	lfpool_pool_put(m->pool, obj);
-	pthread_mutex_unlock(&m->lock);
-}
-
+/* mutex-pool and spin-pool: one Pool behind a pthread mutex, or spinlock. */
+#ifndef LOOPS_CAT
+# define LOOPS_CAT2(a, b) a##_##b
+# define LOOPS_CAT(a, b) LOOPS_CAT2(a, b)
+#endif
 #define IMPL mp
-#include "loops.h"
-
-/* spin-pool: one Pool, a pthread spinlock around every get and put (issue
- * 14: Concurrent is never slower than a spinlock pool). */
-struct spin_pool {
-	pthread_spinlock_t lock;
-	lfpool_pool *pool;
-};
-
-static void *sp_open(size_t obj_size, unsigned prewarm, const char **why)
-{
-	(void)why;
-	struct spin_pool *m = malloc(sizeof(*m));
-	lfpool_config cfg = { .obj_size = obj_size, .prewarm = prewarm, .name = "bench" };
-	if (!m || !(m->pool = lfpool_pool_create(&cfg)))
-		bench_die("spin-pool: out of memory");
-	pthread_spin_init(&m->lock, PTHREAD_PROCESS_PRIVATE);
-	return m;
-}
-
-static void sp_close(void *shared)
-{
-	struct spin_pool *m = shared;
-	lfpool_pool_destroy(m->pool);
-	pthread_spin_destroy(&m->lock);
-	free(m);
-}
-
-static inline void *sp_get(void *h)
-{
-	struct spin_pool *m = h;
-	pthread_spin_lock(&m->lock);
-	void *obj = lfpool_pool_get(m->pool);
-	pthread_spin_unlock(&m->lock);
-	return obj;
-}
-
-static inline void sp_put(void *h, void *obj)
-{
-	struct spin_pool *m = h;
-	pthread_spin_lock(&m->lock);
-	lfpool_pool_put(m->pool, obj);
-	pthread_spin_unlock(&m->lock);
-}
+#define LOCKED_LABEL "mutex-pool"
+#define LOCKED_T pthread_mutex_t
+#define LOCKED_INIT(l) pthread_mutex_init(l, NULL)
+#define LOCKED_DESTROY(l) pthread_mutex_destroy(l)
+#define LOCKED_LOCK(l) pthread_mutex_lock(l)
+#define LOCKED_UNLOCK(l) pthread_mutex_unlock(l)
+#include "locked_pool.h"
 
 #define IMPL sp
-#include "loops.h"
+#define LOCKED_LABEL "spin-pool"
+#define LOCKED_T pthread_spinlock_t
+#define LOCKED_INIT(l) pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE)
+#define LOCKED_DESTROY(l) pthread_spin_destroy(l)
+#define LOCKED_LOCK(l) pthread_spin_lock(l)
+#define LOCKED_UNLOCK(l) pthread_spin_unlock(l)
+#include "locked_pool.h"
 
 /* ck_stack: push_mpmc and pop_mpmc (a double-width CAS with a generation). */
 struct ck_pool {

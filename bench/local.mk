@@ -22,7 +22,7 @@ if ENABLE_BENCH
 
 EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
-	bench/bench.h bench/loops.h \
+	bench/bench.h bench/loops.h bench/locked_pool.h \
 	bench/contend.c \
 	bench/impl.c \
 	bench/impl_floor.c \
