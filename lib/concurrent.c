@@ -65,8 +65,10 @@ _Static_assert(LFPOOL_CONC_NIL_ == LFP_NIL, "one empty index");
  *    under the grow lock before it gives anything back, and they are set
  *    again only with hot_trims 0, under the lock, from slab 0's memory as
  *    it is then (none: they stay 0).  The only other release of slab 0,
- *    a failed growth's, gives back a slab grown in the same locked section,
- *    while the bounds were 0 (slab 0 had no memory).
+ *    a failed growth's, gives back only slabs grown in the same locked
+ *    section (core.c grow_private: the raw objects it took from the stack
+ *    go back onto it, their slabs stay), so slab 0 only when it was grown
+ *    there, while the bounds were 0 (slab 0 had no memory).
  *  - A put owns its object, which a get (or a create) handed out after
  *    the growth of its slab, after every release before it, hence after
  *    the clear that preceded that release: the put reads that clear or a

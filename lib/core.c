@@ -82,15 +82,18 @@ static void push_private(struct lfp_core *c, uint32_t idx, uint32_t *head)
 
 /*
  * Grow while fewer than n objects are in the private chain *head (*got of
- * them); grow lock held (mt).  A new slab's objects all go into the private
- * chain, never onto the shared raw stack, so that if a later slab cannot be
- * had, every slab grown here, and the side data of slot numbers never used
- * before, can be given back without a grace period: no other thread has
- * seen one of their indices.
+ * them); grow lock held (mt).  A new slab's objects all go into a private
+ * chain of their own, never onto the shared raw stack, so that if a later
+ * slab cannot be had, every slab grown here, and the side data of slot
+ * numbers never used before, can be given back without a grace period: no
+ * other thread has seen one of their indices.  Only those: the raw objects
+ * taken from the stack go back onto it and their slabs stay, even a slab
+ * now wholly raw (Concurrent's inline paths may describe slab 0, and only
+ * a trim, which closes them first, may give it back; lfpool/concurrent.h).
  */
 static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint32_t *head)
 {
-	uint32_t high0 = c->slabs.high_water;
+	uint32_t high0 = c->slabs.high_water, grown = LFP_NIL;
 	int err = 0;
 	while (*got < n) {
 		uint32_t idx = pop_raw(c, mt);	/* another thread may have given some back */
@@ -117,8 +120,8 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 		} else {
 			*got += c->slabs.per_slab;
 		}
-		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, cut), *head);
-		*head = first;
+		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, cut), grown);
+		grown = first;
 	}
 	if (err) {
 		if (err == LFP_EMISALIGNED) {
@@ -127,9 +130,19 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 					   "not aligned as asked (given back; ENOMEM)");
 			err = ENOMEM;
 		}
-		release_raw_locked(c, mt, *head);
+		if (*head != LFP_NIL)
+			push_raw(c, mt, *head, lfp_chain_last(&c->slabs, *head, NULL));
+		*head = LFP_NIL;
+		uint32_t rest = lfp_slabs_release(&c->slabs, grown);
+		LFP_ASSERT(rest == LFP_NIL);	/* every object of a grown slab was here */
+		(void)rest;
 		lfp_slabs_shrink(&c->slabs, high0, !mt);
 		return err;
+	}
+	if (grown != LFP_NIL) {
+		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, lfp_chain_last(&c->slabs, grown, NULL)),
+				  *head);
+		*head = grown;
 	}
 	return 0;
 }
