@@ -134,6 +134,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	fork_release();
+	lfp_tls_fork_child();
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
 		for (lfpool_ts_cache *c = p->caches, *next; c; c = next) {

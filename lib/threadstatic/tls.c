@@ -181,6 +181,20 @@ static void release_thread(void *arg)
 	tls_table = NULL;
 }
 
+/* fork's child, lfp_ts_lock held: only the forking thread is left.  The
+ * other threads' tables point into their static TLS, which the child may
+ * unmap (glibc's cache of stacks), so they leave the list; their memory
+ * stays, abandoned with their caches, and a destroy in the child no longer
+ * clears their directories. */
+void lfp_tls_fork_child(void)
+{
+	all_tables = tls_table;
+	if (tls_table) {
+		tls_table->next = NULL;
+		tls_table->pprev = &all_tables;
+	}
+}
+
 static void make_key(void)
 {
 	tls_key_err = pthread_key_create(&tls_key, release_thread);

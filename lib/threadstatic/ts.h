@@ -22,7 +22,7 @@
  *                   count, and the thief's steps on it (stop, take, restart)
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
  *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
- *                   lfp_tls_exit_hook, and the
+ *                   lfp_tls_exit_hook, lfp_tls_fork_child, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
@@ -211,6 +211,8 @@ extern void (*lfp_tls_exit_hook)(void);
  * generation gen (fork's child: the caches of other threads are
  * abandoned). */
 bool lfp_tls_holds(uint64_t gen, const lfpool_ts_cache *c);
+/* fork's child, lfp_ts_lock held: forget every other thread's table. */
+void lfp_tls_fork_child(void);
 /* The registry of live pools, under lfp_ts_lock; fork's handlers read it.
  * Register gives p a slot (its fast.id, its index in the threads'
  * directories) and its generation (create): 0 or ENOMEM; unregister frees
