@@ -48,6 +48,8 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	pthread_mutex_init(&c->grow_lock, NULL);
 	if (kind != LFP_KIND_POOL)
 		lfp_fork_register(c);
+	else
+		lfp_fork_init();	/* a Pool takes the debug and block locks */
 	return 0;
 }
 
@@ -372,6 +374,7 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size)
 {
 	void *p;
+	lfp_fork_init();	/* before the first use of the small blocks' lock */
 	if (!lfp_debug_wanted(cfg ? cfg->flags : 0))
 		return lfp_owner_alloc(size);
 	if (posix_memalign(&p, 64, size) != 0)

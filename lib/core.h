@@ -160,6 +160,9 @@ struct lfp_fork_hooks {
 	void (*child)(void);
 };
 void lfp_fork_set_upper(const struct lfp_fork_hooks *h);
+/* Install the handlers (once per process): before any pool exists, since
+ * even a Pool takes locks they cover (debug.c's, slab.c's small blocks). */
+void lfp_fork_init(void);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
 void lfp_fork_unregister(struct lfp_core *c);

@@ -27,7 +27,11 @@
  * do not exist in it (threadstatic.c).
  *
  * Cores register when they may take their grow lock (Concurrent,
- * ThreadStatic and magazine cores); a Pool takes no lock and does not.
+ * ThreadStatic and magazine cores); a Pool takes no grow lock and does
+ * not, but its creation installs the handlers (lfp_fork_init), since it
+ * takes the locks of 3 and 4: a process that only ever made Pools had no
+ * handler, and a child forked while a thread held the small blocks' lock
+ * hung in its first Pool get (lffork, Pool mode, first in its run).
  */
 #include <pthread.h>
 
@@ -78,9 +82,14 @@ static void register_handlers(void)
 	pthread_atfork(prepare, parent, child);
 }
 
-void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
+void lfp_fork_init(void)
 {
 	pthread_once(&fork_once, register_handlers);
+}
+
+void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
+{
+	lfp_fork_init();
 	pthread_mutex_lock(&cores_lock);
 	upper = *h;
 	pthread_mutex_unlock(&cores_lock);
@@ -88,7 +97,7 @@ void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
 
 void lfp_fork_register(struct lfp_core *c)
 {
-	pthread_once(&fork_once, register_handlers);
+	lfp_fork_init();
 	pthread_mutex_lock(&cores_lock);
 	c->fork_next = cores;
 	c->fork_pprev = &cores;
