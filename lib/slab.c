@@ -97,38 +97,52 @@ static int block_class(size_t size)
 	return __builtin_ctzl(size) - __builtin_ctz(LFP_CACHE_MIN);
 }
 
-/* A block of class cls (size bytes); *zero says whether it is all zeros. */
-static void *block_alloc(int cls, size_t size, bool *zero)
+/* A block of bytes from class bc, whose mappings are chunk bytes aligned
+ * to align; NULL if none can be mapped.  *zero says whether it is all
+ * zeros (never used before).  Shared by the slabs' blocks and the pools'
+ * structs below. */
+static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, size_t align,
+			bool *zero)
 {
-	struct block_class *bc = &blocks[cls];
 	pthread_mutex_lock(&blocks_lock);
 	void *b = bc->free;
 	*zero = !b;
 	if (b) {
 		bc->free = *(void **)b;
 	} else {
-		if (bc->next == bc->end) {
-			char *chunk = map_aligned(LFP_MMAP_MIN, LFP_MMAP_MIN);
-			if (chunk) {
-				bc->next = chunk;
-				bc->end = chunk + LFP_MMAP_MIN;
+		if ((size_t)(bc->end - bc->next) < bytes) {
+			char *mem = map_aligned(chunk, align);
+			if (mem) {
+				bc->next = mem;
+				bc->end = mem + chunk;
 			}
 		}
-		if (bc->next != bc->end) {
+		if ((size_t)(bc->end - bc->next) >= bytes) {
 			b = bc->next;
-			bc->next += size;
+			bc->next += bytes;
 		}
 	}
 	pthread_mutex_unlock(&blocks_lock);
 	return b;
 }
 
-static void block_free(int cls, void *b)
+static void class_give(struct block_class *bc, void *b)
 {
 	pthread_mutex_lock(&blocks_lock);
-	*(void **)b = blocks[cls].free;
-	blocks[cls].free = b;
+	*(void **)b = bc->free;
+	bc->free = b;
 	pthread_mutex_unlock(&blocks_lock);
+}
+
+/* A block of class cls (size bytes); *zero says whether it is all zeros. */
+static void *block_alloc(int cls, size_t size, bool *zero)
+{
+	return class_take(&blocks[cls], size, LFP_MMAP_MIN, LFP_MMAP_MIN, zero);
+}
+
+static void block_free(int cls, void *b)
+{
+	class_give(&blocks[cls], b);
 }
 
 void lfp_blocks_fork_lock(void) { pthread_mutex_lock(&blocks_lock); }
@@ -153,36 +167,14 @@ static struct block_class owners[LFP_OWNER_MAX / 64];
 
 static void *owner_alloc(size_t size)
 {
-	size_t cls = (size + 63) / 64 - 1, bytes = (cls + 1) * 64;
-	struct block_class *bc = &owners[cls];
-	pthread_mutex_lock(&blocks_lock);
-	void *b = bc->free;
-	if (b) {
-		bc->free = *(void **)b;
-	} else {
-		if ((size_t)(bc->end - bc->next) < bytes) {
-			char *chunk = map_aligned(LFP_OWNER_CHUNK, 64);
-			if (chunk) {
-				bc->next = chunk;
-				bc->end = chunk + LFP_OWNER_CHUNK;
-			}
-		}
-		if ((size_t)(bc->end - bc->next) >= bytes) {
-			b = bc->next;
-			bc->next += bytes;
-		}
-	}
-	pthread_mutex_unlock(&blocks_lock);
-	return b;
+	bool zero;
+	size_t cls = (size + 63) / 64 - 1;
+	return class_take(&owners[cls], (cls + 1) * 64, LFP_OWNER_CHUNK, 64, &zero);
 }
 
 static void owner_free(void *b, size_t size)
 {
-	struct block_class *bc = &owners[(size + 63) / 64 - 1];
-	pthread_mutex_lock(&blocks_lock);
-	*(void **)b = bc->free;
-	bc->free = b;
-	pthread_mutex_unlock(&blocks_lock);
+	class_give(&owners[(size + 63) / 64 - 1], b);
 }
 #else
 static int block_class(size_t size) { (void)size; return -1; }
