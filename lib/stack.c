@@ -64,13 +64,14 @@ __attribute__((constructor)) static void lfp_yield_from_env(void)
 }
 #endif
 
-/* Retries with backoff after a failed first attempt (stack.h). */
+/* Retries after a failed first attempt (stack.h), with lfp_backoff_cas:
+ * waits first, then attempts at once (atomic.h says why). */
 void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
 				   lfp_pair old)
 {
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	do
-		lfp_backoff_wait(&b);
+		lfp_backoff_cas(&b);
 	while (!lfp_stack_push_step_mpmc(st, last_link, first, &old));
 }
 
@@ -80,7 +81,7 @@ uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_sla
 	const uint32_t ob = s->off_bits;
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	do
-		lfp_backoff_wait(&b);
+		lfp_backoff_cas(&b);
 	while (!lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp));
 	return lfp_stack_top(old);
 }
@@ -141,7 +142,7 @@ uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s
 			return n;
 		}
 		LFP_STRESS_RETRY();
-		lfp_backoff_wait(&b);
+		lfp_backoff_cas(&b);
 	}
 }
 
