@@ -15,6 +15,24 @@
  *    iceoryx#2351 was a tag not refreshed after a failed CAS: here a failed
  *    CAS returns the current head, tag included, and the next attempt
  *    builds on that.)
+ *  - Why a push's CAS is the double-width one too, though a push needs no
+ *    tag (ck_stack's push_mpmc is an 8-byte CAS of the pointer alone): a
+ *    pop's CAS fails whenever a pop intervened, and also whenever a push
+ *    did (its index is not on the stack, so after pushes alone the top is
+ *    not the index the pop read); so a push that kept the tag and changed
+ *    the index half with an 8-byte CAS would be as safe.  It is not
+ *    cheaper where it matters: on the 2-CPU EPYC (Zen 5) this is measured
+ *    on, a pop's cmpxchg16b and a push's 8-byte lock cmpxchg on the same
+ *    line back to back cost 33.7..35.2 TSC ticks a pair, two cmpxchg16b
+ *    32.4..33.1 (two 8-byte ones 29.3..30.9), and with the inline put
+ *    changed so, bench scaling at 1 thread under SCHED_RR gave
+ *    Concurrent/ck_stack 1.13..1.34 against 1.01..1.22 (8 runs each).
+ *    Under TSan it would also need the 16-byte CAS in its place, as TSan
+ *    emulates 16-byte atomics apart from 8-byte ones.  (A spinlock's pair,
+ *    two xchg and two stores, costs 28.7..30.7 there against 34.9..35.1
+ *    for two cmpxchg16b in the same run: why a get+put stays about 1.1x a
+ *    spinlock pool's time on one thread, and no ABA-safe pair with a
+ *    64-bit tag found here does better.)
  *  - Memory safety: a pop may read the link of a node that another thread
  *    popped meanwhile.  Links live in side data that is never freed before
  *    the pool, so that read is of valid memory; its value is discarded when
