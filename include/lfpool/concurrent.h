@@ -14,8 +14,11 @@
  *                              must have returned
  *
  * get and put are lock-free: each is one CAS on the shared head when it
- * does not contend (an uncontended get+put pair is exactly two CAS), with
- * exponential backoff when it does.  The head is an object index and a
+ * does not contend (an uncontended get+put pair is exactly two CAS).  When
+ * it does, it waits between attempts, longer each time, for about 20 us
+ * in all, and then retries at once until it wins, so that CPUs take turns
+ * on the head in runs instead of one keeping it (lib/atomic.h,
+ * lfp_backoff_cas, has the measurements).  The head is an object index and a
  * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
