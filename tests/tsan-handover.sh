@@ -50,6 +50,16 @@ if [ "$clean" -ne 0 ] || [ "$rc" -ne 0 ]; then
 fi
 grep '^tsan_handover:' "$tmp/annotated.out"
 control=$(build_run control -DLFPOOL_NO_TSAN_ANNOTATIONS)
+# TSan runs a 16-byte atomic as a plain read and write under its own lock:
+# inlined into a user's program it would tear the Concurrent head that the
+# uninstrumented library changes with lock cmpxchg16b (lfpool/concurrent.h,
+# LFPOOL_CONC_INLINE_).  Neither build may contain one.
+for name in annotated control; do
+	if nm "$tmp/$name" | grep -E '__tsan_atomic128|__atomic_[a-z_]*_16'; then
+		echo "FAIL: the $name program has a 16-byte TSan atomic: an inline path of the headers is not atomic against the library"
+		exit 1
+	fi
+done
 if [ "$control" -eq 0 ]; then
 	cat "$tmp/control.out"
 	echo "FAIL: the negative control (no annotations) gave no TSan report: this test could not fail"

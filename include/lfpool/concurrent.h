@@ -129,13 +129,19 @@ struct lfpool_concurrent_fast {
 
 /*
  * The inline paths run on x86-64 with GCC or Clang, and under
- * ThreadSanitizer wherever it has a 16-byte __atomic (the library's
- * --enable-tsan build checks them there); elsewhere, and in a user's TSan
- * program linked against the normal library (LFPOOL_TSAN_ANNOTATE_), get
- * and put call the library.
+ * ThreadSanitizer in the library's own sources and stress programs
+ * (LFPOOL_BUILDING: its --enable-tsan build checks them there, wherever
+ * TSan has a 16-byte __atomic); elsewhere get and put call the library.
+ * Never inline in a user's TSan program, annotated or not
+ * (LFPOOL_NO_TSAN_ANNOTATIONS): TSan runs a 16-byte __atomic as a plain
+ * read and write under a lock of its own, which is not atomic against the
+ * lock cmpxchg16b of a library built without TSan -- the head would be
+ * torn, and the free list could close into a cycle (tests/tsan-handover.sh
+ * checks that such a program has no 16-byte TSan atomic).
  */
-#if !defined(LFPOOL_TSAN_ANNOTATE_) && defined(__GNUC__) && \
-	(defined(__x86_64__) || defined(LFPOOL_TSAN_))
+#if defined(__GNUC__) && \
+	((defined(__x86_64__) && !defined(LFPOOL_TSAN_)) || \
+	 (defined(LFPOOL_TSAN_) && defined(LFPOOL_BUILDING)))
 # define LFPOOL_CONC_INLINE_ 1
 #endif
 
