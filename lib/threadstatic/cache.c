@@ -17,8 +17,9 @@
  * Every step that touches the depot is one CAS per magazine moved, so a
  * thread pays at most two per magazine_size objects.
  *
- * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
- * its bottom by raising low, so the inline get stores count - 1 before it
+ * The loaded magazine holds objs[low .. count), the fast view's pointers
+ * low and top as indices (count: loaded_n): thieves (steal.c) take from
+ * its bottom by raising low, so the inline get stores top - 1 before it
  * reads low (lfpool/ts.h).  Every slow path here runs under the cache's
  * lock, which thieves take too; it first settles the magazine back to
  * objs[0 .. count).  A refill from loose objects takes `fill` of them
@@ -42,11 +43,36 @@
  * cache takes it. */
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The count of the loaded magazine: the fast view's, or in debug pools
- * (where the fast view stays empty) the real one next to it. */
-static uint32_t *loaded_count(lfpool_ts_cache *c)
+/* The count of the loaded magazine: the fast view's top, or in debug
+ * pools (where the fast view stays empty) the real one next to it.  Lock
+ * held, settled (low at objs) unless the caller says otherwise. */
+static uint32_t loaded_n(const lfpool_ts_cache *c)
 {
-	return c->checked ? &c->debug_count : &c->fast.count;
+	if (c->checked)
+		return c->debug_count;
+	return (uint32_t)lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.top));
+}
+
+static void set_loaded_n(lfpool_ts_cache *c, uint32_t n)
+{
+	if (c->checked)
+		c->debug_count = n;
+	else
+		lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
+}
+
+/* Lock held, settled: objs, holding n objects, becomes the loaded
+ * magazine of the fast view (debug pools: of debug_count, the view stays
+ * empty; a put may store inline only outside debug pools and without a
+ * reset hook). */
+static void load_mag(lfpool_ts_cache *c, void **objs, uint32_t n)
+{
+	bool inline_puts = !c->checked && !c->pool->core.reset;
+	c->fast.objs = objs;
+	lfp_store_slots_rel(&c->fast.low, objs);
+	c->fast.end = inline_puts ? objs + c->pool->depot.mag_size : NULL;
+	lfp_store_slots_rlx(&c->fast.top, objs);
+	set_loaded_n(c, n);
 }
 
 /* Add n to a counter only the cache's user writes. */
@@ -86,13 +112,13 @@ void lfp_cache_unlock(lfpool_ts_cache *c)
  */
 static void settle(lfpool_ts_cache *c)
 {
-	int32_t low = lfp_load_i32_rlx(&c->fast.low);
-	if (c->checked || low == 0)
+	void **low = lfp_load_slots_rlx(&c->fast.low);
+	if (c->checked || low == c->fast.objs)
 		return;
-	uint32_t n = c->fast.count - (uint32_t)low;
-	memmove(c->fast.objs, c->fast.objs + low, n * sizeof(void *));
-	lfp_store_u32_rlx(&c->fast.count, n);
-	lfp_store_i32_rel(&c->fast.low, 0);
+	uint32_t n = (uint32_t)(lfp_load_slots_rlx(&c->fast.top) - low);
+	memmove(c->fast.objs, low, n * sizeof(void *));
+	lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
+	lfp_store_slots_rel(&c->fast.low, c->fast.objs);
 }
 
 void lfp_cache_cool(lfpool_ts_cache *c)
@@ -105,17 +131,16 @@ void lfp_cache_cool(lfpool_ts_cache *c)
  * is loaded. */
 static void rotate(lfpool_ts_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
-	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	uint32_t count = loaded_n(c), m = c->pool->depot.mag_size;
 	/* Part full magazines too: a refill at capacity, a thief's leftovers. */
-	LFP_ASSERT(*count <= m);
+	LFP_ASSERT(count <= m);
 	LFP_ASSERT(n <= m);
 	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
-	c->prev_count = *count;
+	c->prev_count = count;
 	c->loaded = mag;
-	c->fast.objs = objs;
-	*count = n;
+	load_mag(c, objs, n);
 }
 
 /* The loaded magazine is empty and the depot has a full magazine, mag, but
@@ -127,7 +152,7 @@ static void refill_tight(lfpool_ts_cache *c, uint32_t mag, uint32_t need)
 	void **objs = lfp_mag_objs(d, mag);
 	uint32_t k = need < d->mag_size ? need : d->mag_size;
 	memcpy(c->fast.objs, objs + d->mag_size - k, k * sizeof(void *));
-	*loaded_count(c) = k;
+	set_loaded_n(c, k);
 	lfp_depot_put_objs(d, &c->pool->core.slabs, objs, d->mag_size - k);
 	lfp_depot_push(d, &d->empty, mag);
 }
@@ -166,7 +191,7 @@ static bool refill(lfpool_ts_cache *c, uint32_t need)
 	if (want > d->mag_size)
 		want = d->mag_size;
 	uint32_t n = lfp_depot_get_objs(d, &c->pool->core.slabs, c->fast.objs, want);
-	*loaded_count(c) = n;
+	set_loaded_n(c, n);
 	if (n && !tight && fill < d->mag_size)
 		lfp_store_u32_rlx(&c->fill, 2 * fill < d->mag_size ? 2 * fill : d->mag_size);
 	return n != 0;
@@ -203,14 +228,17 @@ static void make_room(lfpool_ts_cache *c)
 /* Lock held: put n accepted objects into the magazines. */
 static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
-	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	uint32_t m = c->pool->depot.mag_size;
 	while (n) {
-		LFP_ASSERT(*count <= m);
-		if (*count == m)
+		uint32_t count = loaded_n(c);
+		LFP_ASSERT(count <= m);
+		if (count == m) {
 			make_room(c);
-		uint32_t k = m - *count < n ? m - *count : (uint32_t)n;
-		memcpy(&c->fast.objs[*count], objs, k * sizeof(void *));
-		lfp_store_u32_rlx(count, *count + k);
+			count = loaded_n(c);
+		}
+		uint32_t k = m - count < n ? m - count : (uint32_t)n;
+		memcpy(&c->fast.objs[count], objs, k * sizeof(void *));
+		set_loaded_n(c, count + k);
 		objs += k;
 		n -= k;
 	}
@@ -272,13 +300,13 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 /* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_ts_cache *c, void **objs, size_t n)
 {
-	uint32_t *count = loaded_count(c);
 	size_t got = 0;
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
 	while (got < n) {
-		if (*count == 0) {
+		uint32_t count = loaded_n(c);
+		if (count == 0) {
 			if (!c->prev_count)
 				bump(&c->misses, 1);
 			uint32_t need = n - got < UINT32_MAX ? (uint32_t)(n - got) : UINT32_MAX;
@@ -297,10 +325,10 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 			got += k;
 			continue;
 		}
-		uint32_t k = *count < n - got ? *count : (uint32_t)(n - got);
-		LFP_ASSERT(*count <= c->pool->depot.mag_size);
-		lfp_store_u32_rlx(count, *count - k);
-		memcpy(&objs[got], &c->fast.objs[*count], k * sizeof(void *));
+		uint32_t k = count < n - got ? count : (uint32_t)(n - got);
+		LFP_ASSERT(count <= c->pool->depot.mag_size);
+		set_loaded_n(c, count - k);
+		memcpy(&objs[got], &c->fast.objs[count - k], k * sizeof(void *));
 		mark_out(c, objs + got, k);
 		got += k;
 	}
@@ -311,8 +339,9 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 
 LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 {
-	/* The inline get stored count - 1 before it read low: undo that. */
-	lfp_store_u32_rlx(&c->fast.count, c->fast.count + 1);
+	/* The inline get stored top - 1 before it read low: undo that. */
+	lfp_store_slots_rlx(&c->fast.top,
+			    (void **)((uintptr_t)lfp_load_slots_rlx(&c->fast.top) + sizeof(void *)));
 	void *obj;
 	if (take(c, &obj, 1) != 0)
 		return NULL;
@@ -365,10 +394,9 @@ static void flush_locked(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
-	uint32_t *count = loaded_count(c);
 	settle(c);
-	lfp_depot_put_objs(d, s, c->fast.objs, *count);
-	lfp_store_u32_rlx(count, 0);
+	lfp_depot_put_objs(d, s, c->fast.objs, loaded_n(c));
+	set_loaded_n(c, 0);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
 	c->prev_count = 0;
 }
@@ -376,9 +404,9 @@ static void flush_locked(lfpool_ts_cache *c)
 void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
 {
 	lfp_cache_lock(c);
-	*low = lfp_load_i32_rlx(&c->fast.low);
+	*low = lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.low));
 	if (!c->checked)
-		lfp_store_i32_dekker(&c->fast.low, LFP_CACHE_STOPPED);
+		lfp_store_slots_dekker(&c->fast.low, LFP_CACHE_STOPPED);
 }
 
 void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
@@ -391,9 +419,9 @@ void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 	} else {
 		/* After the fence: every get that passed its check with the old
 		 * low stored its count before it, and we see that store. */
-		uint32_t top = lfp_load_u32_dekker(&c->fast.count);
-		if ((int32_t)top > *low) {
-			size_t held = (size_t)((int32_t)top - *low), room = lfp_sink_room(sk);
+		int32_t top = lfp_cache_index(c, lfp_load_slots_dekker(&c->fast.top));
+		if (top > *low) {
+			size_t held = (size_t)(top - *low), room = lfp_sink_room(sk);
 			size_t k = held < room ? held : room;
 			lfp_sink_give(sk, c->fast.objs + *low, k);
 			*low += (int32_t)k;
@@ -407,7 +435,7 @@ void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
 {
 	if (!c->checked)
-		lfp_store_i32_rel(&c->fast.low, low);
+		lfp_store_slots_rel(&c->fast.low, c->fast.objs + low);
 	lfp_cache_unlock(c);
 }
 
@@ -438,9 +466,8 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	c->checked = p->core.debug;
 	c->loaded = mags[0];
 	c->prev = mags[1];
-	c->fast.objs = lfp_mag_objs(&p->depot, mags[0]);
+	load_mag(c, lfp_mag_objs(&p->depot, mags[0]), 0);
 	c->prev_objs = lfp_mag_objs(&p->depot, mags[1]);
-	c->fast.room = c->checked || p->core.reset ? 0 : p->depot.mag_size;
 	lfp_cache_cool(c);
 	c->next = p->caches;
 	c->pprev = &p->caches;

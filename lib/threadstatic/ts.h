@@ -61,7 +61,7 @@ struct lfp_cache_counts {
 };
 
 /* fast.low while a thief holds the cache: no get can pass its check. */
-#define LFP_CACHE_STOPPED INT32_MAX
+#define LFP_CACHE_STOPPED LFPOOL_CACHE_STOPPED_
 /* The first refill from loose objects takes this many (fill adapts). */
 #define LFP_FILL_MIN 4u
 
@@ -73,7 +73,7 @@ struct lfpool_ts_cache {
 	uint32_t prev_count;		/* objects in the previous magazine */
 	uint32_t fill;			/* loose objects a refill takes; adapts */
 	uint8_t lock;			/* held by the slow paths and by thieves */
-	int32_t thief_low;		/* a thief's copy of fast.low, under lock */
+	int32_t thief_low;		/* a thief's copy of fast.low (index), under lock */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
 	uint8_t releasing;		/* worker slots: a worker_release flushes it */
@@ -85,6 +85,14 @@ struct lfpool_ts_cache {
 /* lfpool_ts_cache_get and _put (lfpool/ts.h) read the cache as its fast
  * view. */
 _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
+
+/* A pointer of the fast view (top, low) as an index into the loaded
+ * magazine: top may be one below it while a get that missed is on its way
+ * to the slow path.  Not for a stopped low. */
+static inline int32_t lfp_cache_index(const lfpool_ts_cache *c, void **p)
+{
+	return (int32_t)(((intptr_t)p - (intptr_t)c->fast.objs) / (intptr_t)sizeof(void *));
+}
 
 struct lfpool_ts {
 	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
