@@ -250,11 +250,15 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool, size_t keep);
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
-/* Fill *st, summing every cache's counters (exact only when quiet).
- * hits = gets served by the caller's own two magazines (per-CPU pools: by
- * the area of its CPU); misses = gets that found them empty; mag_exchanges
- * = magazines taken from or given to the depot; live = gets - puts;
- * retained = created - live; percpu_mode: see "Per-CPU mode" above. */
+/* Fill *st, summing every cache's counters (exact only when quiet: a hit
+ * counts only its get, and a cache's puts are derived from its gets, the
+ * objects it holds and those that moved in or out of it otherwise, so
+ * while a cache is in use they may be off by what its current step
+ * moves, up to a magazine's worth).  hits = gets served by the
+ * caller's own two magazines (per-CPU pools: by the area of its CPU);
+ * misses = gets that found them empty; mag_exchanges = magazines taken
+ * from or given to the depot; live = gets - puts; retained = created -
+ * live; percpu_mode: see "Per-CPU mode" above. */
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
 /* The most bytes this pool can hold from its backing allocator while at
  * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
@@ -348,15 +352,18 @@ struct lfpool_ts_cache_fast {
 	void **end;		/* a put may store at top while top < end */
 	void **low;		/* a get may take p[0] only for p >= low */
 	void **objs;		/* the loaded magazine (slow paths) */
-	uint64_t gets, puts;	/* successful calls; only the cache's user writes */
+	uint64_t gets;		/* successful gets; only the cache's user writes */
 };
 /* low while a thief holds the cache: no top - 1 reaches it. */
 #define LFPOOL_CACHE_STOPPED_ ((void **)~(uintptr_t)0)
 
-/* Count a call.  Only the cache's user writes the counters, and
- * lfpool_ts_stats reads them from other threads: under ThreadSanitizer the
+/* Count a get.  Only the cache's user writes the counter, and
+ * lfpool_ts_stats reads it from other threads: under ThreadSanitizer the
  * store is a relaxed atomic so that the tool sees no race; otherwise a plain
- * increment (one instruction), read by stats as an approximate figure. */
+ * increment (one instruction), read by stats as an approximate figure.
+ * Puts are not counted on a hit: a hit moves top by one either way, so
+ * stats derives them from gets and the objects the cache holds (struct
+ * lfpool_ts_cache in lib/threadstatic/ts.h). */
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
 /* TSan does not know membarrier: the get's store and load are sequentially
@@ -426,7 +433,6 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 	if (LFPOOL_LIKELY((uintptr_t)t < (uintptr_t)f->end && obj != NULL)) {
 		LFPOOL_SLOT_STORE_(*t, obj);
 		LFPOOL_CACHE_PUSHED_(f, t);
-		LFPOOL_CACHE_COUNT_(f->puts);
 		return;
 	}
 	lfpool_ts_cache_put_slow(cache, obj);

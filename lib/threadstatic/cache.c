@@ -56,7 +56,7 @@ static uint32_t loaded_n(const lfpool_ts_cache *c)
 static void set_loaded_n(lfpool_ts_cache *c, uint32_t n)
 {
 	if (c->checked)
-		c->debug_count = n;
+		lfp_store_u32_rlx(&c->debug_count, n);
 	else
 		lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
 }
@@ -79,6 +79,42 @@ static void load_mag(lfpool_ts_cache *c, void **objs, uint32_t n)
 static void bump(uint64_t *counter, uint64_t n)
 {
 	lfp_store_u64_rlx(counter, *counter + n);
+}
+
+/* The objects c holds: in its loaded magazine (top - low; debug pools:
+ * debug_count) and its previous one.  Exact under the lock; from stats,
+ * which reads without it, within what the user's current step moves; a
+ * count outside [0, magazine_size] (a get on its way to the slow path, a
+ * step half done) counts as 0. */
+static uint64_t held(const lfpool_ts_cache *c)
+{
+	intptr_t top = (intptr_t)lfp_load_slots_rlx(&c->fast.top);
+	intptr_t low = (intptr_t)lfp_load_slots_rlx(&c->fast.low);
+	intptr_t n = (top - low) / (intptr_t)sizeof(void *);
+	uint32_t m = c->pool->depot.mag_size;
+	if (n < 0 || n > (intptr_t)m)
+		n = 0;
+	uint32_t prev = lfp_load_u32_rlx(&c->prev_count), dbg = lfp_load_u32_rlx(&c->debug_count);
+	return (uint64_t)n + (prev <= m ? prev : 0) + (dbg <= m ? dbg : 0);
+}
+
+/* The user's puts so far (see puts_base); lock held, settled.  A step
+ * that changes what the cache holds runs between ledger_open and
+ * ledger_close, adding the user's puts it makes to the value. */
+static uint64_t ledger_open(const lfpool_ts_cache *c)
+{
+	return c->puts_base + c->fast.gets + held(c);
+}
+
+static void ledger_close(lfpool_ts_cache *c, uint64_t puts)
+{
+	lfp_store_u64_rlx(&c->puts_base, puts - c->fast.gets - held(c));
+}
+
+/* prev_count and debug_count: stats reads them (held). */
+static void set_prev_count(lfpool_ts_cache *c, uint32_t n)
+{
+	lfp_store_u32_rlx(&c->prev_count, n);
 }
 
 void lfp_cache_lock(lfpool_ts_cache *c)
@@ -138,7 +174,7 @@ static void rotate(lfpool_ts_cache *c, uint32_t mag, void **objs, uint32_t n)
 	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
-	c->prev_count = count;
+	set_prev_count(c, count);
 	c->loaded = mag;
 	load_mag(c, objs, n);
 }
@@ -221,7 +257,7 @@ static void make_room(lfpool_ts_cache *c)
 	/* The depot is at its bound, or a thief left the previous magazine
 	 * part full: its objects go below the depot (one CAS). */
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
-	c->prev_count = 0;
+	set_prev_count(c, 0);
 	rotate(c, c->prev, c->prev_objs, 0);
 }
 
@@ -304,6 +340,7 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
+	uint64_t puts = ledger_open(c);
 	while (got < n) {
 		uint32_t count = loaded_n(c);
 		if (count == 0) {
@@ -313,10 +350,13 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 			if (refill(c, need))
 				continue;
 			int err;
+			ledger_close(c, puts);	/* thieves may come meanwhile */
 			size_t k = create_or_steal(c, objs + got, n - got, &err);
+			puts = ledger_open(c);
 			if (k == 0) {
 				unmark(c, objs, got);
 				push_objs(c, objs, got);
+				ledger_close(c, puts);
 				lfp_cache_unlock(c);
 				lfp_grace_leave();
 				errno = err;
@@ -332,6 +372,8 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 		mark_out(c, objs + got, k);
 		got += k;
 	}
+	bump(&c->fast.gets, n);
+	ledger_close(c, puts);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
 	return 0;
@@ -345,7 +387,6 @@ LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 	void *obj;
 	if (take(c, &obj, 1) != 0)
 		return NULL;
-	bump(&c->fast.gets, 1);
 	return obj;
 }
 
@@ -356,18 +397,16 @@ LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 	lfp_grace_enter();
 	lfp_cache_lock(c);
 	settle(c);
+	uint64_t puts = ledger_open(c);
 	push_objs(c, &obj, 1);
+	ledger_close(c, puts + 1);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
-	bump(&c->fast.puts, 1);
 }
 
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
 {
-	if (take(c, objs, n) != 0)
-		return -1;
-	bump(&c->fast.gets, n);
-	return 0;
+	return take(c, objs, n);
 }
 
 /* lfp_core_accept_bulk's push: accepted objects into the magazines. */
@@ -377,10 +416,11 @@ static void push_accepted(void *c, void *const *objs, size_t n)
 	lfp_grace_enter();
 	lfp_cache_lock(cache);
 	settle(cache);
+	uint64_t puts = ledger_open(cache);
 	push_objs(cache, objs, n);
+	ledger_close(cache, puts + n);
 	lfp_cache_unlock(cache);
 	lfp_grace_leave();
-	bump(&cache->fast.puts, n);
 }
 
 LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *c, void *const *objs, size_t n)
@@ -395,10 +435,12 @@ static void flush_locked(lfpool_ts_cache *c)
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
 	settle(c);
+	uint64_t puts = ledger_open(c);
 	lfp_depot_put_objs(d, s, c->fast.objs, loaded_n(c));
 	set_loaded_n(c, 0);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
-	c->prev_count = 0;
+	set_prev_count(c, 0);
+	ledger_close(c, puts);
 }
 
 void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
@@ -411,10 +453,11 @@ void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
 
 void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 {
+	size_t before = sk->got;
 	if (c->checked) {
 		/* Debug pools: every get and put runs under the lock we hold. */
 		size_t k = c->debug_count < lfp_sink_room(sk) ? c->debug_count : lfp_sink_room(sk);
-		c->debug_count -= (uint32_t)k;
+		lfp_store_u32_rlx(&c->debug_count, c->debug_count - (uint32_t)k);
 		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
 	} else {
 		/* After the fence: every get that passed its check with the old
@@ -428,8 +471,10 @@ void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 		}
 	}
 	size_t k = c->prev_count < lfp_sink_room(sk) ? c->prev_count : lfp_sink_room(sk);
-	c->prev_count -= (uint32_t)k;
+	set_prev_count(c, c->prev_count - (uint32_t)k);
 	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
+	/* What the cache holds went down without a get: see puts_base. */
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + (sk->got - before));
 }
 
 void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
@@ -481,12 +526,14 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum)
 {
-	sum->gets += lfp_load_u64_rlx(&c->fast.gets);
-	sum->puts += lfp_load_u64_rlx(&c->fast.puts);
+	uint64_t gets = lfp_load_u64_rlx(&c->fast.gets);
+	sum->gets += gets;
+	sum->puts += lfp_load_u64_rlx(&c->puts_base) + gets + held(c);
 	sum->misses += lfp_load_u64_rlx(&c->misses);
 	sum->full_pops += lfp_load_u64_rlx(&c->full_pops);
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
+
 
 /* Take c off its pool's list, keeping its counts, and free it. */
 static void unlink_free(lfpool_ts_cache *c)

@@ -79,6 +79,12 @@ struct lfpool_ts_cache {
 	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
+	/* The puts of the cache's user are puts_base + fast.gets + the objects
+	 * the cache holds (lfp_cache_held): a hit get or put keeps the sum as it
+	 * is (gets + 1 and one object fewer, or one more), so hits count no put;
+	 * every other change of what the cache holds (refills, magazines given
+	 * to the depot, flushes, thieves) moves puts_base, under the lock. */
+	uint64_t puts_base;
 	lfpool_ts *pool;
 	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
@@ -201,7 +207,8 @@ void lfp_cache_free(lfpool_ts_cache *c);
  * memory goes back with the slabs at destroy.
  */
 void lfp_cache_abandon(lfpool_ts_cache *c);
-/* Add c's counters to *sum (relaxed loads: c may be in use). */
+/* Add c's counters to *sum (relaxed loads: c may be in use; its puts are
+ * then within the objects its user's current step moves, see puts_base). */
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
 /* The calling thread's cache for p (alive), made on first use; NULL with
