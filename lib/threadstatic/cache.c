@@ -88,27 +88,28 @@ static void bump(uint64_t *counter, uint64_t n)
  * step half done) counts as 0. */
 static uint64_t held(const lfpool_ts_cache *c)
 {
-	intptr_t top = (intptr_t)lfp_load_slots_rlx(&c->fast.top);
-	intptr_t low = (intptr_t)lfp_load_slots_rlx(&c->fast.low);
-	intptr_t n = (top - low) / (intptr_t)sizeof(void *);
+	uintptr_t top = (uintptr_t)lfp_load_slots_rlx(&c->fast.top);
+	uintptr_t low = (uintptr_t)lfp_load_slots_rlx(&c->fast.low);
+	uint64_t n = (top - low) / sizeof(void *);	/* below 0: huge */
 	uint32_t m = c->pool->depot.mag_size;
-	if (n < 0 || n > (intptr_t)m)
-		n = 0;
 	uint32_t prev = lfp_load_u32_rlx(&c->prev_count), dbg = lfp_load_u32_rlx(&c->debug_count);
-	return (uint64_t)n + (prev <= m ? prev : 0) + (dbg <= m ? dbg : 0);
+	return (n <= m ? n : 0) + (prev <= m ? prev : 0) + (dbg <= m ? dbg : 0);
 }
 
-/* The user's puts so far (see puts_base); lock held, settled.  A step
- * that changes what the cache holds runs between ledger_open and
- * ledger_close, adding the user's puts it makes to the value. */
-static uint64_t ledger_open(const lfpool_ts_cache *c)
+/* Lock held, settled, after a step that moved objects in or out of c
+ * other than by its user's gets and puts (a refill, a magazine or objects
+ * given to the depot, a flush), c holding held_before before it: keep
+ * puts_base + gets + held, the user's puts (see puts_base). */
+static void moved(lfpool_ts_cache *c, uint64_t held_before)
 {
-	return c->puts_base + c->fast.gets + held(c);
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + held_before - held(c));
 }
 
-static void ledger_close(lfpool_ts_cache *c, uint64_t puts)
+/* Lock held: k objects went to the user's get without being held (made
+ * or stolen for it); the get counts them in gets. */
+static void handed(lfpool_ts_cache *c, uint64_t k)
 {
-	lfp_store_u64_rlx(&c->puts_base, puts - c->fast.gets - held(c));
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base - k);
 }
 
 /* prev_count and debug_count: stats reads them (held). */
@@ -269,7 +270,9 @@ static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 		uint32_t count = loaded_n(c);
 		LFP_ASSERT(count <= m);
 		if (count == m) {
+			uint64_t h = held(c);
 			make_room(c);
+			moved(c, h);
 			count = loaded_n(c);
 		}
 		uint32_t k = m - count < n ? m - count : (uint32_t)n;
@@ -340,23 +343,23 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
-	uint64_t puts = ledger_open(c);
 	while (got < n) {
 		uint32_t count = loaded_n(c);
 		if (count == 0) {
 			if (!c->prev_count)
 				bump(&c->misses, 1);
 			uint32_t need = n - got < UINT32_MAX ? (uint32_t)(n - got) : UINT32_MAX;
-			if (refill(c, need))
+			uint64_t h = held(c);
+			bool refilled = refill(c, need);
+			moved(c, h);
+			if (refilled)
 				continue;
 			int err;
-			ledger_close(c, puts);	/* thieves may come meanwhile */
 			size_t k = create_or_steal(c, objs + got, n - got, &err);
-			puts = ledger_open(c);
+			handed(c, k);
 			if (k == 0) {
 				unmark(c, objs, got);
 				push_objs(c, objs, got);
-				ledger_close(c, puts);
 				lfp_cache_unlock(c);
 				lfp_grace_leave();
 				errno = err;
@@ -373,7 +376,6 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 		got += k;
 	}
 	bump(&c->fast.gets, n);
-	ledger_close(c, puts);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
 	return 0;
@@ -397,9 +399,7 @@ LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 	lfp_grace_enter();
 	lfp_cache_lock(c);
 	settle(c);
-	uint64_t puts = ledger_open(c);
 	push_objs(c, &obj, 1);
-	ledger_close(c, puts + 1);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
 }
@@ -416,9 +416,7 @@ static void push_accepted(void *c, void *const *objs, size_t n)
 	lfp_grace_enter();
 	lfp_cache_lock(cache);
 	settle(cache);
-	uint64_t puts = ledger_open(cache);
 	push_objs(cache, objs, n);
-	ledger_close(cache, puts + n);
 	lfp_cache_unlock(cache);
 	lfp_grace_leave();
 }
@@ -435,12 +433,12 @@ static void flush_locked(lfpool_ts_cache *c)
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
 	settle(c);
-	uint64_t puts = ledger_open(c);
+	uint64_t h = held(c);
 	lfp_depot_put_objs(d, s, c->fast.objs, loaded_n(c));
 	set_loaded_n(c, 0);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
 	set_prev_count(c, 0);
-	ledger_close(c, puts);
+	moved(c, h);
 }
 
 void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)

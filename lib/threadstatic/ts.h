@@ -80,10 +80,11 @@ struct lfpool_ts_cache {
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
 	/* The puts of the cache's user are puts_base + fast.gets + the objects
-	 * the cache holds (lfp_cache_held): a hit get or put keeps the sum as it
-	 * is (gets + 1 and one object fewer, or one more), so hits count no put;
-	 * every other change of what the cache holds (refills, magazines given
-	 * to the depot, flushes, thieves) moves puts_base, under the lock. */
+	 * the cache holds (held() in cache.c): a hit get or put keeps the sum
+	 * as it is (gets + 1 and one object fewer, or one more), so hits count
+	 * no put; every other change of what the cache holds (refills,
+	 * magazines given to the depot, flushes, thieves, objects made or
+	 * stolen for a get) moves puts_base by as much, under the lock. */
 	uint64_t puts_base;
 	lfpool_ts *pool;
 	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
@@ -97,7 +98,8 @@ _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
  * to the slow path.  Not for a stopped low. */
 static inline int32_t lfp_cache_index(const lfpool_ts_cache *c, void **p)
 {
-	return (int32_t)(((intptr_t)p - (intptr_t)c->fast.objs) / (intptr_t)sizeof(void *));
+	/* Unsigned: a shift; one below wraps to all ones, i.e. -1. */
+	return (int32_t)(((uintptr_t)p - (uintptr_t)c->fast.objs) / sizeof(void *));
 }
 
 struct lfpool_ts {
