@@ -115,6 +115,9 @@ typedef union lfp_pair {
 	unsigned __int128 word;
 } __attribute__((aligned(16))) lfp_pair;
 
+/* A ThreadStatic cache's magazine pointers (top, low: lfpool/ts.h). */
+typedef void **lfp_slots;
+
 /*
  * Each operation is spelled out by width and order, so that a call site says
  * exactly what it relies on.  LFP_LD and LFP_ST declare the loads and stores.
@@ -141,6 +144,11 @@ LFP_ST(uint32_t, u32_rel, __ATOMIC_RELEASE)
 LFP_ST(int32_t, i32_rel, __ATOMIC_RELEASE)
 LFP_LD(uint32_t, u32_dekker, __ATOMIC_SEQ_CST)
 LFP_ST(int32_t, i32_dekker, __ATOMIC_SEQ_CST)
+LFP_LD(lfp_slots, slots_rlx, __ATOMIC_RELAXED)
+LFP_LD(lfp_slots, slots_dekker, __ATOMIC_SEQ_CST)
+LFP_ST(lfp_slots, slots_rlx, __ATOMIC_RELAXED)
+LFP_ST(lfp_slots, slots_rel, __ATOMIC_RELEASE)
+LFP_ST(lfp_slots, slots_dekker, __ATOMIC_SEQ_CST)
 
 static inline void *lfp_load_ptr_rlx(void *const *p)
 {
@@ -248,6 +256,11 @@ static inline void lfp_store_i32_rel(int32_t *p, int32_t v)
 	ck_pr_store_32((uint32_t *)p, (uint32_t)v);
 }
 static inline void lfp_store_i32_dekker(int32_t *p, int32_t v) { ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
+LFP_LD(lfp_slots, slots_rlx, ptr, (void)0)
+LFP_LD(lfp_slots, slots_dekker, ptr, ck_pr_fence_acquire())
+LFP_ST(lfp_slots, slots_rlx, ptr, (void)0)
+LFP_ST(lfp_slots, slots_rel, ptr, ck_pr_fence_release())
+LFP_ST(lfp_slots, slots_dekker, ptr, (void)0)
 
 static inline void *lfp_load_ptr_rlx(void *const *p) { return LFP_Y(ck_pr_load_ptr(p)); }
 static inline void *lfp_load_ptr_acq(void *const *p)

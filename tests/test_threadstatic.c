@@ -83,6 +83,62 @@ static bool in_set(void *const *set, size_t n, const void *p)
 	return false;
 }
 
+/*
+ * Hits count no put (lfpool/ts.h): stats derives puts from gets and what
+ * each cache holds, and every step that moves objects in or out of a
+ * cache other than a get or put (refills, magazines to the depot, flush,
+ * drain, another cache stealing at capacity) keeps the figure exact.
+ */
+static void puts_stay_exact(unsigned flags)
+{
+	lfpool_config c = ts_config(16, 4, 1);
+	c.capacity = 24;
+	c.flags = flags;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_ts_cache *a = lfpool_ts_cache_create(p), *b = lfpool_ts_cache_create(p);
+	cr_assert(p && a && b);
+	void *o[24];
+	uint64_t gets = 0, puts = 0;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 20; i++, gets++)
+			cr_assert_not_null(o[i] = lfpool_ts_cache_get(a));
+		for (int i = 0; i < 20; i++, puts++)
+			lfpool_ts_cache_put(a, o[i]);	/* through the depot: depot_max 1 */
+		lfpool_ts_cache_put(a, NULL);	/* no put */
+		lfpool_stats st = stats_of(p);
+		cr_assert_eq(st.gets, gets, "round %d", round);
+		cr_assert_eq(st.puts, puts, "round %d", round);
+		/* b takes all 24: what a holds, by stealing at capacity. */
+		cr_assert_eq(lfpool_ts_cache_get_bulk(b, o, 24), 0, "round %d", round);
+		gets += 24;
+		cr_assert_eq(stats_of(p).puts, puts, "round %d: a thief is no put", round);
+		lfpool_ts_cache_put_bulk(b, o, 12);
+		for (int i = 12; i < 24; i++, puts++)
+			lfpool_ts_cache_put(a, o[i]);
+		puts += 12;
+		cr_assert(lfpool_ts_drain(p) > 0);
+		lfpool_ts_cache_flush(a);
+		st = stats_of(p);
+		cr_assert_eq(st.gets, gets, "round %d", round);
+		cr_assert_eq(st.puts, puts, "round %d", round);
+		cr_assert_eq(st.live, 0, "round %d", round);
+	}
+	lfpool_ts_cache_destroy(a);
+	cr_assert_eq(stats_of(p).puts, puts, "a destroyed cache's counts are kept");
+	lfpool_ts_cache_destroy(b);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(ts_hit, puts_are_exact_though_hits_do_not_count_them)
+{
+	puts_stay_exact(0);
+}
+
+Test(ts_hit, puts_are_exact_in_debug_pools)
+{
+	puts_stay_exact(LFPOOL_F_DEBUG);
+}
+
 Test(ts_exchange, a_full_magazine_moves_through_the_depot)
 {
 	enum { M = 4 };

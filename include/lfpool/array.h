@@ -115,9 +115,11 @@ struct lfpool_array_slot {
 /* The part of an array pool that the inline paths read; it leads the struct. */
 struct lfpool_array_fast {
 	uint64_t key;		/* names the pool in thread tables: an id, never
-				 * reused, << 13 | the prefix (so a hit reads no
-				 * prefix from memory) */
-	size_t prefix;		/* bytes from a pooled object to its buffer */
+				 * reused, << 13 | the prefix */
+	size_t prefix;		/* bytes from a pooled object to its buffer (a
+				 * hit adds or subtracts it from memory: one
+				 * instruction, where taking it from the key
+				 * cost a mask and a copy) */
 	lfpool_flavour flavour;
 	int inline_put;		/* unsized puts may read the prefix inline */
 	struct lfpool_array_slot slot[65];
@@ -207,9 +209,18 @@ static inline unsigned lfpool_array_slot_of(size_t n)
 
 /* slot_of(n) - 1, the thread table's index: floor(log2((n - 1) | 1)),
  * one bsr for a runtime n (written as an xor, which GCC folds with the
- * xor of its clz; "63 -" it does not). */
+ * xor of its clz; "63 -" it does not).  On x86-64 with GCC or Clang a
+ * runtime n takes the bsr itself: the builtin's int result costs GCC a
+ * sign extension after it (movslq), one instruction of every call. */
 static inline size_t lfpool_array_index_of_(size_t n)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!__builtin_constant_p(n)) {
+		uint64_t i;
+		__asm__("bsrq %1, %0" : "=r"(i) : "r"((uint64_t)((n - 1) | 1)) : "cc");
+		return (size_t)i;
+	}
+#endif
 	return 63u ^ (unsigned)__builtin_clzll((unsigned long long)((n - 1) | 1));
 }
 
@@ -255,7 +266,7 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 	uint64_t key = f->key;
 	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key))
 		return lfpool_array_got_(f, i, (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]),
-					 key & LFPOOL_ARRAY_KEY_PREFIX_MASK_, real);
+					 f->prefix, real);
 	if (f->slot[i + 1].pool != NULL)
 		return lfpool_array_got_(f, i, (char *)lfpool_array_pool_get_(f->flavour,
 								f->slot[i + 1].pool),
@@ -269,8 +280,7 @@ static inline void lfpool_array_put_at_(lfpool_array *ap, size_t i, void *buf, s
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
 	uint64_t key = f->key;
 	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key && buf != NULL)) {
-		lfpool_ts_cache_put(lfpool_array_tls_.cache[i],
-				    (char *)buf - (key & LFPOOL_ARRAY_KEY_PREFIX_MASK_));
+		lfpool_ts_cache_put(lfpool_array_tls_.cache[i], (char *)buf - f->prefix);
 		return;
 	}
 	if (f->slot[i + 1].pool != NULL && buf != NULL) {

@@ -250,11 +250,15 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool, size_t keep);
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *pool);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
-/* Fill *st, summing every cache's counters (exact only when quiet).
- * hits = gets served by the caller's own two magazines (per-CPU pools: by
- * the area of its CPU); misses = gets that found them empty; mag_exchanges
- * = magazines taken from or given to the depot; live = gets - puts;
- * retained = created - live; percpu_mode: see "Per-CPU mode" above. */
+/* Fill *st, summing every cache's counters (exact only when quiet: a hit
+ * counts only its get, and a cache's puts are derived from its gets, the
+ * objects it holds and those that moved in or out of it otherwise, so
+ * while a cache is in use they may be off by what its current step
+ * moves, up to a magazine's worth).  hits = gets served by the
+ * caller's own two magazines (per-CPU pools: by the area of its CPU);
+ * misses = gets that found them empty; mag_exchanges = magazines taken
+ * from or given to the depot; live = gets - puts; retained = created -
+ * live; percpu_mode: see "Per-CPU mode" above. */
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
 /* The most bytes this pool can hold from its backing allocator while at
  * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
@@ -274,7 +278,7 @@ LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *cache, void *const *ob
 LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *pool);
 LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *pool, void *obj);
 /* Rare paths of lfpool_ts_cache_get and lfpool_ts_cache_put; call those (the get's
- * is entered with the cache's count already decremented). */
+ * is entered with the cache's top already decremented). */
 LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *cache);
 LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *cache, void *obj);
 
@@ -323,58 +327,93 @@ static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
 # define lfpool_ts_drain lfpool_ts_drain_tsan_
 #endif
 
-/* The part of a cache the inline fast path reads; it leads the struct.  In
- * pools with LFPOOL_F_DEBUG count and room stay 0 (every call is checked),
- * with a reset hook room stays 0 (every put runs it).
+/* The part of a cache the inline fast path reads; it leads the struct.
+ * The loaded magazine objs[0 .. magazine_size) holds its objects in
+ * [low, top): a get takes top[-1], a put stores at top; both read and
+ * write only top, and compare it with low or end (pointers: no base to
+ * load, no index to scale).  In pools with LFPOOL_F_DEBUG top and low stay
+ * at objs and end is NULL (every call is checked), with a reset hook end
+ * is NULL (every put runs it).
  *
- * The loaded magazine holds objs[low .. count).  Only the cache's user
- * writes count (and objs, room); a thief (a get of another thread that
- * would otherwise fail, lfpool_ts_drain, lfpool_ts_trim) raises low to take
- * objects from the bottom, by the stop-and-take protocol of
- * lib/threadstatic/steal.c: it stops the cache (low = INT32_MAX), runs
- * membarrier() so that every thread's earlier stores are visible to it and
- * its store is visible to every thread's later loads, reads count and takes
- * objects below it.  That is why a get stores the decremented count BEFORE
- * it reads low (Chase-Lev's take with the fence moved to the thief): either
- * the thief sees the decrement and leaves objs[count] alone, or the get
- * sees the raised low and goes to the slow path.  Both accesses are plain
- * moves on x86-64: no atomic read-modify-write, no fence on a hit. */
+ * Only the cache's user writes top (and objs, end); a thief (a get of
+ * another thread that would otherwise fail, lfpool_ts_drain,
+ * lfpool_ts_trim) raises low to take objects from the bottom, by the
+ * stop-and-take protocol of lib/threadstatic/steal.c: it stops the cache
+ * (low = LFPOOL_CACHE_STOPPED_, above every top), runs membarrier() so
+ * that every thread's earlier stores are visible to it and its store is
+ * visible to every thread's later loads, reads top and takes objects below
+ * it.  That is why a get stores the decremented top BEFORE it reads low
+ * (Chase-Lev's take with the fence moved to the thief): either the thief
+ * sees the decrement and leaves top[0] alone, or the get sees the raised
+ * low and goes to the slow path.  Both accesses are plain moves on
+ * x86-64: no atomic read-modify-write, no fence on a hit. */
 struct lfpool_ts_cache_fast {
-	void **objs;		/* loaded magazine */
-	uint32_t count;		/* top of the objects a get may take */
-	uint32_t room;		/* a put may push while count < room */
-	int32_t low;		/* a get may take objs[i] only for i >= low */
-	uint32_t pad_;
-	uint64_t gets, puts;	/* successful calls; only the cache's user writes */
+	void **top;		/* one past the top object */
+	void **end;		/* a put may store at top while top < end */
+	void **low;		/* a get may take p[0] only for p >= low */
+	void **objs;		/* the loaded magazine (slow paths) */
+	uint64_t gets;		/* successful gets; only the cache's user writes */
 };
+/* low while a thief holds the cache: no top - 1 reaches it. */
+#define LFPOOL_CACHE_STOPPED_ ((void **)~(uintptr_t)0)
 
-/* Count a call.  Only the cache's user writes the counters, and
- * lfpool_ts_stats reads them from other threads: under ThreadSanitizer the
+/* Count a get.  Only the cache's user writes the counter, and
+ * lfpool_ts_stats reads it from other threads: under ThreadSanitizer the
  * store is a relaxed atomic so that the tool sees no race; otherwise a plain
- * increment (one instruction), read by stats as an approximate figure. */
+ * increment (one instruction), read by stats as an approximate figure.
+ * Puts are not counted on a hit: a hit moves top by one either way, so
+ * stats derives them from gets and the objects the cache holds (struct
+ * lfpool_ts_cache in lib/threadstatic/ts.h). */
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
 /* TSan does not know membarrier: the get's store and load are sequentially
  * consistent (a plain Dekker against the thief's), which it does see. */
 # define LFPOOL_CACHE_DEKKER_ __ATOMIC_SEQ_CST
+# define LFPOOL_CACHE_LOW_(f) __atomic_load_n(&(f)->low, __ATOMIC_SEQ_CST)
 #else
 # define LFPOOL_CACHE_COUNT_(n) ((n)++)
 # define LFPOOL_CACHE_DEKKER_ __ATOMIC_RELAXED
+/* A plain load after the compiler fence: the same move as a relaxed atomic
+ * load on x86-64, but one the compiler folds into the compare (GCC keeps
+ * an atomic load a separate instruction). */
+# define LFPOOL_CACHE_LOW_(f) ((f)->low)
+#endif
+
+/* A get's store of top - 1 into top and t, and a put's store of t + 1
+ * after its slot's (release).  On x86-64 with GCC or Clang, outside
+ * ThreadSanitizer: a subtract in memory and a load, and an add in memory
+ * (after a compiler fence: the release that a plain store is there), where
+ * the compilers make a load, an add and a store (and a copy of the old
+ * value).  Pointer arithmetic through uintptr_t: top - 1 may lie before
+ * the magazine (an empty one), which only the compare with low reads. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_)
+# define LFPOOL_CACHE_POPPED_(f, t) \
+	__asm__("subq $8, %0\n\tmovq %0, %1" : "+m"((f)->top), "=r"(t))
+# define LFPOOL_CACHE_PUSHED_(f, t) do { \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST); \
+		__asm__("addq $8, %0" : "+m"((f)->top)); \
+	} while (0)
+#else
+# define LFPOOL_CACHE_POPPED_(f, t) do { \
+		(t) = (void **)((uintptr_t)(f)->top - sizeof(void *)); \
+		__atomic_store_n(&(f)->top, (t), LFPOOL_CACHE_DEKKER_); \
+	} while (0)
+# define LFPOOL_CACHE_PUSHED_(f, t) __atomic_store_n(&(f)->top, (t) + 1, __ATOMIC_RELEASE)
 #endif
 
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
- * count goes down first and low is read after it (see struct
- * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with count
+ * top goes down first and low is read after it (see struct
+ * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with top
  * decremented and restores it. */
 static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 {
 	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
 	void *obj;
-	uint32_t c = f->count - 1;
-	__atomic_store_n(&f->count, c, LFPOOL_CACHE_DEKKER_);
+	void **t;
+	LFPOOL_CACHE_POPPED_(f, t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: store, then load */
-	if (LFPOOL_LIKELY((int32_t)c >= __atomic_load_n(&f->low, LFPOOL_CACHE_DEKKER_))) {
-		obj = LFPOOL_SLOT_LOAD_(f->objs[c]);
+	if (LFPOOL_LIKELY((uintptr_t)t >= (uintptr_t)LFPOOL_CACHE_LOW_(f))) {
+		obj = LFPOOL_SLOT_LOAD_(*t);
 		LFPOOL_CACHE_COUNT_(f->gets);
 	} else {
 		obj = lfpool_ts_cache_get_slow(cache);
@@ -384,17 +423,16 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 }
 
 /* Give obj back (it may come from any cache of the pool).  NULL: no-op.
- * The slot is written before the count (release: a plain move on x86-64),
- * so a thief that reads the count reads the slot's object too. */
+ * The slot is written before top (release: a plain move on x86-64), so a
+ * thief that reads top reads the slot's object too. */
 static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 {
 	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
 	LFPOOL_TSAN_RELEASE(obj);
-	uint32_t c = f->count;
-	if (LFPOOL_LIKELY(c < f->room && obj != NULL)) {
-		LFPOOL_SLOT_STORE_(f->objs[c], obj);
-		__atomic_store_n(&f->count, c + 1, __ATOMIC_RELEASE);
-		LFPOOL_CACHE_COUNT_(f->puts);
+	void **t = f->top;
+	if (LFPOOL_LIKELY((uintptr_t)t < (uintptr_t)f->end && obj != NULL)) {
+		LFPOOL_SLOT_STORE_(*t, obj);
+		LFPOOL_CACHE_PUSHED_(f, t);
 		return;
 	}
 	lfpool_ts_cache_put_slow(cache, obj);

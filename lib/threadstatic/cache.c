@@ -17,8 +17,9 @@
  * Every step that touches the depot is one CAS per magazine moved, so a
  * thread pays at most two per magazine_size objects.
  *
- * The loaded magazine holds objs[low .. count): thieves (steal.c) take from
- * its bottom by raising low, so the inline get stores count - 1 before it
+ * The loaded magazine holds objs[low .. count), the fast view's pointers
+ * low and top as indices (count: loaded_n): thieves (steal.c) take from
+ * its bottom by raising low, so the inline get stores top - 1 before it
  * reads low (lfpool/ts.h).  Every slow path here runs under the cache's
  * lock, which thieves take too; it first settles the magazine back to
  * objs[0 .. count).  A refill from loose objects takes `fill` of them
@@ -42,17 +43,79 @@
  * cache takes it. */
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The count of the loaded magazine: the fast view's, or in debug pools
- * (where the fast view stays empty) the real one next to it. */
-static uint32_t *loaded_count(lfpool_ts_cache *c)
+/* The count of the loaded magazine: the fast view's top, or in debug
+ * pools (where the fast view stays empty) the real one next to it.  Lock
+ * held, settled (low at objs) unless the caller says otherwise. */
+static uint32_t loaded_n(const lfpool_ts_cache *c)
 {
-	return c->checked ? &c->debug_count : &c->fast.count;
+	if (c->checked)
+		return c->debug_count;
+	return (uint32_t)lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.top));
+}
+
+static void set_loaded_n(lfpool_ts_cache *c, uint32_t n)
+{
+	if (c->checked)
+		lfp_store_u32_rlx(&c->debug_count, n);
+	else
+		lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
+}
+
+/* Lock held, settled: objs, holding n objects, becomes the loaded
+ * magazine of the fast view (debug pools: of debug_count, the view stays
+ * empty; a put may store inline only outside debug pools and without a
+ * reset hook). */
+static void load_mag(lfpool_ts_cache *c, void **objs, uint32_t n)
+{
+	bool inline_puts = !c->checked && !c->pool->core.reset;
+	c->fast.objs = objs;
+	lfp_store_slots_rel(&c->fast.low, objs);
+	c->fast.end = inline_puts ? objs + c->pool->depot.mag_size : NULL;
+	lfp_store_slots_rlx(&c->fast.top, objs);
+	set_loaded_n(c, n);
 }
 
 /* Add n to a counter only the cache's user writes. */
 static void bump(uint64_t *counter, uint64_t n)
 {
 	lfp_store_u64_rlx(counter, *counter + n);
+}
+
+/* The objects c holds: in its loaded magazine (top - low; debug pools:
+ * debug_count) and its previous one.  Exact under the lock; from stats,
+ * which reads without it, within what the user's current step moves; a
+ * count outside [0, magazine_size] (a get on its way to the slow path, a
+ * step half done) counts as 0. */
+static uint64_t held(const lfpool_ts_cache *c)
+{
+	uintptr_t top = (uintptr_t)lfp_load_slots_rlx(&c->fast.top);
+	uintptr_t low = (uintptr_t)lfp_load_slots_rlx(&c->fast.low);
+	uint64_t n = (top - low) / sizeof(void *);	/* below 0: huge */
+	uint32_t m = c->pool->depot.mag_size;
+	uint32_t prev = lfp_load_u32_rlx(&c->prev_count), dbg = lfp_load_u32_rlx(&c->debug_count);
+	return (n <= m ? n : 0) + (prev <= m ? prev : 0) + (dbg <= m ? dbg : 0);
+}
+
+/* Lock held, settled, after a step that moved objects in or out of c
+ * other than by its user's gets and puts (a refill, a magazine or objects
+ * given to the depot, a flush), c holding held_before before it: keep
+ * puts_base + gets + held, the user's puts (see puts_base). */
+static void moved(lfpool_ts_cache *c, uint64_t held_before)
+{
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + held_before - held(c));
+}
+
+/* Lock held: k objects went to the user's get without being held (made
+ * or stolen for it); the get counts them in gets. */
+static void handed(lfpool_ts_cache *c, uint64_t k)
+{
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base - k);
+}
+
+/* prev_count and debug_count: stats reads them (held). */
+static void set_prev_count(lfpool_ts_cache *c, uint32_t n)
+{
+	lfp_store_u32_rlx(&c->prev_count, n);
 }
 
 void lfp_cache_lock(lfpool_ts_cache *c)
@@ -86,13 +149,13 @@ void lfp_cache_unlock(lfpool_ts_cache *c)
  */
 static void settle(lfpool_ts_cache *c)
 {
-	int32_t low = lfp_load_i32_rlx(&c->fast.low);
-	if (c->checked || low == 0)
+	void **low = lfp_load_slots_rlx(&c->fast.low);
+	if (c->checked || low == c->fast.objs)
 		return;
-	uint32_t n = c->fast.count - (uint32_t)low;
-	memmove(c->fast.objs, c->fast.objs + low, n * sizeof(void *));
-	lfp_store_u32_rlx(&c->fast.count, n);
-	lfp_store_i32_rel(&c->fast.low, 0);
+	uint32_t n = (uint32_t)(lfp_load_slots_rlx(&c->fast.top) - low);
+	memmove(c->fast.objs, low, n * sizeof(void *));
+	lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
+	lfp_store_slots_rel(&c->fast.low, c->fast.objs);
 }
 
 void lfp_cache_cool(lfpool_ts_cache *c)
@@ -105,17 +168,16 @@ void lfp_cache_cool(lfpool_ts_cache *c)
  * is loaded. */
 static void rotate(lfpool_ts_cache *c, uint32_t mag, void **objs, uint32_t n)
 {
-	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	uint32_t count = loaded_n(c), m = c->pool->depot.mag_size;
 	/* Part full magazines too: a refill at capacity, a thief's leftovers. */
-	LFP_ASSERT(*count <= m);
+	LFP_ASSERT(count <= m);
 	LFP_ASSERT(n <= m);
 	LFP_ASSERT(mag != c->loaded && objs == lfp_mag_objs(&c->pool->depot, mag));
 	c->prev = c->loaded;
 	c->prev_objs = c->fast.objs;
-	c->prev_count = *count;
+	set_prev_count(c, count);
 	c->loaded = mag;
-	c->fast.objs = objs;
-	*count = n;
+	load_mag(c, objs, n);
 }
 
 /* The loaded magazine is empty and the depot has a full magazine, mag, but
@@ -127,7 +189,7 @@ static void refill_tight(lfpool_ts_cache *c, uint32_t mag, uint32_t need)
 	void **objs = lfp_mag_objs(d, mag);
 	uint32_t k = need < d->mag_size ? need : d->mag_size;
 	memcpy(c->fast.objs, objs + d->mag_size - k, k * sizeof(void *));
-	*loaded_count(c) = k;
+	set_loaded_n(c, k);
 	lfp_depot_put_objs(d, &c->pool->core.slabs, objs, d->mag_size - k);
 	lfp_depot_push(d, &d->empty, mag);
 }
@@ -166,7 +228,7 @@ static bool refill(lfpool_ts_cache *c, uint32_t need)
 	if (want > d->mag_size)
 		want = d->mag_size;
 	uint32_t n = lfp_depot_get_objs(d, &c->pool->core.slabs, c->fast.objs, want);
-	*loaded_count(c) = n;
+	set_loaded_n(c, n);
 	if (n && !tight && fill < d->mag_size)
 		lfp_store_u32_rlx(&c->fill, 2 * fill < d->mag_size ? 2 * fill : d->mag_size);
 	return n != 0;
@@ -196,21 +258,26 @@ static void make_room(lfpool_ts_cache *c)
 	/* The depot is at its bound, or a thief left the previous magazine
 	 * part full: its objects go below the depot (one CAS). */
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
-	c->prev_count = 0;
+	set_prev_count(c, 0);
 	rotate(c, c->prev, c->prev_objs, 0);
 }
 
 /* Lock held: put n accepted objects into the magazines. */
 static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
-	uint32_t *count = loaded_count(c), m = c->pool->depot.mag_size;
+	uint32_t m = c->pool->depot.mag_size;
 	while (n) {
-		LFP_ASSERT(*count <= m);
-		if (*count == m)
+		uint32_t count = loaded_n(c);
+		LFP_ASSERT(count <= m);
+		if (count == m) {
+			uint64_t h = held(c);
 			make_room(c);
-		uint32_t k = m - *count < n ? m - *count : (uint32_t)n;
-		memcpy(&c->fast.objs[*count], objs, k * sizeof(void *));
-		lfp_store_u32_rlx(count, *count + k);
+			moved(c, h);
+			count = loaded_n(c);
+		}
+		uint32_t k = m - count < n ? m - count : (uint32_t)n;
+		memcpy(&c->fast.objs[count], objs, k * sizeof(void *));
+		set_loaded_n(c, count + k);
 		objs += k;
 		n -= k;
 	}
@@ -272,20 +339,24 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 /* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_ts_cache *c, void **objs, size_t n)
 {
-	uint32_t *count = loaded_count(c);
 	size_t got = 0;
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
 	while (got < n) {
-		if (*count == 0) {
+		uint32_t count = loaded_n(c);
+		if (count == 0) {
 			if (!c->prev_count)
 				bump(&c->misses, 1);
 			uint32_t need = n - got < UINT32_MAX ? (uint32_t)(n - got) : UINT32_MAX;
-			if (refill(c, need))
+			uint64_t h = held(c);
+			bool refilled = refill(c, need);
+			moved(c, h);
+			if (refilled)
 				continue;
 			int err;
 			size_t k = create_or_steal(c, objs + got, n - got, &err);
+			handed(c, k);
 			if (k == 0) {
 				unmark(c, objs, got);
 				push_objs(c, objs, got);
@@ -297,13 +368,14 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 			got += k;
 			continue;
 		}
-		uint32_t k = *count < n - got ? *count : (uint32_t)(n - got);
-		LFP_ASSERT(*count <= c->pool->depot.mag_size);
-		lfp_store_u32_rlx(count, *count - k);
-		memcpy(&objs[got], &c->fast.objs[*count], k * sizeof(void *));
+		uint32_t k = count < n - got ? count : (uint32_t)(n - got);
+		LFP_ASSERT(count <= c->pool->depot.mag_size);
+		set_loaded_n(c, count - k);
+		memcpy(&objs[got], &c->fast.objs[count - k], k * sizeof(void *));
 		mark_out(c, objs + got, k);
 		got += k;
 	}
+	bump(&c->fast.gets, n);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
 	return 0;
@@ -311,12 +383,12 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 
 LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 {
-	/* The inline get stored count - 1 before it read low: undo that. */
-	lfp_store_u32_rlx(&c->fast.count, c->fast.count + 1);
+	/* The inline get stored top - 1 before it read low: undo that. */
+	lfp_store_slots_rlx(&c->fast.top,
+			    (void **)((uintptr_t)lfp_load_slots_rlx(&c->fast.top) + sizeof(void *)));
 	void *obj;
 	if (take(c, &obj, 1) != 0)
 		return NULL;
-	bump(&c->fast.gets, 1);
 	return obj;
 }
 
@@ -330,15 +402,11 @@ LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 	push_objs(c, &obj, 1);
 	lfp_cache_unlock(c);
 	lfp_grace_leave();
-	bump(&c->fast.puts, 1);
 }
 
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
 {
-	if (take(c, objs, n) != 0)
-		return -1;
-	bump(&c->fast.gets, n);
-	return 0;
+	return take(c, objs, n);
 }
 
 /* lfp_core_accept_bulk's push: accepted objects into the magazines. */
@@ -351,7 +419,6 @@ static void push_accepted(void *c, void *const *objs, size_t n)
 	push_objs(cache, objs, n);
 	lfp_cache_unlock(cache);
 	lfp_grace_leave();
-	bump(&cache->fast.puts, n);
 }
 
 LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *c, void *const *objs, size_t n)
@@ -365,49 +432,53 @@ static void flush_locked(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
-	uint32_t *count = loaded_count(c);
 	settle(c);
-	lfp_depot_put_objs(d, s, c->fast.objs, *count);
-	lfp_store_u32_rlx(count, 0);
+	uint64_t h = held(c);
+	lfp_depot_put_objs(d, s, c->fast.objs, loaded_n(c));
+	set_loaded_n(c, 0);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
-	c->prev_count = 0;
+	set_prev_count(c, 0);
+	moved(c, h);
 }
 
 void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
 {
 	lfp_cache_lock(c);
-	*low = lfp_load_i32_rlx(&c->fast.low);
+	*low = lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.low));
 	if (!c->checked)
-		lfp_store_i32_dekker(&c->fast.low, LFP_CACHE_STOPPED);
+		lfp_store_slots_dekker(&c->fast.low, LFP_CACHE_STOPPED);
 }
 
 void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 {
+	size_t before = sk->got;
 	if (c->checked) {
 		/* Debug pools: every get and put runs under the lock we hold. */
 		size_t k = c->debug_count < lfp_sink_room(sk) ? c->debug_count : lfp_sink_room(sk);
-		c->debug_count -= (uint32_t)k;
+		lfp_store_u32_rlx(&c->debug_count, c->debug_count - (uint32_t)k);
 		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
 	} else {
 		/* After the fence: every get that passed its check with the old
 		 * low stored its count before it, and we see that store. */
-		uint32_t top = lfp_load_u32_dekker(&c->fast.count);
-		if ((int32_t)top > *low) {
-			size_t held = (size_t)((int32_t)top - *low), room = lfp_sink_room(sk);
+		int32_t top = lfp_cache_index(c, lfp_load_slots_dekker(&c->fast.top));
+		if (top > *low) {
+			size_t held = (size_t)(top - *low), room = lfp_sink_room(sk);
 			size_t k = held < room ? held : room;
 			lfp_sink_give(sk, c->fast.objs + *low, k);
 			*low += (int32_t)k;
 		}
 	}
 	size_t k = c->prev_count < lfp_sink_room(sk) ? c->prev_count : lfp_sink_room(sk);
-	c->prev_count -= (uint32_t)k;
+	set_prev_count(c, c->prev_count - (uint32_t)k);
 	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
+	/* What the cache holds went down without a get: see puts_base. */
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + (sk->got - before));
 }
 
 void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
 {
 	if (!c->checked)
-		lfp_store_i32_rel(&c->fast.low, low);
+		lfp_store_slots_rel(&c->fast.low, c->fast.objs + low);
 	lfp_cache_unlock(c);
 }
 
@@ -438,9 +509,8 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	c->checked = p->core.debug;
 	c->loaded = mags[0];
 	c->prev = mags[1];
-	c->fast.objs = lfp_mag_objs(&p->depot, mags[0]);
+	load_mag(c, lfp_mag_objs(&p->depot, mags[0]), 0);
 	c->prev_objs = lfp_mag_objs(&p->depot, mags[1]);
-	c->fast.room = c->checked || p->core.reset ? 0 : p->depot.mag_size;
 	lfp_cache_cool(c);
 	c->next = p->caches;
 	c->pprev = &p->caches;
@@ -454,12 +524,14 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum)
 {
-	sum->gets += lfp_load_u64_rlx(&c->fast.gets);
-	sum->puts += lfp_load_u64_rlx(&c->fast.puts);
+	uint64_t gets = lfp_load_u64_rlx(&c->fast.gets);
+	sum->gets += gets;
+	sum->puts += lfp_load_u64_rlx(&c->puts_base) + gets + held(c);
 	sum->misses += lfp_load_u64_rlx(&c->misses);
 	sum->full_pops += lfp_load_u64_rlx(&c->full_pops);
 	sum->full_pushes += lfp_load_u64_rlx(&c->full_pushes);
 }
+
 
 /* Take c off its pool's list, keeping its counts, and free it. */
 static void unlink_free(lfpool_ts_cache *c)

@@ -61,7 +61,7 @@ struct lfp_cache_counts {
 };
 
 /* fast.low while a thief holds the cache: no get can pass its check. */
-#define LFP_CACHE_STOPPED INT32_MAX
+#define LFP_CACHE_STOPPED LFPOOL_CACHE_STOPPED_
 /* The first refill from loose objects takes this many (fill adapts). */
 #define LFP_FILL_MIN 4u
 
@@ -73,18 +73,34 @@ struct lfpool_ts_cache {
 	uint32_t prev_count;		/* objects in the previous magazine */
 	uint32_t fill;			/* loose objects a refill takes; adapts */
 	uint8_t lock;			/* held by the slow paths and by thieves */
-	int32_t thief_low;		/* a thief's copy of fast.low, under lock */
+	int32_t thief_low;		/* a thief's copy of fast.low (index), under lock */
 	bool checked;			/* debug pool: every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
 	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */
 	uint64_t misses, full_pops, full_pushes;
+	/* The puts of the cache's user are puts_base + fast.gets + the objects
+	 * the cache holds (held() in cache.c): a hit get or put keeps the sum
+	 * as it is (gets + 1 and one object fewer, or one more), so hits count
+	 * no put; every other change of what the cache holds (refills,
+	 * magazines given to the depot, flushes, thieves, objects made or
+	 * stolen for a get) moves puts_base by as much, under the lock. */
+	uint64_t puts_base;
 	lfpool_ts *pool;
 	lfpool_ts_cache *next, **pprev;	/* the pool's list, under lfp_ts_lock */
 };
 /* lfpool_ts_cache_get and _put (lfpool/ts.h) read the cache as its fast
  * view. */
 _Static_assert(offsetof(struct lfpool_ts_cache, fast) == 0, "fast view first");
+
+/* A pointer of the fast view (top, low) as an index into the loaded
+ * magazine: top may be one below it while a get that missed is on its way
+ * to the slow path.  Not for a stopped low. */
+static inline int32_t lfp_cache_index(const lfpool_ts_cache *c, void **p)
+{
+	/* Unsigned: a shift; one below wraps to all ones, i.e. -1. */
+	return (int32_t)(((uintptr_t)p - (uintptr_t)c->fast.objs) / sizeof(void *));
+}
 
 struct lfpool_ts {
 	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
@@ -193,7 +209,8 @@ void lfp_cache_free(lfpool_ts_cache *c);
  * memory goes back with the slabs at destroy.
  */
 void lfp_cache_abandon(lfpool_ts_cache *c);
-/* Add c's counters to *sum (relaxed loads: c may be in use). */
+/* Add c's counters to *sum (relaxed loads: c may be in use; its puts are
+ * then within the objects its user's current step moves, see puts_base). */
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
 /* The calling thread's cache for p (alive), made on first use; NULL with

@@ -39,8 +39,9 @@ static void walk_depot(struct lfp_census *cs, const lfpool_ts *p)
  * prev_objs[0 .. prev_count) (cache.c). */
 static void walk_cache(struct lfp_census *cs, const lfpool_ts_cache *c, uint32_t mag_size)
 {
-	uint32_t loaded = c->checked ? c->debug_count : c->fast.count;
-	int32_t low = c->checked ? 0 : lfp_load_i32_rlx(&c->fast.low);
+	uint32_t loaded = c->checked ? c->debug_count
+				     : (uint32_t)lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.top));
+	int32_t low = c->checked ? 0 : lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.low));
 	if (loaded > mag_size || low < 0 || (uint32_t)low > loaded || c->prev_count > mag_size) {
 		lfp_census_fail(cs, "a cache's magazines hold [%d, %u) and %u of %u", low, loaded,
 				c->prev_count, mag_size);
