@@ -214,7 +214,7 @@ static inline unsigned lfpool_array_slot_of(size_t n)
  * sign extension after it (movslq), one instruction of every call. */
 static inline size_t lfpool_array_index_of_(size_t n)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__)
 	if (!__builtin_constant_p(n)) {
 		uint64_t i;
 		__asm__("bsrq %1, %0" : "=r"(i) : "r"((uint64_t)((n - 1) | 1)) : "cc");

@@ -253,8 +253,8 @@ LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
 /* Fill *st, summing every cache's counters (exact only when quiet: a hit
  * counts only its get, and a cache's puts are derived from its gets, the
  * objects it holds and those that moved in or out of it otherwise, so
- * while a cache is in use they may be off by what its current step
- * moves, up to a magazine's worth).  hits = gets served by the
+ * while a cache is in use they may be off by what its current call
+ * moves: a bulk call's n, two magazines for a flush).  hits = gets served by the
  * caller's own two magazines (per-CPU pools: by the area of its CPU);
  * misses = gets that found them empty; mag_exchanges = magazines taken
  * from or given to the depot; live = gets - puts; retained = created -
@@ -386,7 +386,7 @@ struct lfpool_ts_cache_fast {
  * the compilers make a load, an add and a store (and a copy of the old
  * value).  Pointer arithmetic through uintptr_t: top - 1 may lie before
  * the magazine (an empty one), which only the compare with low reads. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_)
+#if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_)
 # define LFPOOL_CACHE_POPPED_(f, t) \
 	__asm__("subq $8, %0\n\tmovq %0, %1" : "+m"((f)->top), "=r"(t))
 # define LFPOOL_CACHE_PUSHED_(f, t) do { \

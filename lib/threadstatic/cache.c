@@ -459,7 +459,7 @@ void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
 		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
 	} else {
 		/* After the fence: every get that passed its check with the old
-		 * low stored its count before it, and we see that store. */
+		 * low stored its decremented top before it, and we see that store. */
 		int32_t top = lfp_cache_index(c, lfp_load_slots_dekker(&c->fast.top));
 		if (top > *low) {
 			size_t held = (size_t)(top - *low), room = lfp_sink_room(sk);

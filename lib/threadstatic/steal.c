@@ -19,7 +19,7 @@
  *      and, in rseq mode, close the CPU areas' gate        (lfp_ts_percpu_stop)
  *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
  *   5. take from the depot again, each cache's loaded magazine (from the
- *      bottom, below the count it now reads) and previous one, and each
+ *      bottom, below the top it now reads) and previous one, and each
  *      CPU area               (take_depot, lfp_cache_take, lfp_ts_percpu_take)
  *   6. restart: store each cache's new low (release) and unlock it, reopen
  *      the gate                         (lfp_cache_restart, lfp_ts_percpu_restart)
@@ -29,10 +29,10 @@
  *      then fails with ENOBUFS.
  *
  * Why an owner's get never returns an object a thief took (step 4): the
- * get stores its decremented count, then loads low.  membarrier orders
+ * get stores its decremented top, then loads low.  membarrier orders
  * every running thread's earlier accesses before its later ones against
  * the thief: if the get's store came before that point, the thief's load
- * of the count (step 5) sees it and takes only objects below it; if after,
+ * of the top (step 5) sees it and takes only objects below it; if after,
  * the get's load of low sees LFP_CACHE_STOPPED or the raised low, fails its
  * check and waits for the cache lock in its slow path.  An rseq sequence in
  * flight on a CPU whose area we take is aborted by the same membarrier, and
