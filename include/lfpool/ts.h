@@ -437,11 +437,20 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
  * descriptor, which lives in the code that inlined it, whenever it
  * preempts a thread that ran one last.  The sequences keep the check shape
  * that lets a thief stop every area (the gate, compared inside the
- * section; the commit, the section's last instruction): see rseq_x86_64.S.
+ * section; the commit, the section's last instruction, an incq of the
+ * counter in memory): see rseq_x86_64.S.  They need glibc >= 2.35 (its
+ * __rseq_offset); with an older one ts_get and ts_put call the library.
  */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
-	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ)
+	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && defined(__GLIBC__) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 # define LFPOOL_RSEQ_INLINE_ 1
+/* glibc's __rseq_offset (>= 2.35): where its rseq area lies from the
+ * thread pointer.  A constant, so the compiler may load it once per loop
+ * and never after the table's pointer.  Named apart from <sys/rseq.h>'s
+ * declaration, which has C++ linkage in C++ (glibc 2.36), so that either
+ * header may come first. */
+extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
 #endif
 
 /* The head of a per-CPU table, as lib/threadstatic/percpu.h lays it out
@@ -499,16 +508,16 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 {
 	void *obj;
-	uint64_t a, n, pops;
+	uint64_t a, n;
 	__asm__ __volatile__(LFPOOL_RSEQ_CS_
 		LFPOOL_RSEQ_AREA_
-		"movq 8(%[a]), %[pops]\n\tmovq (%[a]), %[n]\n\tsubq %[pops], %[n]\n\tjz 7f\n\t"
-		"movq 16(%[a],%[n],8), %[obj]\n\tincq %[pops]\n\tmovq %[pops], 8(%[a])\n"
+		"movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]\n\tjz 7f\n\t"
+		"movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])\n"
 		"5:" LFPOOL_RSEQ_ABORT_
 		"\t.pushsection .text.unlikely, \"ax\"\n7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
 		"\t.popsection\n8:\n"
-		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n), [pops] "=&r"(pops)
-		: [h] "r"(h), [off] "r"(h->rseq_offset)
+		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n)
+		: [h] "r"(h), [off] "r"(lfpool_rseq_offset_)
 		: "memory", "cc");
 	return obj;
 }
@@ -522,12 +531,12 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
 		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
 		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
-		"movq (%%rax), %%rcx\n\tmovq %%rcx, %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
+		"movq (%%rax), %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
 		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
-		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq %%rcx\n\tmovq %%rcx, (%%rax)\n" \
+		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)\n" \
 		"5:" LFPOOL_RSEQ_ABORT_ \
-		: : [h] "r"(h), [off] "r"((h)->rseq_offset), [o] "r"(obj) \
-		: "rax", "rcx", "rdx", "memory", "cc" : miss)
+		: : [h] "r"(h), [off] "r"(lfpool_rseq_offset_), [o] "r"(obj) \
+		: "rax", "rdx", "memory", "cc" : miss)
 #endif
 
 /* lfpool_ts_get and lfpool_ts_put inline whole: GCC's size estimate of
