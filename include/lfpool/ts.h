@@ -411,6 +411,7 @@ struct lfpool_ts_tls {
 	lfpool_ts_cache *cache;
 	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
 	uint32_t ndir;		/* ids below it index dir */
+	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
 };
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));
@@ -423,9 +424,12 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
 # define LFPOOL_TS_DIR_(id) \
 	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.dir[id], __ATOMIC_RELAXED))
+# define LFPOOL_TS_BY_THREAD_(f) \
+	((lfpool_ts_cache *)__atomic_load_n(&(f)->by_thread[lfpool_ts_tls_.tslot], __ATOMIC_RELAXED))
 #else
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
 # define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
+# define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
 #endif
 
 /*
@@ -463,23 +467,35 @@ struct lfpool_percpu_hot_ {
 	int64_t rseq_offset;	/* glibc's __rseq_offset */
 };
 
-/* The head of every ThreadStatic pool: the per-CPU tables whose gets and
- * puts may run inline, or NULL (per-thread pools, the fallback path,
- * debug checks, a reset hook). */
+/* Threads whose implicit caches a pool keeps in its head, as by_thread[1 ..
+ * LFPOOL_TS_THREAD_SLOTS_] (entry 0 stays NULL: threads without a slot). */
+#define LFPOOL_TS_THREAD_SLOTS_ 4
+
+/* The head of every ThreadStatic pool, one cache line: the per-CPU tables
+ * whose gets and puts may run inline, or NULL (per-thread pools, the
+ * fallback path, debug checks, a reset hook); and the implicit caches of
+ * the first threads to hold a slot (lfpool_ts_tls_.tslot), so that a
+ * switch of pool reads the cache's address from this line, the one its id
+ * is in, rather than from the thread's directory after it: one dependent
+ * cache miss less per switch (round-robin over many pools).  Only the
+ * slot's thread writes its entry (lib/threadstatic/tls.c). */
 struct lfpool_ts_fast {
 	const struct lfpool_percpu_hot_ *rseq_get;
 	const struct lfpool_percpu_hot_ *rseq_put;
 	uint32_t id;		/* index in the threads' directories */
+	uint32_t pad_;
+	lfpool_ts_cache *by_thread[LFPOOL_TS_THREAD_SLOTS_ + 1];
 };
 
-/* The calling thread's cache of pool from its directory, made its
- * most recently used entry (owner's stores: cache, then pool, release);
- * NULL when it has none. */
+/* The calling thread's cache of pool from the pool's head or else its
+ * directory, made its most recently used entry (owner's stores: cache,
+ * then pool, release); NULL when it has none. */
 static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 {
-	uint32_t id = ((const struct lfpool_ts_fast *)pool)->id;
-	lfpool_ts_cache *c;
-	if (id >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id)))
+	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)pool;
+	lfpool_ts_cache *c = LFPOOL_TS_BY_THREAD_(f);
+	uint32_t id;
+	if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
 		return NULL;
 	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);
