@@ -88,9 +88,10 @@
  * __tls_get_addr, so this library must be linked, not dlopen()ed late).
  * ts_get and ts_put are inline: when the thread's last call was on the
  * same pool they compare one pointer and run lfpool_ts_cache_get or _put on
- * its cache; otherwise they read the thread's cache of the pool from its
- * directory, indexed by the pool's dense id (a bounds test and a load,
- * still inline), and call out only when it has none.  The directory takes
+ * its cache; otherwise they read the thread's cache of the pool from the
+ * pool's head (for the first 4 threads at a time) or from its directory,
+ * indexed by the pool's dense id (a bounds test and a load, still inline),
+ * and call out only when it has none.  The directory takes
  * 8 bytes per id up to the highest id the thread used (ids are reused, so
  * they stay below the most pools alive at once).  Create, a thread's first
  * use, lookups and destroy cost O(1) however many pools are alive
