@@ -12,7 +12,7 @@
  *       of a get that steals (pattern steal, with lfpool-threadstatic),
  *       many pools at once, round-robin over 1,000 pools and a new
  *       thread's first get (pattern manypools, with lfpool-threadstatic;
- *       pattern firstuse: the last two alone),
+ *       pattern firstuse or roundrobin: the last two alone),
  *       and each of 8 threads' share of the operations on one shared
  *       instance (pattern contend).
  *   lfpool-bench --list
@@ -334,7 +334,8 @@ int main(int argc, char **argv)
 	if (selected(o.pattern_filter, "contend"))
 		report_contend(impls, NIMPLS, o.impl_filter, o.quick, selected);
 	if (selected(o.impl_filter, "lfpool-threadstatic") &&
-	    (selected(o.pattern_filter, "manypools") || selected(o.pattern_filter, "firstuse")))
+	    (selected(o.pattern_filter, "manypools") || selected(o.pattern_filter, "firstuse") ||
+	     selected(o.pattern_filter, "roundrobin")))
 		report_manypools(o.quick, selected(o.pattern_filter, "manypools"));
 	free(res);
 	return 0;

@@ -69,4 +69,22 @@ check "inline paths, C99 -fsanitize=thread, no annotations" $cc -std=c99 $flags 
 	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/e.o" "$tmp/use.c"
 check "inline paths, C++11 -fsanitize=thread, no annotations" $cxx -std=c++11 $flags -O1 \
 	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/f.o" "$tmp/use.cc"
+# The inline rseq path names glibc's __rseq_offset: it must not clash with
+# <sys/rseq.h>'s own declaration (C++ linkage in C++ with glibc 2.36),
+# whichever header comes first.
+if printf '#include <sys/rseq.h>\n' | $cc -std=c99 -x c -fsyntax-only - 2>/dev/null; then
+	for first in rseq lfpool; do
+		if [ $first = rseq ]; then
+			printf '#include <sys/rseq.h>\n#include "lfpool.h"\n' > "$tmp/rseq.cc"
+		else
+			printf '#include "lfpool.h"\n#include <sys/rseq.h>\n' > "$tmp/rseq.cc"
+		fi
+		sed -n '/^void \*use_ts/,/^}/p' "$tmp/use.c" >> "$tmp/rseq.cc"
+		cp "$tmp/rseq.cc" "$tmp/rseq.c"
+		check "inline paths with <sys/rseq.h> ($first first), C99 -O2" $cc -std=c99 $flags -O2 \
+			-I"$inc" -c -o "$tmp/g.o" "$tmp/rseq.c"
+		check "inline paths with <sys/rseq.h> ($first first), C++11 -O2" $cxx -std=c++11 $flags \
+			-O2 -I"$inc" -c -o "$tmp/h.o" "$tmp/rseq.cc"
+	done
+fi
 exit $status

@@ -134,6 +134,73 @@ Test(ts_exit, attach_and_detach)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
+/* Get every object one by one, then put them all back. */
+static void *get_all_put_all(void *arg)
+{
+	get_batch(arg);
+	struct batch *b = arg;
+	if (!b->failed && !all_distinct(b->objs, b->n))
+		b->failed = -1;
+	return put_batch(arg);
+}
+
+/* get_all_put_all on a[0], then on a[1]. */
+static void *both_pools(void *arg)
+{
+	struct batch *a = arg;
+	get_all_put_all(&a[0]);
+	return get_all_put_all(&a[1]);
+}
+
+/*
+ * A pool keeps the caches of the first threads in its head, by thread slot
+ * (include/lfpool/ts.h, struct lfpool_ts_fast): a thread that exits, or
+ * detaches, must leave no cache there for the next user of its slot.  Each
+ * thread of each round here takes the slot the previous one left (the
+ * lowest free one); one that found its predecessor's freed cache would
+ * take objects from a magazine given back to the depot (duplicates, or
+ * more created than the capacity), or fail, and its calls would be counted
+ * on a cache no longer in the pool's statistics.
+ */
+Test(ts_exit, a_thread_slot_is_left_empty_for_the_next_thread)
+{
+	enum { CAP = 100, ROUNDS = 20 };
+	lfpool_config c = ts_config(32, 8, 2);
+	c.capacity = CAP;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	lfpool_ts *q = lfpool_ts_create(&c);
+	static struct batch b, two[2];
+	uint64_t gets_p = 0, gets_q = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		/* Both pools, in turns of order: the second one's entry for the
+		 * slot is the previous thread's unless its exit cleared it. */
+		two[0] = (struct batch){ .pool = r % 2 ? p : q, .n = CAP, .put = CAP };
+		two[1] = (struct batch){ .pool = r % 2 ? q : p, .n = CAP, .put = CAP };
+		run_on_thread(both_pools, two);
+		cr_assert_eq(two[0].failed + two[1].failed, 0, "round %d: failed or duplicate gets", r);
+		gets_p += CAP;
+		gets_q += CAP;
+		b = (struct batch){ .pool = p, .n = CAP, .put = CAP };
+		run_on_thread(get_all_put_all, &b);
+		cr_assert_eq(b.failed, 0, "round %d: %d failed or duplicate gets", r, b.failed);
+		gets_p += CAP;
+		cr_assert_eq(stats_of(p).gets, gets_p, "round %d: every get counted", r);
+		cr_assert_eq(stats_of(q).gets, gets_q, "round %d: every get counted", r);
+	}
+	/* The same on this thread, across a detach. */
+	for (int r = 0; r < ROUNDS; r++) {
+		b = (struct batch){ .pool = p, .n = CAP, .put = CAP };
+		get_all_put_all(&b);
+		cr_assert_eq(b.failed, 0, "round %d: %d failed or duplicate gets", r, b.failed);
+		lfpool_ts_detach(p);
+		gets_p += CAP;
+		cr_assert_eq(stats_of(p).gets, gets_p, "round %d: every get counted", r);
+	}
+	cr_assert_eq(stats_of(p).created, CAP);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	cr_assert_eq(lfpool_ts_destroy(q), 0);
+}
+
 Test(ts_explicit, a_cache_used_on_several_threads)
 {
 	lfpool_config c = ts_config(48, 16, 4);

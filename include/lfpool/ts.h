@@ -88,9 +88,10 @@
  * __tls_get_addr, so this library must be linked, not dlopen()ed late).
  * ts_get and ts_put are inline: when the thread's last call was on the
  * same pool they compare one pointer and run lfpool_ts_cache_get or _put on
- * its cache; otherwise they read the thread's cache of the pool from its
- * directory, indexed by the pool's dense id (a bounds test and a load,
- * still inline), and call out only when it has none.  The directory takes
+ * its cache; otherwise they read the thread's cache of the pool from the
+ * pool's head (for the first 4 threads at a time) or from its directory,
+ * indexed by the pool's dense id (a bounds test and a load, still inline),
+ * and call out only when it has none.  The directory takes
  * 8 bytes per id up to the highest id the thread used (ids are reused, so
  * they stay below the most pools alive at once).  Create, a thread's first
  * use, lookups and destroy cost O(1) however many pools are alive
@@ -449,6 +450,7 @@ struct lfpool_ts_tls {
 	lfpool_ts_cache *cache;
 	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
 	uint32_t ndir;		/* ids below it index dir */
+	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
 };
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));
@@ -461,9 +463,12 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
 # define LFPOOL_TS_DIR_(id) \
 	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.dir[id], __ATOMIC_RELAXED))
+# define LFPOOL_TS_BY_THREAD_(f) \
+	((lfpool_ts_cache *)__atomic_load_n(&(f)->by_thread[lfpool_ts_tls_.tslot], __ATOMIC_RELAXED))
 #else
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
 # define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
+# define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
 #endif
 
 /*
@@ -475,11 +480,20 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
  * descriptor, which lives in the code that inlined it, whenever it
  * preempts a thread that ran one last.  The sequences keep the check shape
  * that lets a thief stop every area (the gate, compared inside the
- * section; the commit, the section's last instruction): see rseq_x86_64.S.
+ * section; the commit, the section's last instruction, an incq of the
+ * counter in memory): see rseq_x86_64.S.  They need glibc >= 2.35 (its
+ * __rseq_offset); with an older one ts_get and ts_put call the library.
  */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
-	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ)
+	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && defined(__GLIBC__) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 # define LFPOOL_RSEQ_INLINE_ 1
+/* glibc's __rseq_offset (>= 2.35): where its rseq area lies from the
+ * thread pointer.  A constant, so the compiler may load it once per loop
+ * and never after the table's pointer.  Named apart from <sys/rseq.h>'s
+ * declaration, which has C++ linkage in C++ (glibc 2.36), so that either
+ * header may come first. */
+extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
 #endif
 
 /* The head of a per-CPU table, as lib/threadstatic/percpu.h lays it out
@@ -492,23 +506,35 @@ struct lfpool_percpu_hot_ {
 	int64_t rseq_offset;	/* glibc's __rseq_offset */
 };
 
-/* The head of every ThreadStatic pool: the per-CPU tables whose gets and
- * puts may run inline, or NULL (per-thread pools, the fallback path,
- * debug checks, a reset hook). */
+/* Threads whose implicit caches a pool keeps in its head, as by_thread[1 ..
+ * LFPOOL_TS_THREAD_SLOTS_] (entry 0 stays NULL: threads without a slot). */
+#define LFPOOL_TS_THREAD_SLOTS_ 4
+
+/* The head of every ThreadStatic pool, one cache line: the per-CPU tables
+ * whose gets and puts may run inline, or NULL (per-thread pools, the
+ * fallback path, debug checks, a reset hook); and the implicit caches of
+ * the first threads to hold a slot (lfpool_ts_tls_.tslot), so that a
+ * switch of pool reads the cache's address from this line, the one its id
+ * is in, rather than from the thread's directory after it: one dependent
+ * cache miss less per switch (round-robin over many pools).  Only the
+ * slot's thread writes its entry (lib/threadstatic/tls.c). */
 struct lfpool_ts_fast {
 	const struct lfpool_percpu_hot_ *rseq_get;
 	const struct lfpool_percpu_hot_ *rseq_put;
 	uint32_t id;		/* index in the threads' directories */
+	uint32_t pad_;
+	lfpool_ts_cache *by_thread[LFPOOL_TS_THREAD_SLOTS_ + 1];
 };
 
-/* The calling thread's cache of pool from its directory, made its
- * most recently used entry (owner's stores: cache, then pool, release);
- * NULL when it has none. */
+/* The calling thread's cache of pool from the pool's head or else its
+ * directory, made its most recently used entry (owner's stores: cache,
+ * then pool, release); NULL when it has none. */
 static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 {
-	uint32_t id = ((const struct lfpool_ts_fast *)pool)->id;
-	lfpool_ts_cache *c;
-	if (id >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id)))
+	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)pool;
+	lfpool_ts_cache *c = LFPOOL_TS_BY_THREAD_(f);
+	uint32_t id;
+	if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
 		return NULL;
 	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);
@@ -537,16 +563,16 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 {
 	void *obj;
-	uint64_t a, n, pops;
+	uint64_t a, n;
 	__asm__ __volatile__(LFPOOL_RSEQ_CS_
 		LFPOOL_RSEQ_AREA_
-		"movq 8(%[a]), %[pops]\n\tmovq (%[a]), %[n]\n\tsubq %[pops], %[n]\n\tjz 7f\n\t"
-		"movq 16(%[a],%[n],8), %[obj]\n\tincq %[pops]\n\tmovq %[pops], 8(%[a])\n"
+		"movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]\n\tjz 7f\n\t"
+		"movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])\n"
 		"5:" LFPOOL_RSEQ_ABORT_
 		"\t.pushsection .text.unlikely, \"ax\"\n7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
 		"\t.popsection\n8:\n"
-		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n), [pops] "=&r"(pops)
-		: [h] "r"(h), [off] "r"(h->rseq_offset)
+		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n)
+		: [h] "r"(h), [off] "r"(lfpool_rseq_offset_)
 		: "memory", "cc");
 	return obj;
 }
@@ -560,12 +586,12 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
 		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
 		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
-		"movq (%%rax), %%rcx\n\tmovq %%rcx, %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
+		"movq (%%rax), %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
 		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
-		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq %%rcx\n\tmovq %%rcx, (%%rax)\n" \
+		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)\n" \
 		"5:" LFPOOL_RSEQ_ABORT_ \
-		: : [h] "r"(h), [off] "r"((h)->rseq_offset), [o] "r"(obj) \
-		: "rax", "rcx", "rdx", "memory", "cc" : miss)
+		: : [h] "r"(h), [off] "r"(lfpool_rseq_offset_), [o] "r"(obj) \
+		: "rax", "rdx", "memory", "cc" : miss)
 #endif
 
 /* lfpool_ts_get and lfpool_ts_put inline whole: GCC's size estimate of

@@ -21,7 +21,11 @@
  *    over and re-reads the CPU number.  The registers a restart needs (the
  *    arguments) are never written inside the section.
  *  - The only store that others can observe is the last instruction of the
- *    section, the store of pushes or pops (the commit).  A push writes its
+ *    section, the store of pushes or pops (the commit; in get and put an
+ *    incq of the counter in memory: one instruction, which an interrupt
+ *    never splits, so its load and store both fall inside the section or
+ *    both after it, and no other CPU writes the area while the gate is
+ *    open).  A push writes its
  *    slots before it, at and beyond pushes - pops, which no one reads until
  *    the commit makes them part of the area: an aborted push leaves the area
  *    as it was.  A pop only loads before its commit (the bulk pop also
@@ -131,13 +135,11 @@
 /* void *lfp_rseq_get(struct lfp_percpu_hot *h): the top object, or
  * h->on_empty(h) when the area is empty. */
 BEGIN lfp_rseq_get, lfp_rseq_get_empty
-	movq POPS(%r9), %r10
 	movq PUSHES(%r9), %rcx
-	subq %r10, %rcx			/* objects held */
+	subq POPS(%r9), %rcx		/* objects held */
 	jz lfp_rseq_get_empty
 	movq SLOT-8(%r9,%rcx,8), %rax	/* the top one */
-	incq %r10
-	movq %r10, POPS(%r9)		/* commit */
+	incq POPS(%r9)			/* commit */
 lfp_rseq_get_commit:
 	ret
 lfp_rseq_get_empty:
@@ -147,15 +149,13 @@ END lfp_rseq_get
 /* void lfp_rseq_put(struct lfp_percpu_hot *h, void *obj): push obj, or
  * h->on_full(h, obj) when the area is full. */
 BEGIN lfp_rseq_put, lfp_rseq_put_full
-	movq PUSHES(%r9), %r10
-	movq %r10, %rcx
+	movq PUSHES(%r9), %rcx
 	subq POPS(%r9), %rcx		/* objects held */
 	movl HOT_MAX(%rdi), %edx
 	cmpq %rdx, %rcx
 	jae lfp_rseq_put_full
 	movq %rsi, SLOT(%r9,%rcx,8)
-	incq %r10
-	movq %r10, PUSHES(%r9)		/* commit */
+	incq PUSHES(%r9)		/* commit */
 lfp_rseq_put_commit:
 	ret
 lfp_rseq_put_full:

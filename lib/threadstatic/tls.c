@@ -39,6 +39,20 @@
  * caches its directory holds; destroy holds the same lock, so an exit
  * racing with destroy sees the pool either whole or gone.
  *
+ * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
+ * (at a time) also get a slot, tslot in their fast-path entry, and each
+ * pool keeps such a thread's cache in its head, by_thread[tslot], which
+ * the inline path reads before the directory: the pool's head is read for
+ * its id anyway, so the cache's address comes one dependent load sooner.
+ * by_thread[tslot] only ever holds a cache that the thread's directory
+ * holds too.  Only the slot's thread writes its entries (as it inserts
+ * into or clears its directory, and at exit, which clears the entries of
+ * every pool its directory names before its slot is free for another
+ * thread, under lfp_ts_lock); register zeroes every entry of a new pool
+ * and unregister of a destroyed one (so that a debug pool's later call
+ * goes out of line, as for its id).  A fork's child keeps the other
+ * threads' slots taken: their entries name abandoned caches.
+ *
  * The variables use the initial-exec TLS model: an access is one
  * %fs-relative load, with no call to __tls_get_addr.
  */
@@ -59,6 +73,10 @@ struct lfp_tls_table {
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
+/* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
+static uint32_t tslots_taken;
+_Static_assert(LFPOOL_TS_THREAD_SLOTS_ < 32, "tslots_taken holds a bit per slot");
+_Static_assert(sizeof(struct lfpool_ts_fast) == 64, "the pool's head is one cache line");
 
 /*
  * The registry of live pools, under lfp_ts_lock: slot i holds the pool that
@@ -99,6 +117,8 @@ int lfp_tls_register(lfpool_ts *p)
 	slots[i].gen = p->gen = (uint64_t)slots[i].uses << 32 | i;
 	slots[i].pool = p;
 	p->fast.id = i;
+	for (uint32_t k = 0; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
+		lfp_store_ptr_rel((void **)&p->fast.by_thread[k], NULL);
 	return 0;
 }
 
@@ -110,6 +130,8 @@ void lfp_tls_unregister(lfpool_ts *p)
 	slots[i].next_free = free_slot;
 	free_slot = i;
 	p->fast.id = LFP_TS_NO_ID;	/* debug pools: a later call goes out of line */
+	for (uint32_t k = 0; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
+		lfp_store_ptr_rel((void **)&p->fast.by_thread[k], NULL);
 }
 
 lfpool_ts *lfp_tls_next_live(uint32_t *it)
@@ -152,6 +174,13 @@ static void dir_clear(struct lfpool_ts_tls *m, uint32_t id)
 		lfp_store_ptr_rel((void **)&m->dir[id], NULL);
 }
 
+/* The calling thread's entry in p's head, if it has a slot (lock held). */
+static void by_thread_set(struct lfpool_ts_tls *m, lfpool_ts *p, lfpool_ts_cache *c)
+{
+	if (m->tslot)
+		lfp_store_ptr_rel((void **)&p->fast.by_thread[m->tslot], c);
+}
+
 /* Thread exit: give back the caches of its directory (every pool named
  * there is alive: destroy clears its slots). */
 /* Model: stress/model/exit.pml, steps E1-E4. */
@@ -167,11 +196,15 @@ static void release_thread(void *arg)
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfpool_ts_cache **dir = m->dir;
 	for (uint32_t i = 0; i < m->ndir; i++)
-		if (dir[i])
+		if (dir[i]) {
+			by_thread_set(m, dir[i]->pool, NULL);
 			lfp_cache_free(dir[i]);
+		}
 	mru_set(m, NULL, NULL);
 	m->ndir = 0;
 	m->dir = NULL;
+	tslots_taken &= ~(1u << m->tslot);
+	m->tslot = 0;
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
@@ -221,6 +254,12 @@ static struct lfp_tls_table *own_table(void)
 		return NULL;
 	}
 	t->tls = &lfpool_ts_tls_;
+	for (uint32_t k = 1; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
+		if (!(tslots_taken & (1u << k))) {
+			tslots_taken |= 1u << k;
+			lfpool_ts_tls_.tslot = k;
+			break;
+		}
 	t->next = all_tables;
 	t->pprev = &all_tables;
 	if (all_tables)
@@ -267,6 +306,7 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 	}
 	if (!err) {
 		lfp_store_ptr_rel((void **)&lfpool_ts_tls_.dir[id], c);
+		by_thread_set(&lfpool_ts_tls_, p, c);
 		mru_set(&lfpool_ts_tls_, p, c);
 	}
 	pthread_mutex_unlock(&lfp_ts_lock);
@@ -296,6 +336,7 @@ void lfp_tls_detach(lfpool_ts *p)
 		return;
 	lfp_grace_register();
 	pthread_mutex_lock(&lfp_ts_lock);
+	by_thread_set(&lfpool_ts_tls_, p, NULL);
 	lfp_cache_free(c);
 	dir_clear(&lfpool_ts_tls_, (uint32_t)p->gen);
 	mru_clear_if(&lfpool_ts_tls_, p);

@@ -9,7 +9,7 @@
  *
  * Memory model: x86-64 TSO store buffers as in steal.pml.  Restartable
  * sequences: the owner's section [start, commit) is a series of steps, each
- * taken only while no abort is pending; the commit (the store of pushes or
+ * taken only while no abort is pending; the commit (the incq of pushes or
  * pops, the section's last instruction) leaves the section in the same step.
  * The heavy fence is an instant at which both store buffers are empty (a
  * full barrier on the owner's CPU by IPI, and on the thief's) and at which
@@ -22,7 +22,9 @@
  *   R1  load the gate, compare      rseq_x86_64.S AREA (cmpl 16(%rdi), cpu; jae miss)
  *   R2  load pushes and pops        rseq_x86_64.S get/put bodies
  *   R3  get: load the top slot; put: store the slot at held
- *   R4  commit: store pops (get) or pushes (put), the last instruction
+ *   R4  commit: incq pops (get) or pushes (put) in memory, the last
+ *       instruction (its load and store in one step: an interrupt falls
+ *       before or after an instruction, never inside)
  *   R5  miss, empty or full: the owner's slow path: on_empty takes from the
  *       depot, on_full gives to the depot (lib/threadstatic/ts_percpu.c)
  *   A0  thief: the depot            lib/threadstatic/steal.c take_depot
@@ -160,6 +162,7 @@ restart_get:
 				if
 				:: atomic {					/* R4 */
 					!aborted && sbn[O] < SBN ->
+					ld(O, A_POP, po);	/* incq: reads the counter again */
 					st(O, A_POP, po + 1);
 					in_cs = 0;
 					assert(o >= 1 && o <= NOBJ);
@@ -209,6 +212,7 @@ restart_put:
 				if
 				:: atomic {					/* R4 */
 					!aborted && sbn[O] < SBN ->
+					ld(O, A_PUSH, pu);	/* incq: reads the counter again */
 					st(O, A_PUSH, pu + 1);
 					in_cs = 0;
 					ohand[x] = 0
