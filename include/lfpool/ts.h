@@ -484,7 +484,7 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
  * counter in memory): see rseq_x86_64.S.  They need glibc >= 2.35 (its
  * __rseq_offset); with an older one ts_get and ts_put call the library.
  */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+#if defined(__x86_64__) && defined(__LP64__) && defined(__linux__) && defined(__GNUC__) && \
 	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && defined(__GLIBC__) && \
 	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 # define LFPOOL_RSEQ_INLINE_ 1
