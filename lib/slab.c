@@ -221,13 +221,19 @@ static void *owner_alloc(size_t size) { (void)size; return NULL; }
 static void owner_free(void *b, size_t size) { (void)b; (void)size; }
 #endif
 
-void *lfp_owner_alloc(size_t size)
+void *lfp_owner_take(size_t size)
 {
 	void *p;
 	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
 		p = owner_alloc(size);
 	else if (posix_memalign(&p, 64, size ? size : 1) != 0)
 		p = NULL;
+	return p;
+}
+
+void *lfp_owner_alloc(size_t size)
+{
+	void *p = lfp_owner_take(size);
 	if (p)
 		memset(p, 0, size);
 	return p;
