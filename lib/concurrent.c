@@ -117,7 +117,8 @@ static void hot_open(lfpool_concurrent *c)
 
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
-	lfpool_concurrent *c = lfp_core_owner_alloc(cfg, sizeof(*c));
+	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
+	lfpool_concurrent *c = lfp_core_owner_alloc(cfg, sizeof(*c), dirs, 1);
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;

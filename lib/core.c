@@ -23,9 +23,10 @@ static const char *const kind_names[] = {
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
 	/* All but the slabs, which lfp_slabs_init sets up (without clearing
-	 * their 2 KiB directory: issue 14's creates cleared it three times). */
+	 * their directory: issue 14's creates cleared it three times). */
 	memset(&c->raw, 0, sizeof(c->raw));
-	memset(&c->init, 0, sizeof(*c) - offsetof(struct lfp_core, init));
+	memset(&c->init, 0, offsetof(struct lfp_core, slabs) - offsetof(struct lfp_core, init));
+	memset(c->name, 0, sizeof(*c) - offsetof(struct lfp_core, name));
 	/* Only ThreadStatic has caches to put on CPUs. */
 	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
 	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
@@ -45,11 +46,12 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	c->debug = lfp_debug_wanted(cfg->flags);
 	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
 	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind_names[kind]);
-	pthread_mutex_init(&c->grow_lock, NULL);
-	if (kind != LFP_KIND_POOL)
+	if (kind != LFP_KIND_POOL) {
+		pthread_mutex_init(&c->grow_lock, NULL);
 		lfp_fork_register(c);
-	else
+	} else {
 		lfp_fork_init();	/* a Pool takes the debug and block locks */
+	}
 	return 0;
 }
 
@@ -57,7 +59,8 @@ void lfp_core_fini(struct lfp_core *c)
 {
 	lfp_fork_unregister(c);
 	lfp_slabs_fini(&c->slabs);
-	pthread_mutex_destroy(&c->grow_lock);
+	if (c->kind != LFP_KIND_POOL)
+		pthread_mutex_destroy(&c->grow_lock);
 }
 
 static uint32_t pop_raw(struct lfp_core *c, bool mt)
@@ -371,15 +374,24 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 		free(owner);
 }
 
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size)
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *dirs,
+			   size_t ndirs)
 {
 	void *p;
 	lfp_fork_init();	/* before the first use of the small blocks' lock */
 	if (!lfp_debug_wanted(cfg ? cfg->flags : 0))
-		return lfp_owner_alloc(size);
-	if (posix_memalign(&p, 64, size) != 0)
+		p = lfp_owner_take(size);
+	else if (posix_memalign(&p, 64, size) != 0)
+		p = NULL;
+	if (!p)
 		return NULL;
-	return memset(p, 0, size);
+	size_t from = 0;
+	for (size_t i = 0; i < ndirs; i++) {
+		LFP_ASSERT(dirs[i] >= from && dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf) <= size);
+		memset((char *)p + from, 0, dirs[i] - from);
+		from = dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf);
+	}
+	return memset((char *)p + from, 0, size - from), p;
 }
 
 void lfp_core_owner_free(void *owner, size_t size, bool debug)
@@ -399,7 +411,8 @@ void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core 
 	int buried = c->debug ? lfp_debug_bury(owner, &c->slabs, c->name) : 0;
 	if (buried != LFP_BURIED_WITH_SLABS)
 		lfp_slabs_fini(&c->slabs);
-	pthread_mutex_destroy(&c->grow_lock);
+	if (c->kind != LFP_KIND_POOL)
+		pthread_mutex_destroy(&c->grow_lock);
 	if (!buried)
 		lfp_core_owner_free(owner, size, c->debug);
 }

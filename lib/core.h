@@ -47,19 +47,25 @@
  * default name (lfp_kind_name). */
 enum lfp_kind { LFP_KIND_POOL, LFP_KIND_CONCURRENT, LFP_KIND_TS, LFP_KIND_MAGAZINES };
 
+/*
+ * What a pool's create, first get and destroy read come first, the slabs'
+ * directory (of which they read leaf[0]) right after them, what they do
+ * not read (the name, the grow lock) last: with 10^5 pools alive each
+ * line of a pool's struct is a cache miss (issue 14).
+ */
 struct lfp_core {
 	struct lfp_stack raw;		/* slab memory not yet constructed */
-	struct lfp_slabs slabs;
 	lfpool_hook_fn init, reset, fini;
 	void *hook_ctx;
 	size_t capacity;		/* 0: unbounded */
 	unsigned flags;
 	enum lfp_kind kind;
 	bool debug;
-	char name[LFP_NAME_MAX];
-	pthread_mutex_t grow_lock;	/* mt only: slab growth and release */
 	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry */
 	uint64_t trims;
+	struct lfp_slabs slabs;
+	char name[LFP_NAME_MAX];
+	pthread_mutex_t grow_lock;	/* mt only (not a Pool's): slab growth and release */
 };
 
 /* Validate cfg and set up c; 0 or EINVAL. */
@@ -113,12 +119,18 @@ uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj);
 void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
- * A pool's own struct of size bytes (zeroed, aligned to 64) for a pool of
- * config cfg (may be NULL), and its free, given whether the pool is a
- * debug one: lfp_owner_alloc's cache (slab.h), but for debug pools, which
- * the graveyard keeps and frees with free() (posix_memalign).
+ * A pool's own struct of size bytes (aligned to 64) for a pool of config
+ * cfg (may be NULL), and its free, given whether the pool is a debug one:
+ * lfp_owner_alloc's cache (slab.h), but for debug pools, which the
+ * graveyard keeps and frees with free() (posix_memalign).  The struct is
+ * zeroed but for the slabs' directories at offsets dirs[0 .. ndirs)
+ * (ascending; LFP_DIR_OF): lfp_slabs_init sets up a directory without
+ * reading it, and clearing them wrote 8 cache lines each per create.
  */
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size);
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *dirs,
+			   size_t ndirs);
+/* The offset in struct type t of the directory of its core at member m. */
+#define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
 void lfp_core_owner_free(void *owner, size_t size, bool debug);
 /*
  * The end of every destroy: in debug pools report `out` objects still out

@@ -103,7 +103,8 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 {
-	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p));
+	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_pool, core) };
+	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p), dirs, 1);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -135,6 +136,12 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	 * finalized too. */
 	uint32_t *n = pooled(p);
 	uint64_t finalized = 0;
+	if (!p->core.fini && !p->core.debug) {
+		/* Nothing to run on them: the array is not read (a cache miss
+		 * per destroy with 10^5 pools alive, issue 14). */
+		finalized = *n;
+		*n = 0;
+	}
 	for (; *n; finalized++)
 		lfp_core_fini_obj(&p->core, p->fast.items[--*n]);
 	uint64_t out = p->created - finalized;

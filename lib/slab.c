@@ -3,6 +3,7 @@
  * slab.c - slabs, the backing allocator, and the index <-> pointer maps.
  * See slab.h for why side data outlives the slabs it describes.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -80,11 +81,21 @@ static void *map_aligned(size_t size, size_t align)
 
 #ifndef LFP_ASAN
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Under blocks_lock: per class, the blocks given back (each one's first
- * word links the next) and the untouched rest of its last mapping, handed
- * out from the bottom up (pages are touched only when a block is used, and
- * are still zero then). */
+/*
+ * Under blocks_lock: per class, the blocks given back, as a stack of
+ * pointers (kept[0 .. nkept), in a mapping of its own that grows by
+ * doubling), and the untouched rest of its last mapping, handed out from
+ * the bottom up (pages are touched only when a block is used, and are
+ * still zero then).  The stack is outside the blocks: a free list linked
+ * through their first words wrote into every block given back and read
+ * every block taken, a cache miss each with 10^5 pools' blocks cold
+ * (issue 14: four of a Pool's destroy's misses, one per block it frees).
+ * Only when the stack cannot grow does a block go on the list linked
+ * through it (free), so a give never fails.
+ */
 static struct block_class {
+	void **kept;
+	size_t nkept, room;
 	void *free;
 	char *next, *end;
 } blocks[LFP_CACHE_CLASSES];
@@ -105,10 +116,11 @@ static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, size
 			bool *zero)
 {
 	pthread_mutex_lock(&blocks_lock);
-	void *b = bc->free;
+	void *b = bc->nkept ? bc->kept[--bc->nkept] : bc->free;
 	*zero = !b;
 	if (b) {
-		bc->free = *(void **)b;
+		if (b == bc->free)
+			bc->free = *(void **)b;
 	} else {
 		if ((size_t)(bc->end - bc->next) < bytes) {
 			char *mem = map_aligned(chunk, align);
@@ -126,11 +138,33 @@ static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, size
 	return b;
 }
 
+/* Room for one more kept block of bc (blocks_lock held): false when the
+ * stack's mapping cannot grow. */
+static bool class_room(struct block_class *bc)
+{
+	if (bc->nkept < bc->room)
+		return true;
+	size_t room = bc->room ? bc->room * 2 : 4096 / sizeof(void *);
+	void *m = bc->kept ? mremap(bc->kept, bc->room * sizeof(void *), room * sizeof(void *),
+				    MREMAP_MAYMOVE)
+		: mmap(NULL, room * sizeof(void *), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return false;
+	bc->kept = m;
+	bc->room = room;
+	return true;
+}
+
 static void class_give(struct block_class *bc, void *b)
 {
 	pthread_mutex_lock(&blocks_lock);
-	*(void **)b = bc->free;
-	bc->free = b;
+	if (class_room(bc)) {
+		bc->kept[bc->nkept++] = b;
+	} else {
+		*(void **)b = bc->free;
+		bc->free = b;
+	}
 	pthread_mutex_unlock(&blocks_lock);
 }
 
@@ -187,13 +221,19 @@ static void *owner_alloc(size_t size) { (void)size; return NULL; }
 static void owner_free(void *b, size_t size) { (void)b; (void)size; }
 #endif
 
-void *lfp_owner_alloc(size_t size)
+void *lfp_owner_take(size_t size)
 {
 	void *p;
 	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
 		p = owner_alloc(size);
 	else if (posix_memalign(&p, 64, size ? size : 1) != 0)
 		p = NULL;
+	return p;
+}
+
+void *lfp_owner_alloc(size_t size)
+{
+	void *p = lfp_owner_take(size);
 	if (p)
 		memset(p, 0, size);
 	return p;
@@ -302,8 +342,10 @@ static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a)
 {
-	/* All but the directory (2 KiB): leaf[l] is read only below leaves. */
+	/* All but the directory: leaf[l] is read only below leaves. */
 	memset(s, 0, offsetof(struct lfp_slabs, leaf));
+	s->leaf[0] = s->slot0;
+	s->leaves = 1;
 	if (align == 0)
 		align = 16;
 	if (obj_size == 0 || !is_pow2(align) || obj_size > LFP_SLAB_MAX / 4 ||
@@ -339,6 +381,7 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	uint64_t max = ((uint64_t)1 << (32 - s->off_bits)) - 1;	/* keeps LFP_NIL unused */
 	s->max_slabs = (uint32_t)(max < LFP_MAX_SLABS ? max : LFP_MAX_SLABS);
 	s->stride_magic = UINT64_MAX / s->stride + 1;
+	s->wide = !capacity_hint || capacity_hint > (size_t)LFP_INLINE_SLOTS * s->per_slab;
 	s->alloc = a ? *a : lfp_system_allocator;
 	return 0;
 }
@@ -402,7 +445,7 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
 	 * alive (issue 14). */
 	for (uint32_t l = 0; l < s->leaves; l++) {
-		if (s->leaf[l])
+		if (s->leaf[l] && s->leaf[l] != s->slot0)
 			backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
 		s->leaf[l] = NULL;
 	}
@@ -410,28 +453,66 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 	s->high_water = 0;
 }
 
+/* Slot n's inline copy, where a write to slot n must go too: when leaf 0
+ * has moved to a full leaf and n is below LFP_INLINE_SLOTS (slab.h). */
+static struct lfp_slab_slot *slot_copy(struct lfp_slabs *s, uint32_t n)
+{
+	return n < LFP_INLINE_SLOTS && s->leaf[0] != s->slot0 ? &s->slot0[n] : NULL;
+}
+
+/* Store v (release) in the pointer field at offset field of slot n, and
+ * of its inline copy. */
+static void slot_set(struct lfp_slabs *s, uint32_t n, size_t field, void *v)
+{
+	struct lfp_slab_slot *copy = slot_copy(s, n);
+	lfp_store_ptr_rel((void **)((char *)lfp_slabs_slot(s, n) + field), v);
+	if (copy)
+		lfp_store_ptr_rel((void **)((char *)copy + field), v);
+}
+#define SLOT_SET(s, n, f, v) slot_set(s, n, offsetof(struct lfp_slab_slot, f), v)
+
+/* Make leaf l (of slab number n) a full one if it is not: a new leaf, or
+ * leaf 0 moved out of the inline slots.  0 or ENOMEM. */
+static int prepare_leaf(struct lfp_slabs *s, uint32_t l)
+{
+	struct lfp_slab_slot **lp = &s->leaf[l];
+	if (l < s->leaves && *lp && *lp != s->slot0)
+		return 0;
+	/* Not cleared: see prepare_slot. */
+	struct lfp_slab_slot *leaf = backing_alloc(s, sizeof(struct lfp_slab_leaf), 64);
+	if (!leaf)
+		return ENOMEM;
+	/* The inline slots are all below high_water here (n == high_water
+	 * is past them), or all still zero (a wide pool's first growth):
+	 * copied whole.  A lookup may be reading them; from
+	 * the store below on, every write to them goes to both (slot_set). */
+	if (l == 0 && *lp == s->slot0)
+		memcpy(leaf, s->slot0, sizeof(s->slot0));
+	lfp_faa_u64_rlx(&s->side_bytes, sizeof(struct lfp_slab_leaf));
+	lfp_store_ptr_rel((void **)lp, leaf);
+	if (s->leaves <= l)
+		s->leaves = l + 1;
+	return 0;
+}
+
 /* The slot for slab number n, allocating its leaf and side data if needed. */
 static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
-	struct lfp_slab_leaf **lp = &s->leaf[n >> LFP_LEAF_BITS];
-	if (n >> LFP_LEAF_BITS >= s->leaves || !*lp) {
-		/* 8 KiB, not cleared: see below */
-		struct lfp_slab_leaf *leaf = backing_alloc(s, sizeof(*leaf), 64);
-		if (!leaf)
-			return NULL;
-		lfp_faa_u64_rlx(&s->side_bytes, sizeof(*leaf));
-		lfp_store_ptr_rel((void **)lp, leaf);
-		if (s->leaves <= n >> LFP_LEAF_BITS)
-			s->leaves = (n >> LFP_LEAF_BITS) + 1;
-	}
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	/* A small pool (not wide) reaches past the inline slots only while
+	 * a trim's objects are in flight, if ever; its leaf 0 moves then. */
+	if ((n >= LFP_INLINE_SLOTS || s->wide) && prepare_leaf(s, n >> LFP_LEAF_BITS) != 0)
+		return NULL;
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);
 	/* A leaf's slots are cleared one by one as they come into use: no
 	 * code reads a slot at or above high_water (lookups load it with
 	 * acquire, paired with grow's release store, which comes after this
 	 * clear).  Clearing the whole leaf when it is made wrote 8 KiB, and
 	 * touched two pages, per pool with one slab (issue 14). */
-	if (n == s->high_water)
+	if (n == s->high_water) {
 		memset(slot, 0, sizeof(*slot));
+		if (copy)
+			memset(copy, 0, sizeof(*copy));
+	}
 	if (!slot->links) {
 		uint32_t *links = backing_alloc(s, side_size(s), 64);
 		if (!links)
@@ -439,8 +520,8 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 		uint8_t *state = (uint8_t *)(links + s->per_slab);
 		memset(state, LFP_OBJ_RAW, s->per_slab);
 		lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
-		lfp_store_ptr_rel((void **)&slot->state, state);
-		lfp_store_ptr_rel((void **)&slot->links, links);
+		SLOT_SET(s, n, state, state);
+		SLOT_SET(s, n, links, links);
 	}
 	return slot;
 }
@@ -472,7 +553,7 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	for (uint32_t i = 0; i + 1 < s->per_slab; i++)
 		lfp_store_u32_rlx(&slot->links[i], base + i + 1);
 	lfp_store_u32_rlx(&slot->links[s->per_slab - 1], LFP_NIL);
-	lfp_store_ptr_rel((void **)&slot->mem, mem);
+	SLOT_SET(s, n, mem, mem);
 	lfp_faa_u64_rlx(&s->slab_allocs, 1);
 	*first = base;
 	*last = base + s->per_slab - 1;
@@ -482,24 +563,26 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 {
 	for (uint32_t n = s->high_water; n-- > high0;) {
-		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 		if (!s->leaf[n >> LFP_LEAF_BITS])
 			continue;
+		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 		if (slot->links) {
 			backing_free(s, slot->links, side_size(s));
 			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
-			lfp_store_ptr_rel((void **)&slot->state, NULL);
-			lfp_store_ptr_rel((void **)&slot->links, NULL);
+			SLOT_SET(s, n, state, NULL);
+			SLOT_SET(s, n, links, NULL);
 		}
 	}
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
 	for (uint32_t l = first_free_leaf; leaves && l < s->leaves; l++) {
-		if (!s->leaf[l])
+		if (!s->leaf[l] || s->leaf[l] == s->slot0)
 			continue;
 		backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
 		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
-		lfp_store_ptr_rel((void **)&s->leaf[l], NULL);
+		/* Leaf 0 goes back to the inline slots (their copies are as
+		 * current as it was). */
+		lfp_store_ptr_rel((void **)&s->leaf[l], l ? NULL : s->slot0);
 	}
 }
 
@@ -516,7 +599,7 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 			char *mem = slot->mem;
 			if (mem) {
 				/* Unpublish, then free: see lfp_slabs_lookup. */
-				lfp_store_ptr_rel((void **)&slot->mem, NULL);
+				SLOT_SET(s, i >> s->off_bits, mem, NULL);
 				backing_free(s, mem, s->slab_bytes);
 				lfp_faa_u64_rlx(&s->slab_frees, 1);
 			}
@@ -546,8 +629,8 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		if (slot->mem || !slot->links)
 			continue;
 		backing_free(s, slot->links, side_size(s));
-		lfp_store_ptr_rel((void **)&slot->links, NULL);
-		lfp_store_ptr_rel((void **)&slot->state, NULL);
+		SLOT_SET(s, n, links, NULL);
+		SLOT_SET(s, n, state, NULL);
 		freed += side_size(s);
 	}
 	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - freed);

@@ -32,11 +32,26 @@
 #include "debug.h"
 #include "lfpool/common.h"
 
+/*
+ * The directory: slab number n's slot is leaf[n >> LFP_LEAF_BITS]'s slot
+ * n & (LFP_LEAF_SLOTS - 1).  Leaf 0 starts as the LFP_INLINE_SLOTS slots
+ * inside struct lfp_slabs (slot0): a pool with that few slabs, which is
+ * every pool sized for few objects, has no leaf of its own to allocate,
+ * clear, look up and free (issue 14: with 10^5 pools alive each leaf was
+ * a cache miss at a pool's first touch and at its destroy, and a page of
+ * its own).  Its first slab past them moves leaf 0 to a full leaf
+ * (prepare_slot in slab.c); the inline slots then stay a copy of the
+ * full leaf's first slots, written with them, for lookups that loaded
+ * leaf[0] before the move.  Pools sized for more slabs (wide) move it at
+ * their first growth.  Large leaves keep the directory itself small
+ * (LFP_MAX_LEAVES pointers, cleared with the pool's struct).
+ */
 #define LFP_NIL UINT32_MAX
-#define LFP_LEAF_BITS 8
+#define LFP_LEAF_BITS 10
 #define LFP_LEAF_SLOTS (1u << LFP_LEAF_BITS)
-#define LFP_MAX_LEAVES 256u
+#define LFP_MAX_LEAVES 64u
 #define LFP_MAX_SLABS (LFP_LEAF_SLOTS * LFP_MAX_LEAVES)
+#define LFP_INLINE_SLOTS 2u
 
 /* Per-object state, kept in side data (debug checks only). */
 enum { LFP_OBJ_RAW = 0, LFP_OBJ_POOLED = 1, LFP_OBJ_OUT = 2 };
@@ -68,11 +83,20 @@ struct lfp_slabs {
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
-	uint32_t leaves;	/* directory leaves ever made: leaf[l] is NULL from here */
+	uint32_t leaves;	/* leaves ever set (leaf 0 from init): leaf[l] is unset from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t side_bytes;	/* directory and side data held */
 	bool misaligned;	/* the last growth failed on a misaligned block */
-	struct lfp_slab_leaf *leaf[LFP_MAX_LEAVES];	/* last: init clears all before it */
+	/* Sized for more slabs than LFP_INLINE_SLOTS (capacity 0 or above
+	 * them): leaf 0 is a full leaf from the first growth on, as every
+	 * later leaf is from its first slab, so that a growth that fails
+	 * past the inline slots has no leaf to keep (slab.c, prepare_slot). */
+	bool wide;
+	/* Leaf 0 until a slab number reaches LFP_INLINE_SLOTS, a copy of
+	 * its first slots after (see LFP_INLINE_SLOTS). */
+	struct lfp_slab_slot slot0[LFP_INLINE_SLOTS];
+	/* Each leaf's first slot (slot0, or a struct lfp_slab_leaf's). */
+	struct lfp_slab_slot *leaf[LFP_MAX_LEAVES];
 };
 
 /* Why lfp_slabs_lookup refused a pointer. */
@@ -92,6 +116,8 @@ extern const lfpool_allocator lfp_plain_allocator;
  * (slab.c), else posix_memalign and free.  size must be the same. */
 void *lfp_owner_alloc(size_t size);
 void lfp_owner_free(void *p, size_t size);
+/* The same block, not cleared (lfp_core_owner_alloc clears it). */
+void *lfp_owner_take(size_t size);
 
 /* For per-CPU areas (aligned to at most 128): small ones from that cache
  * (slab.c), else as lfp_plain_allocator. */
@@ -161,9 +187,9 @@ size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
 	LFP_ASSERT(slab_no < s->max_slabs);
-	struct lfp_slab_leaf *leaf = (struct lfp_slab_leaf *)
+	struct lfp_slab_slot *leaf = (struct lfp_slab_slot *)
 		lfp_load_ptr_rlx((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
-	return &leaf->slot[slab_no & (LFP_LEAF_SLOTS - 1)];
+	return &leaf[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 
 /* Whether idx names an object slot: its offset is below per_slab (the

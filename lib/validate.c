@@ -22,11 +22,33 @@ void lfp_census_fail(struct lfp_census *cs, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The directory (slab.h): leaf 0 is the inline slots or a full leaf whose
+ * first slots they copy; slots below high_water have side data. */
+static void check_directory(struct lfp_census *cs, const struct lfp_slabs *s)
+{
+	const struct lfp_slab_slot *l0 = lfp_load_ptr_acq((void *const *)&s->leaf[0]);
+	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
+	if (!l0 || s->leaves == 0) {
+		lfp_census_fail(cs, "the slabs' directory has no leaf 0");
+		return;
+	}
+	for (uint32_t n = 0; n < hw && n < LFP_INLINE_SLOTS; n++)
+		if (l0 != s->slot0 && (l0[n].mem != s->slot0[n].mem ||
+				       l0[n].links != s->slot0[n].links ||
+				       l0[n].state != s->slot0[n].state))
+			lfp_census_fail(cs, "inline slot %u differs from leaf 0's", n);
+	for (uint32_t n = 0; n < hw && !cs->bad; n++)
+		if (s->leaf[n >> LFP_LEAF_BITS] && lfp_slabs_slot(s, n)->mem &&
+		    !lfp_slabs_slot(s, n)->links)
+			lfp_census_fail(cs, "slab %u has memory but no side data", n);
+}
+
 bool lfp_census_begin(struct lfp_census *cs, const struct lfp_core *c, char *why,
 		      size_t why_size)
 {
 	const struct lfp_slabs *s = &c->slabs;
 	*cs = (struct lfp_census){ .core = c, .why = why, .why_size = why_size };
+	check_directory(cs, s);
 	cs->nidx = (size_t)lfp_load_u32_rlx(&s->high_water) << s->off_bits;
 	cs->seen = calloc(cs->nidx ? cs->nidx : 1, 1);
 	if (!cs->seen)

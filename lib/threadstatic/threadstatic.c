@@ -161,7 +161,9 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	bool debug = lfp_debug_wanted(cfg->flags);
-	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p));
+	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
+				       LFP_DIR_OF(struct lfpool_ts, core) };
+	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), dirs, 2);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;

@@ -32,6 +32,8 @@ static int make_slot(lfpool_ts *p, unsigned w)
 		if (!fresh)
 			return ENOMEM;
 		lfp_store_ptr_rel((void **)chunk, fresh);
+		if (p->worker_chunks <= w / LFP_WORKER_CHUNK)
+			p->worker_chunks = w / LFP_WORKER_CHUNK + 1;
 	}
 	lfpool_ts_cache **s = &(*chunk)[w % LFP_WORKER_CHUNK];
 	if (*s)
@@ -90,6 +92,6 @@ LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 
 void lfp_workers_fini(lfpool_ts *p)
 {
-	for (unsigned i = 0; i < LFP_WORKER_CHUNKS; i++)
+	for (unsigned i = 0; i < p->worker_chunks; i++)
 		free(p->workers[i]);
 }
