@@ -139,16 +139,22 @@ static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, size
 }
 
 /* Room for one more kept block of bc (blocks_lock held): false when the
- * stack's mapping cannot grow. */
+ * stack's mapping cannot grow (or, without mremap, once it is full: the
+ * blocks then go on the list). */
 static bool class_room(struct block_class *bc)
 {
 	if (bc->nkept < bc->room)
 		return true;
 	size_t room = bc->room ? bc->room * 2 : 4096 / sizeof(void *);
-	void *m = bc->kept ? mremap(bc->kept, bc->room * sizeof(void *), room * sizeof(void *),
-				    MREMAP_MAYMOVE)
-		: mmap(NULL, room * sizeof(void *), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *m = MAP_FAILED;
+	if (!bc->kept)
+		m = mmap(NULL, room * sizeof(void *), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#ifdef MREMAP_MAYMOVE
+	else
+		m = mremap(bc->kept, bc->room * sizeof(void *), room * sizeof(void *),
+			   MREMAP_MAYMOVE);
+#endif
 	if (m == MAP_FAILED)
 		return false;
 	bc->kept = m;
@@ -498,8 +504,13 @@ static int prepare_leaf(struct lfp_slabs *s, uint32_t l)
 /* The slot for slab number n, allocating its leaf and side data if needed. */
 static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 {
-	/* A small pool (not wide) reaches past the inline slots only while
-	 * a trim's objects are in flight, if ever; its leaf 0 moves then. */
+	/* A pool that is not wide moves its leaf 0 when a slab number first
+	 * reaches LFP_INLINE_SLOTS: rarely for a bounded pool (only while a
+	 * trim's objects are in flight), routinely for a ThreadStatic pool's
+	 * magazines (their core is sized by a hint, unbounded: about 15
+	 * caches need a third slab of them), while other threads read the
+	 * directory lock-free.  Readers load leaf pointers with acquire
+	 * (lfp_slabs_slot), so the copy is visible through the new leaf. */
 	if ((n >= LFP_INLINE_SLOTS || s->wide) && prepare_leaf(s, n >> LFP_LEAF_BITS) != 0)
 		return NULL;
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);

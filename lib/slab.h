@@ -42,7 +42,9 @@
  * its own).  Its first slab past them moves leaf 0 to a full leaf
  * (prepare_slot in slab.c); the inline slots then stay a copy of the
  * full leaf's first slots, written with them, for lookups that loaded
- * leaf[0] before the move.  Pools sized for more slabs (wide) move it at
+ * leaf[0] before the move; a lookup that loads the new leaf (acquire)
+ * sees the copy.  A ThreadStatic pool's magazines move it once about 15
+ * caches exist.  Pools sized for more slabs (wide) move it at
  * their first growth.  Large leaves keep the directory itself small
  * (LFP_MAX_LEAVES pointers, cleared with the pool's struct).
  */
@@ -187,8 +189,12 @@ size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
 	LFP_ASSERT(slab_no < s->max_slabs);
+	/* Acquire: pairs with the release store of a leaf made or moved
+	 * (slab.c, prepare_leaf), so a lock-free reader that sees leaf 0's new
+	 * address also sees the inline slots copied into it.  (A plain move on
+	 * x86-64, as the relaxed load was.) */
 	struct lfp_slab_slot *leaf = (struct lfp_slab_slot *)
-		lfp_load_ptr_rlx((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
+		lfp_load_ptr_acq((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
 	return &leaf[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 

@@ -23,8 +23,9 @@ void lfp_census_fail(struct lfp_census *cs, const char *fmt, ...)
 }
 
 /* The directory (slab.h): leaf 0 is the inline slots or a full leaf whose
- * first slots they copy; slots below high_water have side data. */
-static void check_directory(struct lfp_census *cs, const struct lfp_slabs *s)
+ * first slots they copy; slots below high_water have side data.  A quiet
+ * pool only: a growth or release writes the full leaf before the copy. */
+void lfp_census_directory(struct lfp_census *cs, const struct lfp_slabs *s)
 {
 	const struct lfp_slab_slot *l0 = lfp_load_ptr_acq((void *const *)&s->leaf[0]);
 	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
@@ -48,7 +49,7 @@ bool lfp_census_begin(struct lfp_census *cs, const struct lfp_core *c, char *why
 {
 	const struct lfp_slabs *s = &c->slabs;
 	*cs = (struct lfp_census){ .core = c, .why = why, .why_size = why_size };
-	check_directory(cs, s);
+	lfp_census_directory(cs, s);
 	cs->nidx = (size_t)lfp_load_u32_rlx(&s->high_water) << s->off_bits;
 	cs->seen = calloc(cs->nidx ? cs->nidx : 1, 1);
 	if (!cs->seen)

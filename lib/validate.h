@@ -48,6 +48,9 @@ struct lfp_census {
 /* Start a census of c's objects; false (ENOMEM, said in why) if it cannot. */
 bool lfp_census_begin(struct lfp_census *cs, const struct lfp_core *c, char *why,
 		      size_t why_size);
+/* Check the slab directory s (c's, or another core's of the flavour such
+ * as a ThreadStatic pool's magazines), as lfp_census_begin does c's. */
+void lfp_census_directory(struct lfp_census *cs, const struct lfp_slabs *s);
 /* obj was found pooled in `place` (a phrase: "the free stack"). */
 void lfp_census_obj(struct lfp_census *cs, const void *obj, const char *place);
 /* Every object of a chain of c's indices (LFP_NIL: none) found in place. */

@@ -590,3 +590,46 @@ Test(ts_config, defaults_and_null_puts)
 	cr_assert_eq(lfpool_ts_max_bytes(p, 4), SIZE_MAX, "no capacity, no bound");
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
+
+/* Enough caches that the pool's magazines need a third slab: their core is
+ * sized by a hint and unbounded, so its slab directory's leaf 0 moves out
+ * of the inline slots (lib/slab.c, prepare_leaf) while the magazines of
+ * the first two slabs are in use (a cold review counted 15 caches with
+ * these sizes).  Every magazine must stay reachable through the moved leaf
+ * and its inline copy: every object comes back, and destroy finds them. */
+Test(ts_exchange, magazines_beyond_the_inline_directory_stay_reachable)
+{
+	enum { CACHES = 24, N = 129 };
+	lfpool_config c = { .obj_size = 32 };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	lfpool_ts_cache *k[CACHES];
+	static void *o[N];
+	for (int i = 0; i < CACHES; i++) {
+		k[i] = lfpool_ts_cache_create(p);
+		cr_assert_not_null(k[i]);
+		for (int j = 0; j < N; j++)
+			cr_assert_not_null(o[j] = lfpool_ts_cache_get(k[i]));
+		for (int j = 0; j < N; j++)
+			lfpool_ts_cache_put(k[i], o[j]);
+	}
+	/* Magazines go back and forth through the depot between caches. */
+	for (int i = 0; i < CACHES; i++) {
+		for (int j = 0; j < N; j++)
+			cr_assert_not_null(o[j] = lfpool_ts_cache_get(k[i]));
+		for (int j = 0; j < N; j++)
+			lfpool_ts_cache_put(k[(i + 1) % CACHES], o[j]);
+	}
+	lfpool_stats st = stats_of(p);
+	cr_assert_eq(st.live, 0);
+	for (int i = 0; i < CACHES; i++)
+		lfpool_ts_cache_destroy(k[i]);
+	lfpool_ts_drain(p);
+	size_t trimmed = lfpool_ts_trim(p, 0);
+	lfpool_stats after = stats_of(p);
+	cr_assert_eq(after.live, 0);
+	cr_assert_eq(trimmed + after.created, st.created, "trimmed %zu, %llu left of %llu",
+		     trimmed, (unsigned long long)after.created, (unsigned long long)st.created);
+	cr_assert_eq(after.retained, after.created, "every object left is pooled");
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}

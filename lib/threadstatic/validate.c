@@ -81,6 +81,8 @@ int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size)
 {
 	struct lfp_census cs;
 	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
+		/* The magazines' directory moves its leaf 0 in use (slab.c). */
+		lfp_census_directory(&cs, &p->depot.mags.slabs);
 		pthread_mutex_lock(&lfp_ts_lock);
 		uint64_t caches = 0;
 		for (const lfpool_ts_cache *c = p->caches; c && !cs.bad; c = c->next, caches++)
