@@ -297,6 +297,30 @@ static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n
  * its section, unless a slab was grown or released meanwhile (then the
  * next trim frees them).
  */
+#ifdef __GLIBC__
+static void trim_malloc_first(void)
+{
+	malloc_trim(0);
+}
+
+/*
+ * glibc's malloc_trim, the first call alone: it initializes glibc's malloc
+ * if nothing did (its flag is set before the arena is: glibc 2.36's
+ * ptmalloc_init), so a second thread's first call could walk the arena's
+ * bins half set up.  That happens where malloc is interposed and glibc's
+ * own never ran (ASan, TSan, jemalloc or tcmalloc preloaded): the ASan
+ * fork stress crashed once so, in mtrim at address 0x8, two threads
+ * trimming (stress/fork_test.c rare_calls).  pthread_once orders the first
+ * call's initialization before every later call.
+ */
+static void trim_malloc(void)
+{
+	static pthread_once_t first = PTHREAD_ONCE_INIT;
+	pthread_once(&first, trim_malloc_first);
+	malloc_trim(0);
+}
+#endif
+
 static void reclaim_side(struct lfp_core *c)
 {
 	if (!lfp_grace_reclaims())
@@ -318,7 +342,7 @@ static void reclaim_side(struct lfp_core *c)
 	/* Side data came from malloc (the default allocator): free pages in
 	 * the middle of its heap go back to the system only when asked. */
 	if (freed && c->slabs.alloc.alloc == lfp_system_allocator.alloc)
-		malloc_trim(0);
+		trim_malloc();
 #else
 	(void)freed;
 #endif
