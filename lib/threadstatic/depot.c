@@ -15,7 +15,10 @@
 int lfp_depot_init(struct lfp_depot *d, uint32_t mag_size, uint32_t max_full,
 		   const lfpool_allocator *a)
 {
-	memset(d, 0, sizeof(*d));
+	/* Up to the magazines' core, which lfp_core_init sets up whole but for
+	 * its slab directory (the pool's struct came cleared without it:
+	 * clearing it here wrote 512 B per create again, issue 14). */
+	memset(d, 0, offsetof(struct lfp_depot, mags));
 	lfpool_config mc = {
 		.obj_size = (size_t)mag_size * sizeof(void *),
 		.align = 64,	/* a magazine starts a cache line */
