@@ -260,8 +260,7 @@ static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 		}
 		/* top is ours: slab 0 stays while we read its address */
 		obj = (char *)lfpool_conc_load_ptr_rlx_((void *const *)&f->base) + top * f->stride;
-		if (!obj)
-			__builtin_unreachable();	/* the caller's NULL test goes */
+		LFPOOL_HIT_NONNULL_(obj);
 		return obj;
 	}
 #endif

@@ -66,10 +66,12 @@ static inline void *lfpool_pool_get(lfpool_pool *pool)
 {
 	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
 	void *obj;
-	if (LFPOOL_LIKELY(f->count != 0))
+	if (LFPOOL_LIKELY(f->count != 0)) {
 		obj = f->items[--f->count];
-	else
+		LFPOOL_HIT_NONNULL_(obj);
+	} else {
 		obj = lfpool_pool_get_slow(pool);
+	}
 	LFPOOL_TSAN_ACQUIRE(obj);
 	return obj;
 }

@@ -415,6 +415,7 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: store, then load */
 	if (LFPOOL_LIKELY((uintptr_t)t >= (uintptr_t)LFPOOL_CACHE_LOW_(f))) {
 		obj = LFPOOL_SLOT_LOAD_(*t);
+		LFPOOL_HIT_NONNULL_(obj);
 		LFPOOL_CACHE_COUNT_(f->gets);
 	} else {
 		obj = lfpool_ts_cache_get_slow(cache);
