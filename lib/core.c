@@ -36,6 +36,7 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 				 cfg->allocator);
 	if (err)
 		return err;
+	c->slabs.rotate = kind == LFP_KIND_MAGAZINES;
 	lfp_stack_init(&c->raw);
 	c->init = cfg->init;
 	c->reset = cfg->reset;

@@ -50,7 +50,7 @@ enum lfp_kind { LFP_KIND_POOL, LFP_KIND_CONCURRENT, LFP_KIND_TS, LFP_KIND_MAGAZI
 /*
  * What a pool's create, first get and destroy read come first, the slabs'
  * directory (of which they read leaf[0]) right after them, what they do
- * not read (the name, the grow lock) last: with 10^5 pools alive each
+ * not read (the name) last: with 10^5 pools alive each
  * line of a pool's struct is a cache miss (issue 14).
  */
 struct lfp_core {
@@ -63,9 +63,13 @@ struct lfp_core {
 	bool debug;
 	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry */
 	uint64_t trims;
+	/* mt only (not a Pool's): slab growth and release.  Before the
+	 * slabs: a first get takes it, and after the directory it was a line
+	 * of its own, cold with 10^5 pools alive (one per core: a ThreadStatic
+	 * pool's first touch takes its objects' and its magazines'). */
+	pthread_mutex_t grow_lock;
 	struct lfp_slabs slabs;
 	char name[LFP_NAME_MAX];
-	pthread_mutex_t grow_lock;	/* mt only (not a Pool's): slab growth and release */
 };
 
 /* Validate cfg and set up c; 0 or EINVAL. */

@@ -94,6 +94,9 @@ struct lfp_slabs {
 	 * later leaf is from its first slab, so that a growth that fails
 	 * past the inline slots has no leaf to keep (slab.c, prepare_slot). */
 	bool wide;
+	/* Chain a new slab's objects from a slot that moves on with each slab
+	 * grown in the process (magazines: slab.c, colour), not from slot 0. */
+	bool rotate;
 	/* Leaf 0 until a slab number reaches LFP_INLINE_SLOTS, a copy of
 	 * its first slots after (see LFP_INLINE_SLOTS). */
 	struct lfp_slab_slot slot0[LFP_INLINE_SLOTS];

@@ -51,8 +51,9 @@
  *                   slabs of magazine_size pointers each, and side data,
  * where caches is the most caches alive at once (threads that used the
  * pool, explicit caches, worker slots); lfpool_ts_max_bytes computes it.
- * The pool struct, each cache (about 128 bytes), each thread's table of its
- * caches and the worker slot tables come from malloc, not the allocator.
+ * The pool struct (with its first cache inside), each other cache (about
+ * 150 bytes), each thread's table of its caches and the worker slot tables
+ * come from malloc or the library's cache of such blocks, not the allocator.
  * A per-CPU pool (below) caches at most ncpu x 2 x magazine_size objects
  * in its CPU areas, ncpu being the possible CPUs (/sys/devices/system/cpu/
  * possible), plus what its depot holds, as bounded above, with caches
@@ -527,6 +528,25 @@ struct lfpool_ts_fast {
 	lfpool_ts_cache *by_thread[LFPOOL_TS_THREAD_SLOTS_ + 1];
 };
 
+/* Where a pool's own cache lies from its head: the first cache made for
+ * the pool takes that memory (lib/threadstatic/ts.h, struct lfpool_ts). */
+#define LFPOOL_TS_LOCAL_OFFSET_ 64
+
+/* The pool's own cache, its address made from the pool's alone: after the
+ * compare that found by_thread naming it, the CPU loads the cache's fast
+ * view without waiting for the load of by_thread (the empty asm hides the
+ * equality from the compiler, which would otherwise use either value). */
+#if defined(__GNUC__)
+# define LFPOOL_TS_LOCAL_(pool, c) do { \
+		uintptr_t b_ = (uintptr_t)(pool); \
+		__asm__("" : "+r"(b_)); \
+		(c) = (lfpool_ts_cache *)(b_ + LFPOOL_TS_LOCAL_OFFSET_); \
+	} while (0)
+#else
+# define LFPOOL_TS_LOCAL_(pool, c) \
+	((c) = (lfpool_ts_cache *)((uintptr_t)(pool) + LFPOOL_TS_LOCAL_OFFSET_))
+#endif
+
 /* The calling thread's cache of pool from the pool's head or else its
  * directory, made its most recently used entry (owner's stores: cache,
  * then pool, release); NULL when it has none. */
@@ -535,7 +555,9 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)pool;
 	lfpool_ts_cache *c = LFPOOL_TS_BY_THREAD_(f);
 	uint32_t id;
-	if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
+	if (LFPOOL_LIKELY((uintptr_t)c == (uintptr_t)pool + LFPOOL_TS_LOCAL_OFFSET_))
+		LFPOOL_TS_LOCAL_(pool, c);
+	else if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
 		return NULL;
 	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);

@@ -104,6 +104,15 @@ static inline int32_t lfp_cache_index(const lfpool_ts_cache *c, void **p)
 
 struct lfpool_ts {
 	struct lfpool_ts_fast fast;	/* first: read by the inline fast paths */
+	/* The memory of the pool's first cache (lfp_cache_new; in use while
+	 * local_taken), right after the head, which names it in by_thread: a
+	 * switch to the pool reads the head and the cache's fast view from two
+	 * adjacent lines of one page, and the inline path computes the cache's
+	 * address from the pool's, not from the load of by_thread
+	 * (lfpool_ts_dir_find_), so both loads issue at once (round-robin over
+	 * many pools, issue 14).  A pool's first touch also writes no block of
+	 * its own for the cache. */
+	struct lfpool_ts_cache local;
 	/* Unique in the process: the use count of the pool's registry slot
 	 * << 32 | the slot; LFP_TS_DEAD once destroyed. */
 	uint64_t gen;
@@ -123,6 +132,7 @@ struct lfpool_ts {
 	size_t (*steal)(lfpool_ts *p, void **objs, size_t want);
 	/* Under lfp_ts_lock: */
 	lfpool_ts_cache *caches;
+	bool local_taken;		/* local is a cache of the pool's list */
 	size_t explicit_caches;
 	/* workers[i] is NULL from here: destroy reads no more of the array
 	 * (all of it was 8 cache misses per destroy with 10^5 pools alive,
@@ -131,6 +141,10 @@ struct lfpool_ts {
 	struct lfp_cache_counts retired;	/* of caches freed */
 	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */
 };
+
+/* The inline path finds the pool's own cache right after its head. */
+_Static_assert(offsetof(struct lfpool_ts, local) == LFPOOL_TS_LOCAL_OFFSET_,
+	       "the pool's own cache follows its head");
 
 extern pthread_mutex_t lfp_ts_lock;
 
