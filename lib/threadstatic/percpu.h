@@ -92,7 +92,8 @@ struct lfp_percpu {
 	struct lfp_percpu_hot hot;
 	uint32_t ncpu;		/* possible CPUs */
 	bool rseq;
-	size_t bytes;
+	char *block;		/* the areas' allocation: hot.areas is 0 to 3 x 128 bytes in */
+	size_t bytes;		/* its size */
 	lfpool_allocator alloc;
 };
 
@@ -102,10 +103,13 @@ uint32_t lfp_percpu_possible_cpus(void);
 bool lfp_percpu_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
- * 0, EINVAL, ENOMEM, or LFP_EMISALIGNED (the allocator's block was not
- * aligned as asked; given back). */
+ * head, when not NULL, is 16 bytes that every get and put reads as well
+ * (the pool's rseq_get and rseq_put), which no area's counters may share a
+ * page offset with (4K aliasing, percpu.c alloc_areas).  0, EINVAL,
+ * ENOMEM, or LFP_EMISALIGNED (the allocator's block was not aligned as
+ * asked; given back).  pc must not move afterwards. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Show fn every cached object, the table unchanged (no other user of the
  * table may run). */
