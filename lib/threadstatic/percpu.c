@@ -97,52 +97,78 @@ static bool areas_avoid(uintptr_t first, uint64_t stride, uint32_t ncpu, uint32_
 	return true;
 }
 
+/* One layout of the areas: ncpu areas of stride blocks of 128 bytes, from
+ * 0 to skews - 1 blocks into a new allocation, the first skew whose areas
+ * all begin outside avoid; or, with force, the plain one.  0 (*done says
+ * whether it was set up: no when none avoids, nothing kept), ENOMEM or
+ * LFP_EMISALIGNED. */
+static int try_layout(struct lfp_percpu *pc, uint64_t stride, unsigned skews, uint32_t avoid,
+		      bool force, bool *done)
+{
+	size_t bytes = (stride * pc->ncpu + skews - 1) * 128;
+	bool misaligned = false;
+	char *block = lfp_alloc_aligned(&pc->alloc, bytes, 128, &misaligned);
+	if (!block)
+		return misaligned ? LFP_EMISALIGNED : ENOMEM;
+	unsigned skew = 0;
+	while (skew < skews && !areas_avoid(((uintptr_t)block >> 7) + skew, stride, pc->ncpu, avoid))
+		skew++;
+	*done = skew < skews || force;
+	if (!*done) {
+		pc->alloc.free(block, bytes, pc->alloc.ctx);
+		return 0;
+	}
+	pc->block = block;
+	pc->bytes = bytes;
+	pc->hot.stride = stride * 128;
+	pc->hot.areas = block + (skew < skews ? skew * 128 : 0);
+	return 0;
+}
+
 /*
  * Allocate the areas so that no area's first 128 bytes (its counters,
- * written by every get and put) lie at the page offset of the hot table
- * or of the bytes of head (the pool's rseq_get and rseq_put), which every
- * get and put reads before it.  4K aliasing: on AMD Zen (family 26 here) a
- * load whose address equals a buffered store's in bits 11..0 only waits
- * as if it depended on it; a pair on a CPU whose area's pops shared the
- * hot table's page offset ran 1.3x slower, and 1.5x to 5x with its pushes
- * (scratch test, issue 14).  The plain layout when it avoids them (the
- * usual case: no memory more), else strides of 0 to 3 blocks more than
+ * written by every get and put) lie at the page offset of what every get
+ * and put reads or writes before them: the hot table and head (the pool's
+ * rseq_get and rseq_put) always, and where it can the creating thread's
+ * rseq area (glibc's threads' lie at one page offset) and its 16 bytes
+ * at hint (lfpool_ts_tls_).  4K aliasing: on AMD Zen (family 26 here) a load whose
+ * address equals a buffered store's in bits 11..0 only waits as if it
+ * depended on it.  In a scratch test of the sequence (issue 14), min TSC
+ * ticks per operation of a pair: 2.06 apart, 2.69 with the hot table's
+ * areas field on pops' page offset, 2.8 to 11 with it on pushes', 2.83 to
+ * 2.94 with pops on the rseq area's rseq_cs.  The plain layout when it
+ * avoids them (no memory more), else strides of 0 to 3 blocks more than
  * needed and starts of 0 to 3 blocks into the allocation: the first that
- * avoids every offset (one always does with fewer than 4 blocks to
- * avoid).  0, ENOMEM or LFP_EMISALIGNED.
+ * avoids every offset, else the hot table's and head's only (one always
+ * does: fewer than 4 blocks).  0, ENOMEM or LFP_EMISALIGNED.
  */
-static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *head)
+static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *head,
+		       const void *const *thread, size_t nthread)
 {
-	uint32_t avoid = page_blocks(&pc->hot, offsetof(struct lfp_percpu_hot, rseq_offset));
+	uint32_t must = page_blocks(&pc->hot, offsetof(struct lfp_percpu_hot, rseq_offset));
 	if (head)
-		avoid |= page_blocks(head, 2 * sizeof(void *));
+		must |= page_blocks(head, 2 * sizeof(void *));
+	uint32_t want = must;
+	for (size_t i = 0; i < nthread; i++)
+		want |= page_blocks(thread[i], 16);
 	uint64_t blocks = (area_bytes + 127) / 128;
-	/* try 0: the plain layout; 1 to 4: stride blocks + try - 1, 3 blocks' slack */
-	for (unsigned try = 0; try <= 4; try++) {
-		uint64_t stride = blocks + (try ? try - 1 : 0);
-		unsigned skews = try ? 4 : 1;
-		size_t bytes = (stride * pc->ncpu + skews - 1) * 128;
-		bool misaligned = false;
-		char *block = lfp_alloc_aligned(&pc->alloc, bytes, 128, &misaligned);
-		if (!block)
-			return misaligned ? LFP_EMISALIGNED : ENOMEM;
-		unsigned skew = 0;
-		while (skew < skews && !areas_avoid(((uintptr_t)block >> 7) + skew, stride, pc->ncpu, avoid))
-			skew++;
-		if (skew < skews || try == 4) {
-			pc->block = block;
-			pc->bytes = bytes;
-			pc->hot.stride = stride * 128;
-			pc->hot.areas = block + (skew < skews ? skew * 128 : 0);
-			return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t avoid = pass ? must : want;
+		/* try 0: the plain layout; 1 to 4: stride blocks + try - 1, 3 blocks' slack */
+		for (unsigned try = 0; try <= 4; try++) {
+			bool done = false;
+			int err = try_layout(pc, blocks + (try ? try - 1 : 0), try ? 4 : 1, avoid,
+					     pass && try == 4, &done);
+			if (err || done)
+				return err;
 		}
-		pc->alloc.free(block, bytes, pc->alloc.ctx);
 	}
-	return ENOMEM;	/* not reached: try 4 keeps its block */
+	return ENOMEM;	/* not reached: the last try forces a layout */
 }
 
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head)
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
+		    const void *hint)
 {
 	memset(pc, 0, sizeof(*pc));
 	if (max == 0)
@@ -155,7 +181,13 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	pc->hot.on_empty = on_empty;
 	pc->hot.on_full = on_full;
 	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
-	int err = alloc_areas(pc, sizeof(struct lfp_percpu_area) + (size_t)max * sizeof(void *), head);
+	const void *thread[2] = { hint, NULL };
+	size_t nthread = hint ? 1 : 0;
+#ifdef LFP_PERCPU_RSEQ
+	thread[nthread++] = (const char *)__builtin_thread_pointer() + __rseq_offset;
+#endif
+	int err = alloc_areas(pc, sizeof(struct lfp_percpu_area) + (size_t)max * sizeof(void *), head,
+			      thread, nthread);
 	if (err)
 		return err;
 	memset(pc->block, 0, pc->bytes);

@@ -105,11 +105,14 @@ bool lfp_percpu_rseq_available(void);
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
  * head, when not NULL, is 16 bytes that every get and put reads as well
  * (the pool's rseq_get and rseq_put), which no area's counters may share a
- * page offset with (4K aliasing, percpu.c alloc_areas).  0, EINVAL,
+ * page offset with (4K aliasing, percpu.c alloc_areas); hint, when not
+ * NULL, 16 bytes of the calling thread's that they had better not share
+ * one with either (lfpool_ts_tls_).  0, EINVAL,
  * ENOMEM, or LFP_EMISALIGNED (the allocator's block was not aligned as
  * asked; given back).  pc must not move afterwards. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head);
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
+		    const void *hint);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Show fn every cached object, the table unchanged (no other user of the
  * table may run). */
