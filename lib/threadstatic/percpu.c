@@ -97,73 +97,54 @@ static bool areas_avoid(uintptr_t first, uint64_t stride, uint32_t ncpu, uint32_
 	return true;
 }
 
-/* One layout of the areas: ncpu areas of stride blocks of 128 bytes, from
- * 0 to skews - 1 blocks into a new allocation, the first skew whose areas
- * all begin outside avoid; or, with force, the plain one.  0 (*done says
- * whether it was set up: no when none avoids, nothing kept), ENOMEM or
- * LFP_EMISALIGNED. */
-static int try_layout(struct lfp_percpu *pc, uint64_t stride, unsigned skews, uint32_t avoid,
-		      bool force, bool *done)
-{
-	size_t bytes = (stride * pc->ncpu + skews - 1) * 128;
-	bool misaligned = false;
-	char *block = lfp_alloc_aligned(&pc->alloc, bytes, 128, &misaligned);
-	if (!block)
-		return misaligned ? LFP_EMISALIGNED : ENOMEM;
-	unsigned skew = 0;
-	while (skew < skews && !areas_avoid(((uintptr_t)block >> 7) + skew, stride, pc->ncpu, avoid))
-		skew++;
-	*done = skew < skews || force;
-	if (!*done) {
-		pc->alloc.free(block, bytes, pc->alloc.ctx);
-		return 0;
-	}
-	pc->block = block;
-	pc->bytes = bytes;
-	pc->hot.stride = stride * 128;
-	pc->hot.areas = block + (skew < skews ? skew * 128 : 0);
-	return 0;
-}
-
 /*
  * Allocate the areas so that no area's first 128 bytes (its counters,
  * written by every get and put) lie at the page offset of what every get
- * and put reads or writes before them: the hot table and head (the pool's
- * rseq_get and rseq_put) always, and where it can the creating thread's
- * rseq area (glibc's threads' lie at one page offset) and its 16 bytes
- * at hint (lfpool_ts_tls_).  4K aliasing: on AMD Zen (family 26 here) a load whose
+ * and put reads or writes before them: the hot table always, where it
+ * can head (the pool's rseq_get and rseq_put), the creating thread's rseq
+ * area (glibc's threads' lie at one page offset) and its 16 bytes at hint
+ * (lfpool_ts_tls_).  4K aliasing: on AMD Zen (family 26 here) a load whose
  * address equals a buffered store's in bits 11..0 only waits as if it
  * depended on it.  In a scratch test of the sequence (issue 14), min TSC
  * ticks per operation of a pair: 2.06 apart, 2.69 with the hot table's
  * areas field on pops' page offset, 2.8 to 11 with it on pushes', 2.83 to
- * 2.94 with pops on the rseq area's rseq_cs.  The plain layout when it
- * avoids them (no memory more), else strides of 0 to 3 blocks more than
- * needed and starts of 0 to 3 blocks into the allocation: the first that
- * avoids every offset, else the hot table's and head's only (one always
- * does: fewer than 4 blocks).  0, ENOMEM or LFP_EMISALIGNED.
+ * 2.94 with pops on the rseq area's rseq_cs.
+ *
+ * One allocation, of 3 blocks more than the areas (the number of
+ * allocator calls must not depend on addresses: stress/sc_faults.c), with
+ * an even stride in blocks, so that every area begins in a block of one
+ * parity, chosen by the start (0 to 3 blocks in): the other parity than
+ * the hot table's one block (it is 32-byte aligned) always avoids it; of
+ * the starts that do, the first that avoids the rest too, else head.
+ * 0, ENOMEM or LFP_EMISALIGNED.
  */
 static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *head,
 		       const void *const *thread, size_t nthread)
 {
 	uint32_t must = page_blocks(&pc->hot, offsetof(struct lfp_percpu_hot, rseq_offset));
-	if (head)
-		must |= page_blocks(head, 2 * sizeof(void *));
-	uint32_t want = must;
+	uint32_t more = head ? page_blocks(head, 2 * sizeof(void *)) : 0, want = more;
 	for (size_t i = 0; i < nthread; i++)
 		want |= page_blocks(thread[i], 16);
-	uint64_t blocks = (area_bytes + 127) / 128;
-	for (int pass = 0; pass < 2; pass++) {
-		uint32_t avoid = pass ? must : want;
-		/* try 0: the plain layout; 1 to 4: stride blocks + try - 1, 3 blocks' slack */
-		for (unsigned try = 0; try <= 4; try++) {
-			bool done = false;
-			int err = try_layout(pc, blocks + (try ? try - 1 : 0), try ? 4 : 1, avoid,
-					     pass && try == 4, &done);
-			if (err || done)
-				return err;
-		}
+	uint64_t stride = ((area_bytes + 127) / 128 + 1) & ~(uint64_t)1;
+	size_t bytes = (stride * pc->ncpu + 3) * 128;
+	bool misaligned = false;
+	char *block = lfp_alloc_aligned(&pc->alloc, bytes, 128, &misaligned);
+	if (!block)
+		return misaligned ? LFP_EMISALIGNED : ENOMEM;
+	const uint32_t tiers[3] = { must | want, must | more, must };
+	unsigned skew = 0;
+	for (int t = 0; t < 3; t++) {
+		for (skew = 0; skew < 4; skew++)
+			if (areas_avoid(((uintptr_t)block >> 7) + skew, stride, pc->ncpu, tiers[t]))
+				break;
+		if (skew < 4)
+			break;
 	}
-	return ENOMEM;	/* not reached: the last try forces a layout */
+	pc->block = block;
+	pc->bytes = bytes;
+	pc->hot.stride = stride * 128;
+	pc->hot.areas = block + (skew < 4 ? skew : 0) * 128;
+	return 0;
 }
 
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
