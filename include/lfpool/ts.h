@@ -58,7 +58,9 @@
  * in its CPU areas, ncpu being the possible CPUs (/sys/devices/system/cpu/
  * possible), plus what its depot holds, as bounded above, with caches
  * counting its explicit caches and worker slots only.  The areas take
- * ncpu x (24 + 16 x magazine_size) bytes, each rounded up to 128, from
+ * ncpu x (24 + 16 x magazine_size) bytes, each rounded up to 256, and 384
+ * bytes more (to keep their counters off the page offsets of what every
+ * get and put reads), from
  * the backing allocator (lfpool_ts_max_bytes adds them): 64 threads on 2
  * CPUs hold 2 x 2 magazines' worth, not 64 x 2.
  *

@@ -52,8 +52,10 @@ struct lfp_percpu_hot;
 typedef void *(*lfp_percpu_empty_fn)(struct lfp_percpu_hot *h);
 typedef void (*lfp_percpu_full_fn)(struct lfp_percpu_hot *h, void *obj);
 
-/* Read by the assembly: keep the layout in step with rseq_x86_64.S. */
-struct lfp_percpu_hot {
+/* Read by the assembly: keep the layout in step with rseq_x86_64.S.
+ * 32-byte aligned: the fields every call reads (0 to 23) lie in one
+ * 128-byte block of a page (percpu.c alloc_areas). */
+struct __attribute__((aligned(32))) lfp_percpu_hot {
 	char *areas;
 	uint64_t stride;	/* bytes per area */
 	uint32_t ncpu;		/* the gate: possible CPUs, 0 while a thief works */
@@ -92,7 +94,8 @@ struct lfp_percpu {
 	struct lfp_percpu_hot hot;
 	uint32_t ncpu;		/* possible CPUs */
 	bool rseq;
-	size_t bytes;
+	char *block;		/* the areas' allocation: hot.areas is 0 to 3 x 128 bytes in */
+	size_t bytes;		/* its size */
 	lfpool_allocator alloc;
 };
 
@@ -102,10 +105,16 @@ uint32_t lfp_percpu_possible_cpus(void);
 bool lfp_percpu_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
- * 0, EINVAL, ENOMEM, or LFP_EMISALIGNED (the allocator's block was not
- * aligned as asked; given back). */
+ * No area's counters share a page offset with the hot table's fields
+ * (4K aliasing, percpu.c alloc_areas), nor where a layout allows with head
+ * (16 bytes that every get and put reads too: the pool's rseq_get and
+ * rseq_put) and hint (16 bytes of the calling thread's: lfpool_ts_tls_),
+ * either may be NULL.  0, EINVAL,
+ * ENOMEM, or LFP_EMISALIGNED (the allocator's block was not aligned as
+ * asked; given back).  pc must not move afterwards. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full);
+		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
+		    const void *hint);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Show fn every cached object, the table unchanged (no other user of the
  * table may run). */

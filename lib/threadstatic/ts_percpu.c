@@ -60,7 +60,8 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 	if (!t)
 		return ENOMEM;
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
-	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full);
+	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full,
+				  &p->fast, &lfpool_ts_tls_);
 	if (err == LFP_EMISALIGNED) {
 		if (p->core.debug)
 			lfp_debug_report(p->core.name, NULL, "the backing allocator returned memory "
