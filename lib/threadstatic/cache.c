@@ -489,21 +489,15 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 	lfp_cache_unlock(c);
 }
 
-lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache_kind kind)
 {
 	uint32_t mags[2];
-	/* from the owners' cache (slab.h): 10^5 explicit caches made and
-	 * freed searched malloc's bins and faulted in trimmed pages */
-	lfpool_ts_cache *c = lfp_owner_alloc(sizeof(*c));
-	if (!c)
-		return NULL;
 	lfp_grace_enter_locked();
 	int err = lfp_depot_join(&p->depot, mags);
 	lfp_grace_leave();
-	if (err) {
-		lfp_owner_free(c, sizeof(*c));
+	if (err)
 		return NULL;
-	}
+	memset(c, 0, sizeof(*c));
 	c->pool = p;
 	c->kind = (uint8_t)kind;
 	c->checked = p->core.debug;
@@ -519,6 +513,18 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	p->caches = c;
 	if (kind == LFP_CACHE_EXPLICIT)
 		p->explicit_caches++;
+	return c;
+}
+
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+{
+	/* from the owners' cache (slab.h): 10^5 explicit caches made and
+	 * freed searched malloc's bins and faulted in trimmed pages */
+	lfpool_ts_cache *c = lfp_owner_alloc(sizeof(*c));
+	if (c && !lfp_cache_init(c, p, kind)) {
+		lfp_owner_free(c, sizeof(*c));
+		return NULL;
+	}
 	return c;
 }
 
@@ -543,7 +549,8 @@ static void unlink_free(lfpool_ts_cache *c)
 		c->next->pprev = c->pprev;
 	if (c->kind == LFP_CACHE_EXPLICIT)
 		p->explicit_caches--;
-	lfp_owner_free(c, sizeof(*c));
+	if (c->kind != LFP_CACHE_HOME)	/* its thread's TLS: tls.c frees the slot */
+		lfp_owner_free(c, sizeof(*c));
 }
 
 /* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */
