@@ -399,3 +399,45 @@ Test(ts_home, fork_keeps_the_forking_threads_home_and_forgets_the_others)
 	sem_destroy(&hd.filled);
 	sem_destroy(&hd.go);
 }
+
+/* A pthread key destructor that runs after the library's (a key made
+ * later) and uses a pool in every round glibc gives it: the caches it gets
+ * then must not be the home, whose TLS glibc may free with no round left
+ * for the library's destructor to unlink it. */
+static pthread_key_t late_key;
+static lfpool_ts *late_pool;
+static int late_rounds, late_home_used;
+
+static void late_destructor(void *arg)
+{
+	lfpool_ts_put(late_pool, lfpool_ts_get(late_pool));
+	late_rounds++;
+	late_home_used |= home_pool() == late_pool;
+	pthread_setspecific(late_key, arg);	/* again next round, while glibc allows */
+}
+
+static void *use_then_exit(void *arg)
+{
+	lfpool_ts *p = arg;
+	lfpool_ts_put(p, lfpool_ts_get(p));	/* the library's key exists now */
+	pthread_setspecific(late_key, p);
+	return NULL;
+}
+
+Test(ts_home, caches_made_after_the_threads_exit_began_are_not_the_home)
+{
+	lfpool_config c = ts_config(32, 8, 4);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	late_pool = lfpool_ts_create(&c);
+	lfpool_ts_put(p, lfpool_ts_get(p));	/* the library's key before ours */
+	cr_assert_eq(pthread_key_create(&late_key, late_destructor), 0);
+	run_on_thread(use_then_exit, p);
+	cr_assert_geq(late_rounds, 1);
+	cr_assert_eq(late_home_used, 0, "a cache made during exit took the home");
+	lfpool_stats st = stats_of(late_pool);
+	cr_assert_eq(st.gets, (uint64_t)late_rounds);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(late_pool), 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	pthread_key_delete(late_key);
+}

@@ -92,6 +92,11 @@ struct lfp_tls_table {
 
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
+/* Set once the thread's key destructor ran: a cache made after it (by a
+ * later destructor) comes from the heap, never the home, as glibc may free
+ * the TLS block without running ours again (PTHREAD_DESTRUCTOR_ITERATIONS):
+ * such a cache leaks, but no pool's list points into freed TLS. */
+static __thread bool tls_exiting __attribute__((tls_model("initial-exec")));
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 /* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
 static uint32_t tslots_taken;
@@ -204,7 +209,7 @@ static void home_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
 static lfpool_ts_cache *cache_new(lfpool_ts *p)
 {
 	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
-	if (lfp_load_ptr_rlx((void *const *)&m->home_pool))
+	if (lfp_load_ptr_rlx((void *const *)&m->home_pool) || tls_exiting)
 		return lfp_cache_new(p, LFP_CACHE_IMPLICIT);
 	return lfp_cache_init(LFPOOL_TS_HOME_, p, LFP_CACHE_HOME);
 }
@@ -230,6 +235,7 @@ static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
 	struct lfpool_ts_tls *m = t->tls;
+	tls_exiting = true;
 	if (lfp_tls_exit_hook)
 		lfp_tls_exit_hook();
 	/* liburcu-bp's key destructor may have run first: register again
