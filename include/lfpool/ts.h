@@ -406,6 +406,14 @@ struct lfpool_ts_cache_fast {
 # define LFPOOL_CACHE_PUSHED_(f, t) __atomic_store_n(&(f)->top, (t) + 1, __ATOMIC_RELEASE)
 #endif
 
+/* Inline whole wherever they are used: lfpool_ts_get and _put run them at
+ * two places (the home cache, another), and GCC would otherwise call the
+ * second copy, a call per operation on a pool that is not the home. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache);
+__attribute__((always_inline)) static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj);
+#endif
+
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
  * top goes down first and low is read after it (see struct
  * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with top
