@@ -32,6 +32,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_trim \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
+	tests/test_threadstatic_home \
 	tests/test_threadstatic_threads \
 	tests/test_threadstatic_capacity \
 	tests/test_percpu \
@@ -64,6 +65,8 @@ tests_test_threadstatic_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_destroy_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_home_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_home_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_capacity_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)

@@ -489,41 +489,37 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 	lfp_cache_unlock(c);
 }
 
-/* Memory for a new cache of p, cleared (lfp_ts_lock held): the pool's
- * own (p->local, right after its head: ts.h says why) while no cache has
- * it, else a block from the owners' cache (slab.h: 10^5 explicit caches
- * made and freed searched malloc's bins and faulted in trimmed pages). */
+/* Memory for a new cache of p (lfp_ts_lock held): the pool's own
+ * (p->local, right after its head: ts.h says why) while no cache has it,
+ * else a block from the owners' cache (slab.h: 10^5 explicit caches made
+ * and freed searched malloc's bins and faulted in trimmed pages). */
 static lfpool_ts_cache *cache_mem(lfpool_ts *p)
 {
 	if (p->local_taken)
 		return lfp_owner_alloc(sizeof(lfpool_ts_cache));
 	p->local_taken = true;
-	return memset(&p->local, 0, sizeof(p->local));
+	return &p->local;
 }
 
 /* Give back cache_mem's memory (lfp_ts_lock held). */
-static void cache_mem_free(lfpool_ts_cache *c)
+static void cache_mem_free(lfpool_ts *p, lfpool_ts_cache *c)
 {
-	if (c == &c->pool->local)
-		c->pool->local_taken = false;
+	if (c == &p->local)
+		p->local_taken = false;
 	else
 		lfp_owner_free(c, sizeof(*c));
 }
 
-lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache_kind kind)
 {
 	uint32_t mags[2];
-	lfpool_ts_cache *c = cache_mem(p);
-	if (!c)
-		return NULL;
-	c->pool = p;
 	lfp_grace_enter_locked();
 	int err = lfp_depot_join(&p->depot, mags);
 	lfp_grace_leave();
-	if (err) {
-		cache_mem_free(c);
+	if (err)
 		return NULL;
-	}
+	memset(c, 0, sizeof(*c));
+	c->pool = p;
 	c->kind = (uint8_t)kind;
 	c->checked = p->core.debug;
 	c->loaded = mags[0];
@@ -538,6 +534,16 @@ lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
 	p->caches = c;
 	if (kind == LFP_CACHE_EXPLICIT)
 		p->explicit_caches++;
+	return c;
+}
+
+lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind)
+{
+	lfpool_ts_cache *c = cache_mem(p);
+	if (c && !lfp_cache_init(c, p, kind)) {
+		cache_mem_free(p, c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -562,7 +568,8 @@ static void unlink_free(lfpool_ts_cache *c)
 		c->next->pprev = c->pprev;
 	if (c->kind == LFP_CACHE_EXPLICIT)
 		p->explicit_caches--;
-	cache_mem_free(c);
+	if (c->kind != LFP_CACHE_HOME)	/* its thread's TLS: tls.c frees the slot */
+		cache_mem_free(p, c);
 }
 
 /* Model: stress/model/depot.pml, steps L1-L3; exit.pml, CF1-CF3. */

@@ -139,7 +139,8 @@ static void fork_child(void)
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
 		for (lfpool_ts_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
-			if (c->kind == LFP_CACHE_IMPLICIT && !lfp_tls_holds(p->gen, c))
+			if ((c->kind == LFP_CACHE_IMPLICIT || c->kind == LFP_CACHE_HOME) &&
+			    !lfp_tls_holds(p->gen, c))
 				lfp_cache_abandon(c);
 		}
 	}

@@ -39,6 +39,26 @@
  * caches its directory holds; destroy holds the same lock, so an exit
  * racing with destroy sees the pool either whole or gone.
  *
+ * The home cache: a thread's first implicit cache is made in its
+ * lfpool_ts_tls_.home (kind LFP_CACHE_HOME), so that the inline path's
+ * hit on that pool loads no cache pointer (lfpool/ts.h says why that
+ * matters).  The first cache, rather than the most used: a cache cannot
+ * move while thieves may hold it, and a thread's first pool is most often
+ * the one it uses most.  Apart from its storage it is a cache like any:
+ * in the thread's directory and its pool's head, on its pool's list of
+ * caches, where thieves, stats, trim and fork's handlers reach it.  The
+ * home is taken when home_pool is NULL: the owner sets home_pool last,
+ * under lfp_ts_lock, after the cache is linked; whoever unlinks the cache
+ * (lfp_cache_free, which for a home frees nothing) clears home_pool under
+ * the same lock: its owner at detach and exit, a destroyer of its pool
+ * (which, as for the fast-path entry, writes only NULL over the pool it
+ * destroys, before the pool can be freed and its address reused).  So the
+ * owner's inline path sees its home pool alive or NULL, and reuses the
+ * storage only after every other thread let go of it.  Exit clears it
+ * before glibc frees the TLS block.  A fork's child keeps the forking
+ * thread's home; the other threads' homes are abandoned with their caches
+ * (unlinked, never freed: their TLS is not ours).
+ *
  * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
  * (at a time) also get a slot, tslot in their fast-path entry, and each
  * pool keeps such a thread's cache in its head, by_thread[tslot], which
@@ -72,11 +92,19 @@ struct lfp_tls_table {
 
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
+/* Set once the thread's key destructor ran: a cache made after it (by a
+ * later destructor) comes from the heap, never the home, as glibc may free
+ * the TLS block without running ours again (PTHREAD_DESTRUCTOR_ITERATIONS):
+ * such a cache leaks, but no pool's list points into freed TLS. */
+static __thread bool tls_exiting __attribute__((tls_model("initial-exec")));
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 /* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
 static uint32_t tslots_taken;
 _Static_assert(LFPOOL_TS_THREAD_SLOTS_ < 32, "tslots_taken holds a bit per slot");
 _Static_assert(sizeof(struct lfpool_ts_fast) == 64, "the pool's head is one cache line");
+_Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(lfpool_ts_tls_.home) &&
+	       _Alignof(struct lfpool_ts_cache) <= _Alignof(struct lfpool_ts_cache_fast),
+	       "a cache fits the home cache's storage (LFPOOL_TS_HOME_BYTES_)");
 
 /*
  * The registry of live pools, under lfp_ts_lock: slot i holds the pool that
@@ -167,6 +195,25 @@ static void mru_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
 		lfp_store_ptr_rel((void **)&m->pool, NULL);
 }
 
+/* The home cache of m is free again once its cache of p is unlinked
+ * (lfp_cache_free; lock held): by its owner (detach, exit) or a destroyer
+ * of p, which writes only NULL over the pool it destroys. */
+static void home_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
+{
+	if (lfp_load_ptr_rlx((void *const *)&m->home_pool) == p)
+		lfp_store_ptr_rel((void **)&m->home_pool, NULL);
+}
+
+/* A new implicit cache of p for the calling thread (lock held): in its home
+ * when that is free, else from the heap; NULL on ENOMEM. */
+static lfpool_ts_cache *cache_new(lfpool_ts *p)
+{
+	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
+	if (lfp_load_ptr_rlx((void *const *)&m->home_pool) || tls_exiting)
+		return lfp_cache_new(p, LFP_CACHE_IMPLICIT);
+	return lfp_cache_init(LFPOOL_TS_HOME_, p, LFP_CACHE_HOME);
+}
+
 /* Clear the directory slot of pool id (destroy, detach; lock held). */
 static void dir_clear(struct lfpool_ts_tls *m, uint32_t id)
 {
@@ -188,6 +235,7 @@ static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
 	struct lfpool_ts_tls *m = t->tls;
+	tls_exiting = true;
 	if (lfp_tls_exit_hook)
 		lfp_tls_exit_hook();
 	/* liburcu-bp's key destructor may have run first: register again
@@ -200,6 +248,9 @@ static void release_thread(void *arg)
 			by_thread_set(m, dir[i]->pool, NULL);
 			lfp_cache_free(dir[i]);
 		}
+	/* The home cache was in dir too: its storage is free before glibc
+	 * frees the TLS block. */
+	lfp_store_ptr_rel((void **)&m->home_pool, NULL);
 	mru_set(m, NULL, NULL);
 	m->ndir = 0;
 	m->dir = NULL;
@@ -301,13 +352,15 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 	if (!err && (!own_table() || dir_room(id) != 0))
 		err = ENOMEM;
 	if (!err) {
-		c = lfp_cache_new(p, LFP_CACHE_IMPLICIT);
+		c = cache_new(p);
 		err = c ? 0 : ENOMEM;
 	}
 	if (!err) {
 		lfp_store_ptr_rel((void **)&lfpool_ts_tls_.dir[id], c);
 		by_thread_set(&lfpool_ts_tls_, p, c);
 		mru_set(&lfpool_ts_tls_, p, c);
+		if (c == LFPOOL_TS_HOME_)	/* last: the inline path's first test */
+			lfp_store_ptr_rel((void **)&lfpool_ts_tls_.home_pool, p);
 	}
 	pthread_mutex_unlock(&lfp_ts_lock);
 	if (err)
@@ -326,6 +379,7 @@ void lfp_tls_forget(const lfpool_ts *p)
 	for (struct lfp_tls_table *t = all_tables; t; t = t->next) {
 		dir_clear(t->tls, (uint32_t)p->gen);
 		mru_clear_if(t->tls, p);
+		home_clear_if(t->tls, p);
 	}
 }
 
@@ -340,5 +394,6 @@ void lfp_tls_detach(lfpool_ts *p)
 	lfp_cache_free(c);
 	dir_clear(&lfpool_ts_tls_, (uint32_t)p->gen);
 	mru_clear_if(&lfpool_ts_tls_, p);
+	home_clear_if(&lfpool_ts_tls_, p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 }

@@ -50,7 +50,9 @@
 #define LFP_WORKER_CHUNK 64u		/* worker slots per chunk */
 #define LFP_WORKER_CHUNKS (LFPOOL_TS_WORKERS_MAX / LFP_WORKER_CHUNK)
 
-enum lfp_cache_kind { LFP_CACHE_IMPLICIT, LFP_CACHE_EXPLICIT, LFP_CACHE_WORKER };
+/* LFP_CACHE_HOME: an implicit cache that lives in its thread's
+ * lfpool_ts_tls_.home (tls.c), never freed, only unlinked. */
+enum lfp_cache_kind { LFP_CACHE_IMPLICIT, LFP_CACHE_EXPLICIT, LFP_CACHE_WORKER, LFP_CACHE_HOME };
 
 /* What a cache counts; summed over caches by stats and trim. */
 struct lfp_cache_counts {
@@ -215,9 +217,12 @@ static inline bool lfp_ts_tight(lfpool_ts *p)
 }
 
 /* A new cache of the pool with two empty magazines, or NULL; caller holds
- * lfp_ts_lock. */
+ * lfp_ts_lock.  lfp_cache_init makes it in c's storage (a home cache,
+ * whose kind is LFP_CACHE_HOME): c, or NULL with the storage unused. */
 lfpool_ts_cache *lfp_cache_new(lfpool_ts *p, enum lfp_cache_kind kind);
-/* Flush c, free it and its magazines; caller holds lfp_ts_lock. */
+lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache_kind kind);
+/* Flush c, free it (a home cache: unlink it) and its magazines; caller
+ * holds lfp_ts_lock. */
 void lfp_cache_free(lfpool_ts_cache *c);
 /*
  * fork child: forget c, the cache of a thread that does not exist in the
