@@ -348,8 +348,8 @@ static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
 /*
  * Slab colouring (Bonwick 1994, section 4.1): where a slab has room left
  * over after its objects, its first object starts a number of cache lines
- * later, one more for each index space set up, round robin over the
- * offsets that room allows.  Slabs are aligned to their size, so without
+ * later, the next in a round robin over the offsets that room allows (one
+ * counter, which magazine slabs' rotation advances too).  Slabs are aligned to their size, so without
  * it the first objects of every index space's first slab lie at the same
  * offset from such a boundary and share the few cache sets of that offset:
  * with 1,000 ThreadStatic pools used round robin every pool's loaded

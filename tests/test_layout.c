@@ -101,3 +101,33 @@ ParameterizedTest(struct layout_case *c, layout, objects)
 	free(objs);
 	ops->destroy(pool);
 }
+
+/* Slab colouring (lib/slab.c): where a slab has room after its objects,
+ * each new pool's objects start a cache line further in, round robin, so
+ * that many pools' first objects do not share the cache sets of one offset
+ * from a slab boundary.  300-byte objects leave 256 bytes in an 8 KiB
+ * slab: five colours, so eight new pools' first objects cannot all lie at
+ * one page offset. */
+Test(layout, new_pools_colour_their_slabs)
+{
+	lfpool_config c = { .obj_size = 300, .prewarm = 1, .name = "colour" };
+	lfpool_pool *p[8];
+	void *o[8];
+	int distinct = 0;
+	for (int i = 0; i < 8; i++) {
+		p[i] = lfpool_pool_create(&c);
+		cr_assert_not_null(p[i]);
+		o[i] = lfpool_pool_get(p[i]);
+		cr_assert_not_null(o[i]);
+		cr_assert(lfpool_pool_owns(p[i], o[i]));
+		int seen = 0;
+		for (int k = 0; k < i; k++)
+			seen |= ((uintptr_t)o[k] & 4095) == ((uintptr_t)o[i] & 4095);
+		distinct += !seen;
+	}
+	cr_assert_gt(distinct, 1, "every pool's first object at one page offset");
+	for (int i = 0; i < 8; i++) {
+		lfpool_pool_put(p[i], o[i]);
+		cr_assert_eq(lfpool_pool_destroy(p[i]), 0);
+	}
+}

@@ -132,6 +132,7 @@ static void *use_and_quit(void *arg)
 	return NULL;	/* the key destructor runs now, maybe during destroy */
 }
 
+/* Every thread's first cache is its home (in its TLS): this covers homes too. */
 Test(ts_destroy, thread_exits_racing_with_destroy)
 {
 	struct hooks h;

@@ -93,10 +93,13 @@
  * ts_get and ts_put are inline.  A thread's first cache (its home; again
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
- * run lfpool_ts_cache_get or _put at a fixed TLS address.  When the
- * thread's last call on another pool was on the same pool they compare a
+ * run lfpool_ts_cache_get or _put at a fixed TLS address (9 instructions
+ * per call in a loop; 13 on other pools), so a thread should make its
+ * first call, or lfpool_ts_attach, on the pool it uses most.  On another
+ * pool, when it is the one the thread used last of those, they compare a
  * second pointer and run them on its cache; otherwise they read the
- * thread's cache of the pool from the pool's head (for the first 4 threads at a time) or from its directory,
+ * thread's cache of the pool from the pool's head (for the first 4
+ * threads at a time) or from its directory,
  * indexed by the pool's dense id (a bounds test and a load, still inline),
  * and call out only when it has none.  The directory takes
  * 8 bytes per id up to the highest id the thread used (ids are reused, so
@@ -476,16 +479,18 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
  * other pool and its cache come next, then the directory.
  */
 struct lfpool_ts_tls {
+	/* What every call reads first, together in the first line (and in
+	 * the first 16 bytes, which per-CPU areas keep off, percpu.h): */
 	const lfpool_ts *home_pool;	/* NULL: the home cache is free */
-	union {
-		struct lfpool_ts_cache_fast fast;
-		unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
-	} home;
 	const lfpool_ts *pool;	/* NULL: none */
 	lfpool_ts_cache *cache;
 	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
 	uint32_t ndir;		/* ids below it index dir */
 	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
+	union {			/* the home cache's lines, which only it writes */
+		struct lfpool_ts_cache_fast fast;
+		unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
+	} home __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));

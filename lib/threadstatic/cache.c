@@ -496,7 +496,7 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 static lfpool_ts_cache *cache_mem(lfpool_ts *p)
 {
 	if (p->local_taken)
-		return lfp_owner_alloc(sizeof(lfpool_ts_cache));
+		return lfp_owner_take(sizeof(lfpool_ts_cache));	/* lfp_cache_init clears it */
 	p->local_taken = true;
 	return &p->local;
 }

@@ -161,7 +161,6 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	pc->hot.max = max;
 	pc->hot.on_empty = on_empty;
 	pc->hot.on_full = on_full;
-	/* Two cache lines apart at least: no false sharing, no adjacent prefetch. */
 	const void *thread[2] = { hint, NULL };
 	size_t nthread = hint ? 1 : 0;
 #ifdef LFP_PERCPU_RSEQ

@@ -105,11 +105,11 @@ uint32_t lfp_percpu_possible_cpus(void);
 bool lfp_percpu_rseq_available(void);
 
 /* Set up a table of max slots per CPU, with the slow paths of get and put;
- * No area's counters share a page offset with the hot table's fields
+ * no area's counters share a page offset with the hot table's fields
  * (4K aliasing, percpu.c alloc_areas), nor where a layout allows with head
  * (16 bytes that every get and put reads too: the pool's rseq_get and
- * rseq_put) and hint (16 bytes of the calling thread's: lfpool_ts_tls_),
- * either may be NULL.  0, EINVAL,
+ * rseq_put) and hint (16 bytes of the calling thread's: lfpool_ts_tls_'s
+ * home_pool and pool), either may be NULL.  0, EINVAL,
  * ENOMEM, or LFP_EMISALIGNED (the allocator's block was not aligned as
  * asked; given back).  pc must not move afterwards. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
