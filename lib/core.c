@@ -392,7 +392,8 @@ void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *
 		memset((char *)p + from, 0, dirs[i] - from);
 		from = dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf);
 	}
-	return memset((char *)p + from, 0, size - from), p;
+	memset((char *)p + from, 0, size - from);
+	return p;
 }
 
 void lfp_core_owner_free(void *owner, size_t size, bool debug)

@@ -299,14 +299,9 @@ static uint32_t at_most(uint64_t n, uint32_t max) { return n < max ? (uint32_t)n
  * next trim frees them).
  */
 #ifdef __GLIBC__
-/* Set by the first call, on its own thread, for trim_malloc to skip its
- * second trim. */
-static __thread bool trimmed_first;
-
 static void trim_malloc_first(void)
 {
 	malloc_trim(0);
-	trimmed_first = true;
 }
 
 /*
@@ -323,10 +318,7 @@ static void trim_malloc(void)
 {
 	static pthread_once_t first = PTHREAD_ONCE_INIT;
 	pthread_once(&first, trim_malloc_first);
-	if (trimmed_first)
-		trimmed_first = false;	/* it was this call's */
-	else
-		malloc_trim(0);
+	malloc_trim(0);	/* the first call trims twice: once per process */
 }
 #endif
 
