@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <semaphore.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -391,16 +392,27 @@ Test(ts_home, fork_keeps_the_forking_threads_home_and_forgets_the_others)
 }
 
 /* A pthread key destructor that runs after the library's (a key made
- * later) and uses a pool in every round glibc gives it: the caches it gets
- * then must not be the home, whose TLS glibc may free with no round left
- * for the library's destructor to unlink it. */
+ * later) and uses a pool in every round glibc gives it, on a thread whose
+ * stack (and so its static TLS, which glibc places at the stack's top) the
+ * test provides.  After the library's destructor the thread must keep no
+ * cache and register nothing: a home would put its TLS on the pool's list,
+ * and a thread table registered in glibc's last round would stay on the
+ * library's list of tables, naming that TLS, which every later destroy
+ * reads.  The test takes the stack's memory away after the join, so such a
+ * read faults. */
 static pthread_key_t late_key;
 static lfpool_ts *late_pool;
-static int late_rounds, late_home_used;
+static int late_rounds, late_home_used, late_failed;
 
 static void late_destructor(void *arg)
 {
-	lfpool_ts_put(late_pool, lfpool_ts_get(late_pool));
+	void *objs[3];
+	void *obj = lfpool_ts_get(late_pool);
+	late_failed |= obj == NULL;
+	lfpool_ts_put(late_pool, obj);
+	late_failed |= lfpool_ts_get_bulk(late_pool, objs, 3) != 0;
+	lfpool_ts_put_bulk(late_pool, objs, 3);
+	late_failed |= lfpool_ts_attach(late_pool) != 0;
 	late_rounds++;
 	late_home_used |= home_pool() == late_pool;
 	pthread_setspecific(late_key, arg);	/* again next round, while glibc allows */
@@ -414,22 +426,38 @@ static void *use_then_exit(void *arg)
 	return NULL;
 }
 
-Test(ts_home, caches_made_after_the_threads_exit_began_are_not_the_home)
+Test(ts_home, calls_after_the_threads_key_destructor_keep_no_cache)
 {
 	lfpool_config c = ts_config(32, 8, 4);
 	lfpool_ts *p = lfpool_ts_create(&c);
 	late_pool = lfpool_ts_create(&c);
+	lfpool_ts *other = lfpool_ts_create(&c);
 	lfpool_ts_put(p, lfpool_ts_get(p));	/* the library's key before ours */
 	cr_assert_eq(pthread_key_create(&late_key, late_destructor), 0);
-	run_on_thread(use_then_exit, p);
-	cr_assert_geq(late_rounds, 1);
+
+	size_t size = 1u << 20;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(stack, MAP_FAILED);
+	pthread_attr_t attr;
+	pthread_t tid;
+	pthread_attr_init(&attr);
+	cr_assert_eq(pthread_attr_setstack(&attr, stack, size), 0);
+	cr_assert_eq(pthread_create(&tid, &attr, use_then_exit, p), 0);
+	pthread_join(tid, NULL);
+	pthread_attr_destroy(&attr);
+	cr_assert_eq(mprotect(stack, size, PROT_NONE), 0);	/* its TLS is gone */
+
+	cr_assert_geq(late_rounds, 2, "glibc ran the late destructor again");
+	cr_assert_eq(late_failed, 0, "a call during exit failed");
 	cr_assert_eq(late_home_used, 0, "a cache made during exit took the home");
 	lfpool_stats st = stats_of(late_pool);
-	cr_assert_eq(st.gets, (uint64_t)late_rounds);
+	cr_assert_eq(st.gets, (uint64_t)late_rounds * 4);
 	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(other), 0);	/* reads every thread table */
 	cr_assert_eq(lfpool_ts_destroy(late_pool), 0);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	pthread_key_delete(late_key);
+	munmap(stack, size);
 }
 
 /* A pool's first cache other than a home lives in the pool's struct right

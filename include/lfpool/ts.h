@@ -107,7 +107,11 @@
  * use, lookups and destroy cost O(1) however many pools are alive
  * (destroy: O(threads)).
  * A thread that exits hands its cache back (a pthread key destructor): its
- * objects go to the depot, its magazines are freed.  ts_attach and
+ * objects go to the depot, its magazines are freed.  A key destructor
+ * that runs after the library's may still call the pool; those calls keep
+ * no cache: a get or bulk get goes through a cache made and destroyed for
+ * the call, a put straight to the depot (slow, but nothing is left behind
+ * in the thread's TLS, which glibc then frees).  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker
  * start/stop hooks).  A thread may use any number of pools.  Implicit
  * caches are NOT fiber-safe: a fiber that may resume on another thread

@@ -456,8 +456,8 @@ static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 	return destroyed(p, NULL, "call after destroy") ? NULL : lfp_tls_cache(p);
 }
 
-/* A put of a thread that can have no cache (out of memory): straight to
- * the depot. */
+/* A put of a thread that can have no cache (out of memory, or past its
+ * key destructor: lfp_tls_exiting): straight to the depot. */
 static void put_uncached(lfpool_ts *p, void *obj)
 {
 	if ((p->magic != LFP_MAGIC_LIVE && p->magic != LFP_MAGIC_CLOSING) ||
@@ -465,6 +465,26 @@ static void put_uncached(lfpool_ts *p, void *obj)
 		return;
 	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);
+}
+
+/* A get of n objects (all or none) by a thread past its key destructor,
+ * which may keep no cache (lfp_tls_exiting): through an explicit cache made
+ * for the call, whose other objects go back to the depot as it is
+ * destroyed.  0, or -1 with errno as get. */
+static int get_uncached(lfpool_ts *p, void **objs, size_t n)
+{
+	if (p->magic != LFP_MAGIC_LIVE) {	/* a fini hook's get during destroy */
+		errno = EINVAL;
+		return -1;
+	}
+	lfpool_ts_cache *c = lfpool_ts_cache_create(p);
+	if (!c)
+		return -1;
+	int r = lfpool_ts_cache_get_bulk(c, objs, n);
+	int err = errno;
+	lfpool_ts_cache_destroy(c);
+	errno = err;
+	return r;
 }
 
 /* The inline lfpool_ts_get and _put (lfpool/ts.h) call these
@@ -477,7 +497,12 @@ LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
 	lfpool_ts_cache *c = lfp_tls_cache(p);
-	return c ? lfpool_ts_cache_get(c) : NULL;
+	if (LFPOOL_LIKELY(c != NULL))
+		return lfpool_ts_cache_get(c);
+	void *obj = NULL;
+	if (lfp_tls_exiting())
+		get_uncached(p, &obj, 1);
+	return obj;
 }
 
 LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
@@ -504,7 +529,9 @@ LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 	if (p->percpu)
 		return lfp_ts_percpu_get_bulk(p, objs, n);
 	lfpool_ts_cache *c = thread_cache(p);
-	return c ? lfpool_ts_cache_get_bulk(c, objs, n) : -1;
+	if (LFPOOL_LIKELY(c != NULL))
+		return lfpool_ts_cache_get_bulk(c, objs, n);
+	return lfp_tls_exiting() ? get_uncached(p, objs, n) : -1;
 }
 
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
@@ -534,7 +561,9 @@ LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 
 LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)
 {
-	return p->percpu || thread_cache(p) ? 0 : -1;
+	/* Past the key destructor calls go uncached: nothing to make. */
+	return p->percpu || thread_cache(p) || (lfp_tls_exiting() && p->magic == LFP_MAGIC_LIVE)
+		? 0 : -1;
 }
 
 LFPOOL_API void lfpool_ts_detach(lfpool_ts *p)

@@ -92,10 +92,13 @@ struct lfp_tls_table {
 
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
-/* Set once the thread's key destructor ran: a cache made after it (by a
- * later destructor) comes from the heap, never the home, as glibc may free
- * the TLS block without running ours again (PTHREAD_DESTRUCTOR_ITERATIONS):
- * such a cache leaks, but no pool's list points into freed TLS. */
+/* Set once the thread's key destructor ran.  A later key's destructor
+ * may still call us, but glibc may then free the TLS block with no round
+ * left to run ours again (PTHREAD_DESTRUCTOR_ITERATIONS): a table
+ * registered then would stay on all_tables, naming freed TLS that every
+ * later destroy reads and writes, and a home would put freed TLS on a
+ * pool's list of caches.  So the thread gets no implicit cache any more
+ * (lfp_tls_cache) and registers nothing; its calls go uncached. */
 static __thread bool tls_exiting __attribute__((tls_model("initial-exec")));
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 /* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
@@ -209,7 +212,7 @@ static void home_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
 static lfpool_ts_cache *cache_new(lfpool_ts *p)
 {
 	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
-	if (lfp_load_ptr_rlx((void *const *)&m->home_pool) || tls_exiting)
+	if (lfp_load_ptr_rlx((void *const *)&m->home_pool))
 		return lfp_cache_new(p, LFP_CACHE_IMPLICIT);
 	return lfp_cache_init(LFPOOL_TS_HOME_, p, LFP_CACHE_HOME);
 }
@@ -339,10 +342,15 @@ static int dir_room(uint32_t id)
 	return 0;
 }
 
+bool lfp_tls_exiting(void)
+{
+	return tls_exiting;
+}
+
 lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 {
 	lfpool_ts_cache *c = lfp_tls_find(p);
-	if (c)
+	if (c || tls_exiting)	/* exit released the directory: c is NULL */
 		return c;
 	pthread_once(&tls_once, make_key);
 	int err = tls_key_err ? ENOMEM : 0;

@@ -21,7 +21,7 @@
  *   cache.c         lfp_ts_lock and lfp_cache_*: a cache's lock, new, free,
  *                   count, and the thief's steps on it (stop, take, restart)
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
- *                   lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
+ *                   lfp_tls_exiting, lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
  *                   lfp_tls_exit_hook, lfp_tls_fork_child, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_next_live
@@ -237,8 +237,13 @@ void lfp_cache_abandon(lfpool_ts_cache *c);
 void lfp_cache_count(const lfpool_ts_cache *c, struct lfp_cache_counts *sum);
 
 /* The calling thread's cache for p (alive), made on first use; NULL with
- * errno ENOMEM.  It becomes the thread's lfpool_ts_tls_ entry. */
+ * errno ENOMEM, or once lfp_tls_exiting() (errno untouched): a thread
+ * past its key destructor gets no implicit cache.  It becomes the
+ * thread's lfpool_ts_tls_ entry. */
 lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p);
+/* True once the calling thread's key destructor ran: its calls then keep
+ * no cache of their own (threadstatic.c's get_uncached, put_uncached). */
+bool lfp_tls_exiting(void);
 /* The calling thread's cache for p if it has one (made its lfpool_ts_tls_
  * entry), else NULL. */
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
