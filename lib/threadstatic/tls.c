@@ -57,7 +57,8 @@
  * storage only after every other thread let go of it.  Exit clears it
  * before glibc frees the TLS block.  A fork's child keeps the forking
  * thread's home; the other threads' homes are abandoned with their caches
- * (unlinked, never freed: their TLS is not ours).
+ * (unlinked, never freed: their TLS is not ours).  Spin model:
+ * stress/model/home.pml (reuse, detach, destroy, exit, thieves).
  *
  * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
  * (at a time) also get a slot, tslot in their fast-path entry, and each
@@ -233,7 +234,7 @@ static void by_thread_set(struct lfpool_ts_tls *m, lfpool_ts *p, lfpool_ts_cache
 
 /* Thread exit: give back the caches of its directory (every pool named
  * there is alive: destroy clears its slots). */
-/* Model: stress/model/exit.pml, steps E1-E4. */
+/* Model: stress/model/exit.pml, steps E1-E4; home.pml, H5. */
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;

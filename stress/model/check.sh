@@ -35,6 +35,9 @@ census-neg         census.pml   -DNEGATIVE              safety          reject
 exit               exit.pml     -                       safety          pass
 exit-neg           exit.pml     -DNEGATIVE              safety          reject
 exit-neg-addr      exit.pml     -DNEGATIVE_ADDR         safety          reject
+home               home.pml     -                       safety          pass
+home-neg-late      home.pml     -DNEGATIVE_LATE         safety          reject
+home-neg-forget    home.pml     -DNEGATIVE_FORGET       safety          reject
 flush              flush.pml    -                       safety          pass
 flush-neg          flush.pml    -DNEGATIVE              safety          reject
 flush-neg-held     flush.pml    -DNEGATIVE,-DNOMONITOR  safety          reject
