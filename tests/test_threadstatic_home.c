@@ -339,8 +339,11 @@ static void *fork_with_a_home(void *arg)
 		while (n < FORK_CAP && (o[n] = lfpool_ts_get(f->pool)))
 			n++;
 		bad |= (n == FORK_CAP || n == 0) << 1;
+		int got = n;
 		while (n > 0)
 			lfpool_ts_put(f->pool, o[--n]);
+		/* ... and stats count them as out with users (ts.h, fork()). */
+		bad |= (stats_of(f->pool).live != (uint64_t)(FORK_CAP - got)) << 2;
 		uint64_t g = home_gets();
 		for (int i = 0; i < 100; i++) {
 			void *o = lfpool_ts_get(f->pool);

@@ -585,7 +585,10 @@ void lfp_cache_free(lfpool_ts_cache *c)
 
 void lfp_cache_abandon(lfpool_ts_cache *c)
 {
+	lfpool_ts *p = c->pool;
+	uint64_t h = held(c);
 	unlink_free(c);
+	p->retired.puts -= h;	/* what it held counts as out, not put back */
 }
 
 LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)

@@ -226,9 +226,10 @@ lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache
 void lfp_cache_free(lfpool_ts_cache *c);
 /*
  * fork child: forget c, the cache of a thread that does not exist in the
- * child (lock held).  Its state may be half-way through a step, so nothing
- * of it is read: its objects stay counted in created, as out with users,
- * and are never handed out again; its magazines stay in the census.  Their
+ * child (lock held).  Its state may be half-way through a step, so only
+ * its counters are read: its objects stay counted in created, as out with
+ * users (in live, not retained), and are never handed out again; its
+ * magazines stay in the census.  Their
  * memory goes back with the slabs at destroy.
  */
 void lfp_cache_abandon(lfpool_ts_cache *c);
