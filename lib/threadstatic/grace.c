@@ -18,6 +18,7 @@ void lfp_grace_fork_child(void) {}
 
 #else
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <urcu/urcu-bp.h>
@@ -30,35 +31,54 @@ void lfp_grace_fork_child(void) {}
  * rt_sigprocmask calls), which was most of a new thread's first
  * lfpool_ts_get (some 2 us of 2.7 on the loaded 2-CPU machine of
  * bench pattern firstuse).  So a thread's first LFP_GRACE_COUNTED
- * sections instead add 1 to counted_readers while they run (a
- * sequentially consistent add, before the section reads anything; a
- * slow path's cost, never a fast path's), and lfp_grace_wait waits for
- * both liburcu-bp's readers and counted_readers to reach 0 (loaded after
- * synchronize_rcu's full barriers: a plain Dekker with the readers' add).
- * Only threads young in this library count, so the word is rarely
- * contended.  Unlike liburcu-bp's phased counters it has no phase: a wait
- * lasts until it sees no counted section at all, so new threads whose
- * first sections overlap back to back (hundreds of ns each) could hold a
- * trim's wait for as long as they keep coming.  After that many sections a
- * thread registers at its next point that holds no lock (lfp_grace_register
- * or an unlocked lfp_grace_enter) and uses liburcu-bp from then on.
- * A thread that exits before registering makes no registration call.
+ * sections instead add 1, while they run, to one of two shared counters,
+ * counted_readers[phase & 1] (a sequentially consistent add, before the
+ * section reads anything; a slow path's cost, never a fast path's), and
+ * lfp_grace_wait waits for liburcu-bp's readers and for the counter of
+ * the phase before its own.  Only threads young in this library count,
+ * so the words are rarely contended.  After that many sections a thread
+ * registers at its next point that holds no lock (lfp_grace_register or
+ * an unlocked lfp_grace_enter) and uses liburcu-bp from then on.  A
+ * thread that exits before registering makes no registration call.
+ *
+ * Why two counters (liburcu's phases, for a shared counter): with one, a
+ * wait lasted until it saw no counted section at all, so new threads
+ * whose first sections overlap back to back (hundreds of ns each; a
+ * thread-per-connection server starts threads all the time) could hold a
+ * trim's wait for as long as they kept coming.  A waiter instead moves
+ * phase on (an SC add) and waits only for the counter of the phase it
+ * left; a section reads phase (SC) and adds 1 to that phase's counter
+ * (SC) before it reads anything.  A section that added to the old counter
+ * before the waiter read it 0 has left; one that added after that did so
+ * after the waiter's move in the SC order, and one that read the new phase
+ * read the move: either way it begins after the unlink that precedes the
+ * move, and cannot reach what the waiter frees.  Only sections that read
+ * phase before the move can add to the old counter, so it drains within
+ * one section's time.  Waits take turns (wait_lock), so that no other
+ * wait moves phase back to the counter one is waiting on.
+ * stress/model/grace.pml checks both: safety, and that a wait ends while
+ * new sections keep coming (its negative control, one counter, may wait
+ * forever).
  */
 #define LFP_GRACE_COUNTED 8u
 
-static uint64_t counted_readers;	/* threads inside a counted section */
+static uint64_t phase;			/* counted sections add to counter phase & 1 */
+static uint64_t counted_readers[2];	/* threads inside a counted section, by phase */
+static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Whether the thread uses liburcu-bp (it is, or was until liburcu's key
  * destructor ran at thread exit, registered); its counted sections so far
- * (saturating at LFP_GRACE_COUNTED), and how deep it is in one. */
+ * (saturating at LFP_GRACE_COUNTED), how deep it is in one, and the
+ * counter its outermost one added to. */
 static __thread bool registered __attribute__((tls_model("initial-exec")));
 static __thread uint8_t counted __attribute__((tls_model("initial-exec")));
 static __thread uint32_t counted_depth __attribute__((tls_model("initial-exec")));
+static __thread uint8_t counted_in __attribute__((tls_model("initial-exec")));
 
 void lfp_grace_leave(void)
 {
 	if (counted_depth) {
-		counted_depth--;
-		lfp_faa_u64_sc(&counted_readers, (uint64_t)-1);
+		if (--counted_depth == 0)
+			lfp_faa_u64_sc(&counted_readers[counted_in], (uint64_t)-1);
 	} else {
 		urcu_bp_read_unlock();
 	}
@@ -67,8 +87,11 @@ void lfp_grace_leave(void)
 void lfp_grace_wait(void)
 {
 	urcu_bp_synchronize_rcu();
-	while (lfp_load_u64_sc(&counted_readers) != 0)
+	pthread_mutex_lock(&wait_lock);
+	uint64_t left = lfp_faa_u64_sc(&phase, 1) & 1;
+	while (lfp_load_u64_sc(&counted_readers[left]) != 0)
 		sched_yield();
+	pthread_mutex_unlock(&wait_lock);
 }
 
 bool lfp_grace_reclaims(void) { return true; }
@@ -76,11 +99,17 @@ void lfp_grace_fork_prepare(void) { urcu_bp_before_fork(); }
 void lfp_grace_fork_parent(void) { urcu_bp_after_fork_parent(); }
 
 /* In the child only the forking thread is left: the counted sections of
- * the others ended with them. */
+ * the others ended with them, and so did a wait that held wait_lock (the
+ * forking thread was in none: it holds no lock in a section, and fork's
+ * prepare handler runs in no section). */
 void lfp_grace_fork_child(void)
 {
 	urcu_bp_after_fork_child();
-	lfp_faa_u64_sc(&counted_readers, (uint64_t)counted_depth - lfp_load_u64_sc(&counted_readers));
+	pthread_mutex_init(&wait_lock, NULL);
+	lfp_faa_u64_sc(&counted_readers[0], -lfp_load_u64_sc(&counted_readers[0]));
+	lfp_faa_u64_sc(&counted_readers[1], -lfp_load_u64_sc(&counted_readers[1]));
+	if (counted_depth)
+		lfp_faa_u64_sc(&counted_readers[counted_in], 1);
 }
 
 void lfp_grace_register(void)
@@ -102,8 +131,10 @@ static void enter(bool may_register)
 	}
 	if (counted < LFP_GRACE_COUNTED)
 		counted++;
-	counted_depth++;
-	lfp_faa_u64_sc(&counted_readers, 1);
+	if (counted_depth++)
+		return;		/* inside its outermost section's count */
+	counted_in = (uint8_t)(lfp_load_u64_sc(&phase) & 1);
+	lfp_faa_u64_sc(&counted_readers[counted_in], 1);
 }
 
 void lfp_grace_enter(void) { enter(true); }

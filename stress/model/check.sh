@@ -38,6 +38,10 @@ exit-neg-addr      exit.pml     -DNEGATIVE_ADDR         safety          reject
 home               home.pml     -                       safety          pass
 home-neg-late      home.pml     -DNEGATIVE_LATE         safety          reject
 home-neg-forget    home.pml     -DNEGATIVE_FORGET       safety          reject
+grace              grace.pml    -                       safety          pass
+grace-neg-reach    grace.pml    -DREACH_FIRST           safety          reject
+grace-done         grace.pml    -                       ltl:done        pass
+grace-done-neg     grace.pml    -DONE_COUNTER           ltl:done        reject
 flush              flush.pml    -                       safety          pass
 flush-neg          flush.pml    -DNEGATIVE              safety          reject
 flush-neg-held     flush.pml    -DNEGATIVE,-DNOMONITOR  safety          reject
