@@ -394,6 +394,74 @@ Test(ts_home, fork_keeps_the_forking_threads_home_and_forgets_the_others)
 	sem_destroy(&hd.go);
 }
 
+/* Threads that hold every thread slot (lfpool_ts_tls_.tslot) of the
+ * parent do not exist in a fork's child: their slots are free there, so a
+ * thread the child starts gets one; and the entries their caches left in
+ * the pools' heads are cleared, so that thread uses its own caches, not
+ * theirs, on its second pool.  Returns the slot, 0 for none or when the
+ * second pool's entry for it still named another thread's cache. */
+struct slot_pools {
+	lfpool_ts *a, *b;
+	sem_t filled, go;
+};
+
+static void *slot_of_new_thread(void *arg)
+{
+	struct slot_pools *sp = arg;
+	lfpool_ts_put(sp->a, lfpool_ts_get(sp->a));	/* takes a slot */
+	uint32_t k = lfpool_ts_tls_.tslot;
+	const struct lfpool_ts_fast *fb = (const struct lfpool_ts_fast *)sp->b;
+	int stale = __atomic_load_n(&fb->by_thread[k], __ATOMIC_RELAXED) != NULL;
+	lfpool_ts_put(sp->b, lfpool_ts_get(sp->b));
+	return (void *)(uintptr_t)(stale || home_pool() != sp->a ? 0 : k);
+}
+
+static void *hold_a_slot(void *arg)
+{
+	struct slot_pools *sp = arg;
+	lfpool_ts_put(sp->a, lfpool_ts_get(sp->a));
+	lfpool_ts_put(sp->b, lfpool_ts_get(sp->b));
+	sem_post(&sp->filled);
+	sem_wait(&sp->go);
+	return NULL;
+}
+
+Test(ts_home, a_fork_child_frees_the_thread_slots_of_threads_it_lacks)
+{
+	lfpool_config c = ts_config(32, 8, 4);
+	struct slot_pools sp = { .a = lfpool_ts_create(&c), .b = lfpool_ts_create(&c) };
+	sem_init(&sp.filled, 0, 0);
+	sem_init(&sp.go, 0, 0);
+	pthread_t t[LFPOOL_TS_THREAD_SLOTS_];
+	for (int i = 0; i < LFPOOL_TS_THREAD_SLOTS_; i++) {
+		pthread_create(&t[i], NULL, hold_a_slot, &sp);
+		sem_wait(&sp.filled);
+	}
+	void *slot;
+	pthread_t late;
+	pthread_create(&late, NULL, slot_of_new_thread, &sp);
+	pthread_join(late, &slot);
+	cr_assert_eq((uintptr_t)slot, 0, "the holders took every slot");
+	cr_assert_eq(lfpool_ts_tls_.tslot, 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_create(&late, NULL, slot_of_new_thread, &sp);
+		pthread_join(late, &slot);
+		_exit(slot == NULL);
+	}
+	int status = -1;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	for (int i = 0; i < LFPOOL_TS_THREAD_SLOTS_; i++)
+		sem_post(&sp.go);
+	for (int i = 0; i < LFPOOL_TS_THREAD_SLOTS_; i++)
+		pthread_join(t[i], NULL);
+	cr_assert_eq(lfpool_ts_destroy(sp.a), 0);
+	cr_assert_eq(lfpool_ts_destroy(sp.b), 0);
+	sem_destroy(&sp.filled);
+	sem_destroy(&sp.go);
+}
+
 /* A pthread key destructor that runs after the library's (a key made
  * later) and uses a pool in every round glibc gives it, on a thread whose
  * stack (and so its static TLS, which glibc places at the stack's top) the

@@ -71,8 +71,8 @@
  * every pool its directory names before its slot is free for another
  * thread, under lfp_ts_lock); register zeroes every entry of a new pool
  * and unregister of a destroyed one (so that a debug pool's later call
- * goes out of line, as for its id).  A fork's child keeps the other
- * threads' slots taken: their entries name abandoned caches.
+ * goes out of line, as for its id).  A fork's child frees the other
+ * threads' slots and clears their entries, which name abandoned caches.
  *
  * The variables use the initial-exec TLS model: an access is one
  * %fs-relative load, with no call to __tls_get_addr.
@@ -273,7 +273,9 @@ static void release_thread(void *arg)
  * other threads' tables point into their static TLS, which the child may
  * unmap (glibc's cache of stacks), so they leave the list; their memory
  * stays, abandoned with their caches, and a destroy in the child no longer
- * clears their directories. */
+ * clears their directories.  Their thread slots are free again, and every
+ * pool's entries for them, which name abandoned caches, are cleared, so
+ * the child's new threads get slots. */
 void lfp_tls_fork_child(void)
 {
 	all_tables = tls_table;
@@ -281,6 +283,13 @@ void lfp_tls_fork_child(void)
 		tls_table->next = NULL;
 		tls_table->pprev = &all_tables;
 	}
+	uint32_t own = lfpool_ts_tls_.tslot;
+	tslots_taken &= 1u << own;	/* own == 0 (no slot): none taken */
+	lfpool_ts *p;
+	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));)
+		for (uint32_t k = 1; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
+			if (k != own)
+				lfp_store_ptr_rel((void **)&p->fast.by_thread[k], NULL);
 }
 
 static void make_key(void)
