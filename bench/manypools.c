@@ -28,7 +28,12 @@
  * pays, and it is not in the ratio.
  *
  * Row "roundrobin": a get and a put on each of 1,000 ThreadStatic pools in
- * turn, through the implicit caches, against the same on one pool.
+ * turn, through the implicit caches, against the same on one pool (the
+ * thread's home).  After it, the same pair in a loop on one pool that is
+ * not the home, against the home, measured apart: the thread's second pool
+ * (its cache is the pool's own, in the pool's struct) and a pool whose own
+ * cache an explicit cache holds (the thread's is on the heap); both are
+ * found by the thread's most-recently-used entry in such a loop.
  *
  * Row "firstuse": a new thread's first lfpool_ts_get (its cache created)
  * and put, median of FIRST_THREADS threads, against malloc+free there.
@@ -192,6 +197,36 @@ static double round_robin(lfpool_ts **pools, size_t npools, size_t rounds)
 	return (now_ns() - t0) / (2.0 * rounds * npools);
 }
 
+/* A pair in a loop on one pool that is not the thread's home, against one
+ * on the home: on second (the thread's second pool: its cache is the
+ * pool's own) and on a new pool whose own cache an explicit cache takes
+ * first; min..max of the ratio over 5 runs. */
+static void report_not_home(lfpool_ts *home, lfpool_ts *second)
+{
+	lfpool_config cfg = { .obj_size = 64, .prewarm = 8, .name = "rr-other" };
+	lfpool_ts *other = lfpool_ts_create(&cfg);
+	lfpool_ts_cache *k = other ? lfpool_ts_cache_create(other) : NULL;
+	if (!k)
+		bench_die("roundrobin: create failed");
+	lfpool_ts *p[3] = { home, second, other };
+	double lo[3] = { 1e30, 1e30, 1e30 }, hi[3] = { 0, 0, 0 };
+	round_robin(&other, 1, 2);	/* the thread's cache of other made */
+	for (int r = 0; r < 5; r++) {
+		double t[3];
+		for (int j = 0; j < 3; j++)
+			t[j] = round_robin(&p[j], 1, (size_t)RR_ROUNDS * RR_POOLS);
+		for (int j = 1; j < 3; j++) {
+			double q = t[j] / t[0];
+			lo[j] = q < lo[j] ? q : lo[j];
+			hi[j] = q > hi[j] ? q : hi[j];
+		}
+	}
+	printf("  not the home, against it: the thread's second pool %.2f..%.2fx; a pool whose own cache"
+	       " an explicit cache holds %.2f..%.2fx (info)\n", lo[1], hi[1], lo[2], hi[2]);
+	lfpool_ts_cache_destroy(k);
+	lfpool_ts_destroy(other);
+}
+
 static void report_round_robin(void)
 {
 	static lfpool_ts *pools[RR_POOLS];
@@ -216,6 +251,7 @@ static void report_round_robin(void)
 	printf("\n== roundrobin: lfpool_ts_get/put on each of %d pools in turn, against one pool\n"
 	       "  one pool %.2f ns/op, %d pools %.2f ns/op (best of 5); ratio %.2f..%.2f  %s (target <= 3)\n",
 	       RR_POOLS, best_one, RR_POOLS, best_many, lo, hi, hi <= 3 ? "met" : lo <= 3 ? "met in some reps" : "MISSED");
+	report_not_home(pools[0], pools[1]);
 	for (size_t i = 0; i < RR_POOLS; i++)
 		lfpool_ts_destroy(pools[i]);
 }
