@@ -124,15 +124,27 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
  * A pool's own struct of size bytes (aligned to 64) for a pool of config
- * cfg (may be NULL), and its free, given whether the pool is a debug one:
+ * cfg (may be NULL), and tail bytes after it (not cleared: the pool's
+ * inline side data and arrays, below), and its free (of size + tail
+ * bytes), given whether the pool is a debug one:
  * lfp_owner_alloc's cache (slab.h), but for debug pools, which the
  * graveyard keeps and frees with free() (posix_memalign).  The struct is
  * zeroed but for the slabs' directories at offsets dirs[0 .. ndirs)
  * (ascending; LFP_DIR_OF): lfp_slabs_init sets up a directory without
  * reading it, and clearing them wrote 8 cache lines each per create.
  */
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *dirs,
-			   size_t ndirs);
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
+			   const size_t *dirs, size_t ndirs);
+/*
+ * One block per small pool (issue 14): the bytes a pool of config cfg
+ * leaves after its struct for its core's first side data (slab.h,
+ * lfp_slabs_inline_bytes), 0 when it takes none (debug pools, whose
+ * struct the graveyard keeps; pools of a user's allocator, which gets
+ * every block).  lfp_core_inline hands them to the core after
+ * lfp_core_init.
+ */
+size_t lfp_core_inline_bytes(const lfpool_config *cfg);
+void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
 /* The offset in struct type t of the directory of its core at member m. */
 #define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
 void lfp_core_owner_free(void *owner, size_t size, bool debug);

@@ -164,7 +164,9 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	bool debug = lfp_debug_wanted(cfg->flags);
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
 				       LFP_DIR_OF(struct lfpool_ts, core) };
-	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), dirs, 2);
+	/* The objects' first side data in the pool's block (core.h). */
+	size_t side = lfp_core_inline_bytes(cfg), size = sizeof(struct lfpool_ts) + side;
+	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), side, dirs, 2);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -173,10 +175,12 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	pthread_once(&fork_once, set_fork_hooks);
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
+	p->tail = (uint32_t)side;
+	lfp_core_inline(&p->core, p + 1, side);
 	err = lfp_depot_init(&p->depot,
 			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
 			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
@@ -187,7 +191,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
@@ -201,7 +205,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		lfp_ts_percpu_fini(p);
 		lfp_depot_fini(&p->depot);
 		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
@@ -257,7 +261,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	lfp_depot_fini(&p->depot);
 	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
-	lfp_core_retire(&p->core, p, sizeof(*p), &p->magic, p->created - n);
+	lfp_core_retire(&p->core, p, sizeof(*p) + p->tail, &p->magic, p->created - n);
 	return 0;
 }
 
