@@ -153,12 +153,17 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)
 		return 0;
+	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
 	if (lfp_dead(c->core.name, &c->magic, c, "destroy of a pool already destroyed"))
 		return -1;
-	/* Until the stack stays empty: a fini hook may put objects back. */
+	/* Until the stack stays empty: a fini hook may put objects back.
+	 * With nothing to run on them and nothing to report, the stack's
+	 * link words are not read (a cache miss per destroy with 10^5 pools
+	 * alive, issue 14; a Pool's destroy skips its array the same way). */
 	size_t n = 0;
 	uint32_t chain;
-	while ((chain = lfp_stack_pop_all_mpmc(&c->free)) != LFP_NIL) {
+	while ((c->core.fini || c->core.debug) &&
+	       (chain = lfp_stack_pop_all_mpmc(&c->free)) != LFP_NIL) {
 		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
 			next = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i));
 			lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
@@ -189,6 +194,8 @@ static void *pop_out(lfpool_concurrent *c)
  */
 __attribute__((noinline)) static void *get_create(lfpool_concurrent *c)
 {
+	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
+	lfp_prefetch_lines(c + 1, c->tail);
 	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
 		return NULL;
 	lfp_faa_u64_rlx(&c->misses, 1);

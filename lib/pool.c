@@ -119,6 +119,8 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
  * it is switched to only once the objects are there. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
+	lfp_prefetch_lines(p + 1, p->tail);
 	uint64_t most = lfp_core_max_objects(&p->core);
 	if (p->core.capacity && (n > p->core.capacity || p->created > p->core.capacity - n))
 		return ENOBUFS;
@@ -171,6 +173,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)
 		return 0;
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
 	/* One at a time off the top: an object a fini hook puts back is

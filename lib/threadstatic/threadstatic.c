@@ -234,6 +234,12 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)
 		return 0;
+	/* What destroy reads of the struct, at once (core.h): all of it but
+	 * the two slab directories and the worker chunks' array. */
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_ts, depot.mags));
+	lfp_prefetch_lines(&p->created, LFP_HOT_BYTES(struct lfpool_ts, core) -
+			   offsetof(struct lfpool_ts, created));
+	lfp_prefetch_lines(&p->steal_lock, sizeof(*p) - offsetof(struct lfpool_ts, steal_lock));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
 	lfp_grace_register();	/* retire frees caches under lfp_ts_lock (grace.h) */
