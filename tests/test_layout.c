@@ -179,3 +179,22 @@ Test(layout, small_pools_one_block)
 	cr_assert_eq(lfpool_pool_destroy(p), 0);
 	cr_assert_eq(lfpool_concurrent_destroy(q), 0);
 }
+
+/* A per-CPU pool's state (its CPU table, which the inline sequences read
+ * through the pool's rseq_get) lies in the pool's own block too: a create
+ * and a destroy take and free no block of their own for it.  Seen only
+ * where the inline sequences run (rseq, a release pool). */
+Test(layout, percpu_state_in_pool_block)
+{
+	lfpool_config c = { .obj_size = 64, .capacity = 8, .magazine_size = 8,
+			    .flags = LFPOOL_F_PERCPU, .name = "one-block-cpu" };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p;
+	if (f->rseq_get)
+		cr_assert(within_block(p, f->rseq_get), "the per-CPU state outside the pool's block");
+	void *o = lfpool_ts_get(p);
+	cr_assert_not_null(o);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}

@@ -164,9 +164,12 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	bool debug = lfp_debug_wanted(cfg->flags);
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
 				       LFP_DIR_OF(struct lfpool_ts, core) };
-	/* The objects' first side data in the pool's block (core.h). */
-	size_t side = lfp_core_inline_bytes(cfg), size = sizeof(struct lfpool_ts) + side;
-	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), side, dirs, 2);
+	/* The objects' first side data (core.h) and the per-CPU state
+	 * (ts_percpu.h) in the pool's block, in that order (each a multiple
+	 * of 64 bytes). */
+	size_t side = lfp_core_inline_bytes(cfg), cpus = lfp_ts_percpu_state_bytes(cfg);
+	size_t size = sizeof(struct lfpool_ts) + side + cpus;
+	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), side + cpus, dirs, 2);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -179,7 +182,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = err;
 		return NULL;
 	}
-	p->tail = (uint32_t)side;
+	p->tail = (uint32_t)(side + cpus);
 	lfp_core_inline(&p->core, p + 1, side);
 	err = lfp_depot_init(&p->depot,
 			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
@@ -187,7 +190,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	/* Magazine growth reports as the pool does, under its name. */
 	p->depot.mags.debug = p->core.debug;
 	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));
-	if (!err && (err = lfp_ts_percpu_init(p, cfg)) != 0)
+	if (!err && (err = lfp_ts_percpu_init(p, cfg, (char *)(p + 1) + side)) != 0)
 		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
