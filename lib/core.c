@@ -375,14 +375,27 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 		free(owner);
 }
 
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *dirs,
-			   size_t ndirs)
+size_t lfp_core_inline_bytes(const lfpool_config *cfg)
+{
+	if (!cfg || cfg->allocator || lfp_debug_wanted(cfg->flags))
+		return 0;
+	return lfp_slabs_inline_bytes(cfg->obj_size, cfg->align, cfg->capacity);
+}
+
+void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
+{
+	if (bytes && !c->debug)
+		lfp_slabs_inline(&c->slabs, mem, bytes);
+}
+
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
+			   const size_t *dirs, size_t ndirs)
 {
 	void *p;
 	lfp_fork_init();	/* before the first use of the small blocks' lock */
 	if (!lfp_debug_wanted(cfg ? cfg->flags : 0))
-		p = lfp_owner_take(size);
-	else if (posix_memalign(&p, 64, size) != 0)
+		p = lfp_owner_take(size + tail);
+	else if (posix_memalign(&p, 64, size + tail) != 0)
 		p = NULL;
 	if (!p)
 		return NULL;

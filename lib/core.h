@@ -72,6 +72,24 @@ struct lfp_core {
 	char name[LFP_NAME_MAX];
 };
 
+/*
+ * Ask for the lines of bytes at p (for writing) before a rare step (a
+ * create of objects, a destroy) reads and writes them.  With 10^5 pools
+ * alive each line of a pool's struct is a cache miss, and the locks the
+ * step takes (the small blocks', the grow lock, the registry's) are full
+ * barriers on x86-64: misses on either side of one wait for each other;
+ * asked for at once, they overlap (issue 14).
+ */
+static inline void lfp_prefetch_lines(const void *p, size_t bytes)
+{
+	for (size_t off = 0; off < bytes; off += 64)
+		__builtin_prefetch((const char *)p + off, 1, 3);
+}
+/* The bytes of a pool of type t whose core is member m, from its start
+ * up to and including its slabs' first leaf pointer: what its first get
+ * and its destroy read of it. */
+#define LFP_HOT_BYTES(t, m) (offsetof(t, m.slabs.leaf) + sizeof(void *))
+
 /* Validate cfg and set up c; 0 or EINVAL. */
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind);
 /* Free all slabs; constructed objects must have been finalized first. */
@@ -124,15 +142,27 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
  * A pool's own struct of size bytes (aligned to 64) for a pool of config
- * cfg (may be NULL), and its free, given whether the pool is a debug one:
+ * cfg (may be NULL), and tail bytes after it (not cleared: the pool's
+ * inline side data and arrays, below), and its free (of size + tail
+ * bytes), given whether the pool is a debug one:
  * lfp_owner_alloc's cache (slab.h), but for debug pools, which the
  * graveyard keeps and frees with free() (posix_memalign).  The struct is
  * zeroed but for the slabs' directories at offsets dirs[0 .. ndirs)
  * (ascending; LFP_DIR_OF): lfp_slabs_init sets up a directory without
  * reading it, and clearing them wrote 8 cache lines each per create.
  */
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, const size_t *dirs,
-			   size_t ndirs);
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
+			   const size_t *dirs, size_t ndirs);
+/*
+ * One block per small pool (issue 14): the bytes a pool of config cfg
+ * leaves after its struct for its core's first side data (slab.h,
+ * lfp_slabs_inline_bytes), 0 when it takes none (debug pools, whose
+ * struct the graveyard keeps; pools of a user's allocator, which gets
+ * every block).  lfp_core_inline hands them to the core after
+ * lfp_core_init.
+ */
+size_t lfp_core_inline_bytes(const lfpool_config *cfg);
+void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
 /* The offset in struct type t of the directory of its core at member m. */
 #define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
 void lfp_core_owner_free(void *owner, size_t size, bool debug);

@@ -23,9 +23,34 @@ struct lfpool_pool {
 	uint32_t debug_count;		/* debug pools: pooled objects */
 	uint32_t items_cap;
 	bool fast_put;			/* no reset hook and no debug checks */
+	/* One block per small pool (issue 14): after the struct, tail bytes
+	 * holding the items array of a pool of capacity up to
+	 * LFP_POOL_INLINE_ITEMS (inline_cap pointers, 0: none), then slab
+	 * 0's side data (core.h, lfp_core_inline). */
+	uint32_t tail, inline_cap;
 	uint64_t created, misses;
 	struct lfp_core core;
 };
+
+/* The most pointers of an items array in the pool's own block: what
+ * new_items would give a pool of that capacity first, its whole
+ * capacity, so that the array never grows past it. */
+#define LFP_POOL_INLINE_ITEMS 16u
+
+/* The items array in p's own block. */
+static void **inline_items(lfpool_pool *p)
+{
+	return (void **)(p + 1);
+}
+
+/* The bytes the items array of a pool of config cfg takes in its block. */
+static size_t inline_items_bytes(const lfpool_config *cfg)
+{
+	if (!cfg || cfg->allocator || lfp_debug_wanted(cfg->flags) || !cfg->capacity ||
+	    cfg->capacity > LFP_POOL_INLINE_ITEMS)
+		return 0;
+	return (cfg->capacity * sizeof(void *) + 63) & ~(size_t)63;
+}
 /* lfpool_pool_get and _put (pool.h) read the pool as its fast view. */
 _Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
 
@@ -42,6 +67,11 @@ static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap
 	*cap_out = p->items_cap;
 	if (need <= p->items_cap)
 		return 0;
+	if (!p->fast.items && need <= p->inline_cap) {
+		*items = inline_items(p);
+		*cap_out = p->inline_cap;
+		return 0;
+	}
 	uint64_t cap = p->items_cap ? (uint64_t)p->items_cap * 2 : 16;
 	if (cap < need)
 		cap = need;
@@ -62,15 +92,22 @@ static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap
 	return 0;
 }
 
+/* Free the items array, unless it is the one in the pool's block. */
+static void free_items(lfpool_pool *p)
+{
+	const lfpool_allocator *a = &p->core.slabs.alloc;
+	if (p->fast.items && p->fast.items != inline_items(p))
+		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+}
+
 /* Switch to items (of cap pointers), freeing the old array. */
 static void install_items(lfpool_pool *p, void **items, uint32_t cap)
 {
 	if (items == p->fast.items)
 		return;
-	const lfpool_allocator *a = &p->core.slabs.alloc;
 	if (p->fast.items) {
 		memcpy(items, p->fast.items, *pooled(p) * sizeof(void *));
-		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+		free_items(p);
 	}
 	p->fast.items = items;
 	p->items_cap = cap;
@@ -82,6 +119,8 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
  * it is switched to only once the objects are there. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
+	lfp_prefetch_lines(p + 1, p->tail);
 	uint64_t most = lfp_core_max_objects(&p->core);
 	if (p->core.capacity && (n > p->core.capacity || p->created > p->core.capacity - n))
 		return ENOBUFS;
@@ -93,7 +132,7 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 	if (!err)
 		err = lfp_core_create(&p->core, &p->created, false, n, state, chain);
 	if (err) {
-		if (items && items != p->fast.items)
+		if (items && items != p->fast.items && items != inline_items(p))
 			p->core.slabs.alloc.free(items, cap * sizeof(void *), p->core.slabs.alloc.ctx);
 		return err;
 	}
@@ -104,17 +143,21 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 {
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_pool, core) };
-	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p), dirs, 1);
+	size_t items = inline_items_bytes(cfg), side = lfp_core_inline_bytes(cfg);
+	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p), items + side, dirs, 1);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	p->tail = (uint32_t)(items + side);
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_POOL);
 	if (err) {
-		lfp_core_owner_free(p, sizeof(*p), lfp_debug_wanted(cfg ? cfg->flags : 0));
+		lfp_core_owner_free(p, sizeof(*p) + p->tail, lfp_debug_wanted(cfg ? cfg->flags : 0));
 		errno = err;
 		return NULL;
 	}
+	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;
+	lfp_core_inline(&p->core, (char *)(p + 1) + items, side);
 	p->magic = LFP_MAGIC_LIVE;
 	p->fast_put = !p->core.debug && !p->core.reset;
 	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
@@ -130,6 +173,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)
 		return 0;
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
 	/* One at a time off the top: an object a fini hook puts back is
@@ -145,12 +189,10 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	for (; *n; finalized++)
 		lfp_core_fini_obj(&p->core, p->fast.items[--*n]);
 	uint64_t out = p->created - finalized;
-	const lfpool_allocator *a = &p->core.slabs.alloc;
-	if (p->fast.items)
-		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+	free_items(p);
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
-	lfp_core_retire(&p->core, p, sizeof(*p), &p->magic, out);
+	lfp_core_retire(&p->core, p, sizeof(*p) + p->tail, &p->magic, out);
 	return 0;
 }
 

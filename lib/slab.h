@@ -97,6 +97,10 @@ struct lfp_slabs {
 	/* Chain a new slab's objects from a slot that moves on with each slab
 	 * grown in the process (magazines: slab.c, colour), not from slot 0. */
 	bool rotate;
+	/* Slot 0's side data inside the pool's own block (lfp_slabs_inline),
+	 * or NULL: slot 0 takes it instead of a block of its own, and it is
+	 * never freed with the slabs (the pool's block goes with the pool). */
+	uint32_t *inline_side;
 	/* Leaf 0 until a slab number reaches LFP_INLINE_SLOTS, a copy of
 	 * its first slots after (see LFP_INLINE_SLOTS). */
 	struct lfp_slab_slot slot0[LFP_INLINE_SLOTS];
@@ -136,6 +140,21 @@ void lfp_blocks_fork_unlock(void);
 /* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a);
+/*
+ * Side data in the pool's own block (issue 14: with 10^5 pools alive, a
+ * pool's first get allocated its first slab's side data from the shared
+ * cache of small blocks, a lock taken and a line of another page written,
+ * and destroy gave it back under the lock again).  For a small first slab
+ * (side data of at most LFP_INLINE_SIDE_MAX bytes) of the default
+ * allocator: lfp_slabs_inline_bytes says how many bytes to leave for it
+ * after the pool's struct, before the space is set up (0: none), and
+ * lfp_slabs_inline hands them to the space after lfp_slabs_init (a space
+ * whose slab 0 needs more does not take them).
+ */
+#define LFP_INLINE_SIDE_MAX 512u
+size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint);
+void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes);
+
 /* Free every slab and all side data.  Objects must have been finalized. */
 void lfp_slabs_fini(struct lfp_slabs *s);
 

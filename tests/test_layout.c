@@ -131,3 +131,70 @@ Test(layout, new_pools_colour_their_slabs)
 		cr_assert_eq(lfpool_pool_destroy(p[i]), 0);
 	}
 }
+
+/*
+ * One block per small pool (issue 14): a release pool of the default
+ * allocator sized for few objects keeps its first slab's side data (and a
+ * Pool its items array) in its own block, right after its struct, so a
+ * first get writes no block of another page and destroy frees none.  Seen
+ * through the inline paths' views: a Pool's items and a Concurrent pool's
+ * slab 0 links lie within a few KiB after the pool; from the shared cache
+ * of small blocks (or malloc) they lay elsewhere.  Debug pools (every pool
+ * of --enable-debug) keep them apart: their struct outlives them in the
+ * graveyard.
+ */
+static bool within_block(const void *pool, const void *p)
+{
+	uintptr_t a = (uintptr_t)pool, b = (uintptr_t)p;
+	return b > a && b - a < 4096;
+}
+
+Test(layout, small_pools_one_block)
+{
+	if (DEBUG_BUILD)
+		return;
+	lfpool_config c = { .obj_size = 64, .capacity = 8, .name = "one-block" };
+	lfpool_pool *p = lfpool_pool_create(&c);
+	lfpool_concurrent *q = lfpool_concurrent_create(&c);
+	cr_assert(p && q);
+	void *a = lfpool_pool_get(p), *b = lfpool_concurrent_get(q);
+	cr_assert(a && b);
+	const struct lfpool_pool_fast *pf = (const struct lfpool_pool_fast *)p;
+	const struct lfpool_concurrent_fast *cf = (const struct lfpool_concurrent_fast *)q;
+	cr_assert(within_block(p, pf->items), "a small Pool's items array outside its block");
+	cr_assert(within_block(q, cf->links), "a small Concurrent pool's side data outside its block");
+	lfpool_pool_put(p, a);
+	lfpool_concurrent_put(q, b);
+	/* Trim gives slab 0 back and keeps the block's side data and items;
+	 * the next get grows slab 0 on them again. */
+	cr_assert_eq(lfpool_pool_trim(p, 0), 1);
+	cr_assert_eq(lfpool_concurrent_trim(q, 0), 1);
+	a = lfpool_pool_get(p);
+	b = lfpool_concurrent_get(q);
+	cr_assert(a && b && lfpool_pool_owns(p, a) && lfpool_concurrent_owns(q, b));
+	cr_assert(within_block(p, pf->items));
+	cr_assert(within_block(q, cf->links));
+	lfpool_pool_put(p, a);
+	lfpool_concurrent_put(q, b);
+	cr_assert_eq(lfpool_pool_destroy(p), 0);
+	cr_assert_eq(lfpool_concurrent_destroy(q), 0);
+}
+
+/* A per-CPU pool's state (its CPU table, which the inline sequences read
+ * through the pool's rseq_get) lies in the pool's own block too: a create
+ * and a destroy take and free no block of their own for it.  Seen only
+ * where the inline sequences run (rseq, a release pool). */
+Test(layout, percpu_state_in_pool_block)
+{
+	lfpool_config c = { .obj_size = 64, .capacity = 8, .magazine_size = 8,
+			    .flags = LFPOOL_F_PERCPU, .name = "one-block-cpu" };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p;
+	if (f->rseq_get)
+		cr_assert(within_block(p, f->rseq_get), "the per-CPU state outside the pool's block");
+	void *o = lfpool_ts_get(p);
+	cr_assert_not_null(o);
+	lfpool_ts_put(p, o);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}

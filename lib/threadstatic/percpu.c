@@ -147,6 +147,8 @@ static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *hea
 	return 0;
 }
 
+static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu);
+
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
 		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
 		    const void *hint)
@@ -170,7 +172,11 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 			      thread, nthread);
 	if (err)
 		return err;
-	memset(pc->block, 0, pc->bytes);
+	/* Each area's counters (and lock): its slots are read only below
+	 * pushes - pops, so clearing them too wrote every line of the block
+	 * (issue 14: 70 lines per create with 16 CPUs, 14 with 2). */
+	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++)
+		memset(area(pc, cpu), 0, offsetof(struct lfp_percpu_area, slot));
 	/* rseq only where a thief can fence it (membarrier-rseq). */
 	pc->rseq = lfp_percpu_rseq_available() && lfp_fence_init();
 #ifdef LFP_PERCPU_RSEQ

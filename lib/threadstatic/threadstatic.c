@@ -164,7 +164,12 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	bool debug = lfp_debug_wanted(cfg->flags);
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
 				       LFP_DIR_OF(struct lfpool_ts, core) };
-	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), dirs, 2);
+	/* The objects' first side data (core.h) and the per-CPU state
+	 * (ts_percpu.h) in the pool's block, in that order (each a multiple
+	 * of 64 bytes). */
+	size_t side = lfp_core_inline_bytes(cfg), cpus = lfp_ts_percpu_state_bytes(cfg);
+	size_t size = sizeof(struct lfpool_ts) + side + cpus;
+	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), side + cpus, dirs, 2);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -173,21 +178,23 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	pthread_once(&fork_once, set_fork_hooks);
 	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
 	if (err) {
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
+	p->tail = (uint32_t)(side + cpus);
+	lfp_core_inline(&p->core, p + 1, side);
 	err = lfp_depot_init(&p->depot,
 			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
 			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
 	/* Magazine growth reports as the pool does, under its name. */
 	p->depot.mags.debug = p->core.debug;
 	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));
-	if (!err && (err = lfp_ts_percpu_init(p, cfg)) != 0)
+	if (!err && (err = lfp_ts_percpu_init(p, cfg, (char *)(p + 1) + side)) != 0)
 		lfp_depot_fini(&p->depot);
 	if (err) {
 		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
@@ -201,7 +208,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		lfp_ts_percpu_fini(p);
 		lfp_depot_fini(&p->depot);
 		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, sizeof(*p), debug);
+		lfp_core_owner_free(p, size, debug);
 		errno = err;
 		return NULL;
 	}
@@ -230,6 +237,12 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
 	if (!p)
 		return 0;
+	/* What destroy reads of the struct, at once (core.h): all of it but
+	 * the two slab directories and the worker chunks' array. */
+	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_ts, depot.mags));
+	lfp_prefetch_lines(&p->created, LFP_HOT_BYTES(struct lfpool_ts, core) -
+			   offsetof(struct lfpool_ts, created));
+	lfp_prefetch_lines(&p->steal_lock, sizeof(*p) - offsetof(struct lfpool_ts, steal_lock));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
 	lfp_grace_register();	/* retire frees caches under lfp_ts_lock (grace.h) */
@@ -257,7 +270,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	lfp_depot_fini(&p->depot);
 	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
-	lfp_core_retire(&p->core, p, sizeof(*p), &p->magic, p->created - n);
+	lfp_core_retire(&p->core, p, sizeof(*p) + p->tail, &p->magic, p->created - n);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ struct lfp_ts_percpu {
 	bool fast_puts;		/* rseq, and puts need no check */
 	bool check_gets;	/* debug pool: every get marks its object out */
 	bool check_puts;	/* debug pool or reset hook: every put is accepted */
+	bool in_pool;		/* in the pool's own block: not freed here */
 	struct lfp_percpu pc;
 	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
 	/* Added to by the slow paths (atomically), read by the statistics. */
@@ -52,13 +53,31 @@ _Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
 static void *on_empty(struct lfp_percpu_hot *h);
 static void on_full(struct lfp_percpu_hot *h, void *obj);
 
-int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
+/* In the pool's block after its inline side data: 64-aligned there. */
+_Static_assert(sizeof(struct lfp_ts_percpu) % 64 == 0, "a whole number of lines");
+
+size_t lfp_ts_percpu_state_bytes(const lfpool_config *cfg)
+{
+	return cfg->flags & LFPOOL_F_PERCPU ? sizeof(struct lfp_ts_percpu) : 0;
+}
+
+/* Free t unless it lies in its pool's block. */
+static void free_state(struct lfp_ts_percpu *t)
+{
+	if (!t->in_pool)
+		lfp_owner_free(t, sizeof(*t));
+}
+
+int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 {
 	if (!(cfg->flags & LFPOOL_F_PERCPU))
 		return 0;
-	struct lfp_ts_percpu *t = lfp_owner_alloc(sizeof(*t));
-	if (!t)
+	struct lfp_ts_percpu *t = mem;
+	if (t)
+		memset(t, 0, sizeof(*t));
+	else if (!(t = lfp_owner_alloc(sizeof(*t))))
 		return ENOMEM;
+	t->in_pool = mem != NULL;
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
 	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full,
 				  &p->fast, &lfpool_ts_tls_);
@@ -69,7 +88,7 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg)
 		err = ENOMEM;
 	}
 	if (err) {
-		lfp_owner_free(t, sizeof(*t));
+		free_state(t);
 		return err;
 	}
 	t->pool = p;
@@ -103,7 +122,7 @@ uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
 	lfp_percpu_fini(&t->pc);
-	lfp_owner_free(t, sizeof(*t));
+	free_state(t);
 	return n;
 }
 
