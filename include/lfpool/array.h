@@ -169,11 +169,16 @@ LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_
 /* The array home, at a constant offset from the thread pointer (the same
  * base as the table's entries). */
 #define LFPOOL_ARRAY_HOME_ ((lfpool_ts_cache *)&lfpool_array_tls_.home)
-/* Entry i's key: another thread's destroy may clear it (see above). */
+/* Entry i's key: another thread's destroy may clear it (see above).  The
+ * second test reads it again, as a volatile load that the compiler keeps
+ * apart: reusing the first load's register made the home's test a load
+ * and a compare rather than one compare with memory. */
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_ARRAY_KEY_(i) __atomic_load_n(&lfpool_array_tls_.key[i], __ATOMIC_RELAXED)
+# define LFPOOL_ARRAY_KEY_AGAIN_(i) LFPOOL_ARRAY_KEY_(i)
 #else
 # define LFPOOL_ARRAY_KEY_(i) (lfpool_array_tls_.key[i])
+# define LFPOOL_ARRAY_KEY_AGAIN_(i) (*(volatile const uint64_t *)&lfpool_array_tls_.key[i])
 #endif
 
 /* A new array pool whose classes are pools of flavour, per cfg; NULL with
@@ -310,13 +315,12 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
 	size_t i = lfpool_array_index_of_(n);
-	uint64_t k = LFPOOL_ARRAY_KEY_(i);
 	char *obj;
-	if (LFPOOL_LIKELY(k == (uint64_t)(uintptr_t)ap)) {
+	if (LFPOOL_LIKELY(LFPOOL_ARRAY_KEY_(i) == (uint64_t)(uintptr_t)ap)) {
 		obj = (char *)lfpool_ts_cache_get(LFPOOL_ARRAY_HOME_);
 		return lfpool_array_got_(f, i, obj, LFPOOL_ARRAY_HOME_PREFIX_, real);
 	}
-	if (LFPOOL_LIKELY(k == f->key)) {
+	if (LFPOOL_LIKELY(LFPOOL_ARRAY_KEY_AGAIN_(i) == f->key)) {
 		obj = (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]);
 		return lfpool_array_got_(f, i, obj, f->prefix, real);
 	}
@@ -331,12 +335,11 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 static inline void lfpool_array_put_at_(lfpool_array *ap, size_t i, void *buf, size_t n)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
-	uint64_t k = LFPOOL_ARRAY_KEY_(i);
-	if (LFPOOL_LIKELY(k == (uint64_t)(uintptr_t)ap && buf != NULL)) {
+	if (LFPOOL_LIKELY(LFPOOL_ARRAY_KEY_(i) == (uint64_t)(uintptr_t)ap && buf != NULL)) {
 		lfpool_ts_cache_put(LFPOOL_ARRAY_HOME_, (char *)buf - LFPOOL_ARRAY_HOME_PREFIX_);
 		return;
 	}
-	if (LFPOOL_LIKELY(k == f->key && buf != NULL)) {
+	if (LFPOOL_LIKELY(LFPOOL_ARRAY_KEY_AGAIN_(i) == f->key && buf != NULL)) {
 		lfpool_ts_cache_put(lfpool_array_tls_.cache[i], (char *)buf - f->prefix);
 		return;
 	}
