@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -741,6 +743,83 @@ Test(array_home, a_get_at_capacity_steals_from_another_threads_array_home)
 	cr_assert_eq(lfpool_array_destroy(h.ap), 0);
 	sem_destroy(&h.go);
 	sem_destroy(&h.done);
+}
+
+enum { FORK_CAP = 8 };
+
+struct home_fork {
+	lfpool_array *ap;
+	sem_t filled, go;
+	int status;
+};
+
+/* Hold FORK_CAP / 2 buffers of 64 B in this thread's array home, wait. */
+static void *hold_in_home(void *arg)
+{
+	struct home_fork *h = arg;
+	void *b[FORK_CAP / 2];
+	for (int i = 0; i < FORK_CAP / 2; i++)
+		b[i] = lfpool_array_get(h->ap, 64, NULL);
+	for (int i = 0; i < FORK_CAP / 2; i++)
+		lfpool_array_put_sized(h->ap, b[i], 64);
+	sem_post(&h->filled);
+	sem_wait(&h->go);
+	return NULL;
+}
+
+/* On a thread whose array home is ap's class: fork; the child's home
+ * serves on, the other thread's is forgotten with what it held. */
+static void *fork_with_an_array_home(void *arg)
+{
+	struct home_fork *h = arg;
+	size_t i = lfpool_array_index_of_(64);
+	lfpool_array_put_sized(h->ap, lfpool_array_get(h->ap, 64, NULL), 64);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = !names_home(i, h->ap);
+		void *b[FORK_CAP];
+		int n = 0;
+		while (n < FORK_CAP && (b[n] = lfpool_array_get(h->ap, 64, NULL)))
+			n++;
+		bad |= (n != FORK_CAP / 2) << 1;	/* the other home's are gone */
+		while (n > 0)
+			lfpool_array_put_sized(h->ap, b[--n], 64);
+		uint64_t g = array_home_gets();
+		for (int k = 0; k < 100; k++)
+			lfpool_array_put_sized(h->ap, lfpool_array_get(h->ap, 64, NULL), 64);
+		bad |= (array_home_gets() - g != 100) << 2;
+		bad |= (lfpool_array_destroy(h->ap) != 0) << 3;
+		bad |= (lfpool_array_tls_.key[i] != 0) << 4;
+		_exit(bad);
+	}
+	h->status = -1;
+	if (pid > 0 && waitpid(pid, &h->status, 0) != pid)
+		h->status = -1;
+	return NULL;
+}
+
+/* ts.h, fork(): the child keeps the forking thread's caches and forgets
+ * the other threads', the array home included. */
+Test(array_home, fork_keeps_the_forking_threads_array_home_and_forgets_the_others)
+{
+	lfpool_array_config c = { .min_size = MIN, .max_size = MAX, .capacity = FORK_CAP,
+				  .name = "fork" };
+	struct home_fork h = { .ap = lfpool_array_create(LFPOOL_FLAVOUR_TS, &c) };
+	cr_assert_not_null(h.ap);
+	sem_init(&h.filled, 0, 0);
+	sem_init(&h.go, 0, 0);
+	pthread_t other;
+	cr_assert_eq(pthread_create(&other, NULL, hold_in_home, &h), 0);
+	sem_wait(&h.filled);
+	run_on_thread(fork_with_an_array_home, &h);
+	cr_assert(WIFEXITED(h.status) && WEXITSTATUS(h.status) == 0, "child status %#x", h.status);
+	sem_post(&h.go);
+	pthread_join(other, NULL);
+	lfpool_stats st = class_stats_of(h.ap, 64);
+	cr_assert_eq(st.live, 0, "the parent's homes are untouched");
+	cr_assert_eq(lfpool_array_destroy(h.ap), 0);
+	sem_destroy(&h.filled);
+	sem_destroy(&h.go);
 }
 
 /* One report (since log was last cleared) from pool, naming the problem. */
