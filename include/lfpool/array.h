@@ -140,8 +140,8 @@ struct lfpool_array_fast {
  * thread's exit clears the table before its caches go.  Ids are never
  * reused, so an entry of a destroyed pool matches no pool again.  Only the
  * owner thread reads or writes its table.  Owned by the library, not for
- * users; initial-exec TLS (1 KiB per thread): an access is one
- * %fs-relative load.
+ * users; initial-exec TLS (1 KiB per thread, and the array home's 192
+ * bytes): an access is one %fs-relative load.
  *
  * The array home.  A thread's first cache of a class of an array pool
  * with the default prefix (LFPOOL_ARRAY_HOME_PREFIX_) lives in this table
@@ -151,10 +151,10 @@ struct lfpool_array_fast {
  * compares the entry with the pool's address, which the caller holds in a
  * register, and runs lfpool_ts_cache_get or _put at a constant
  * %fs-relative address with a constant prefix, loading nothing of the
- * pool and no cache pointer.  (On AMD Zen 5, a pair through cache[i] and
- * the pool's key and prefix took 1.9x the time of an explicit cache's;
- * at a constant address 1.5x; with the address and prefix as constants
- * 1.2x.)  Addresses are reused, so the home's entries go when it does:
+ * pool and no cache pointer.  (On AMD Zen 5, in a loop of pairs, a pair
+ * through cache[i] and the pool's key and prefix took 1.9x the time of an
+ * explicit cache's; at a constant address 1.5x; with the address and
+ * prefix as constants 1.2x.)  Addresses are reused, so the home's entries go when it does:
  * the destroy of its pool clears them in the thread's table (under
  * lfp_ts_lock: relaxed atomic stores there and loads here under
  * ThreadSanitizer), as the thread's exit clears the whole table.  The
