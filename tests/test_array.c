@@ -2,15 +2,19 @@
 /*
  * test_array.c - array pools, for every flavour: classes and real sizes,
  * unsized and sized puts, the oversize path, clear-on-return, statistics,
- * configuration errors, threads, and each debug report.
+ * configuration errors, threads, a thread's array home, and each debug
+ * report.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -449,9 +453,11 @@ Test(array, ts_pools_taking_turns_on_a_slot_keep_their_own_buffers)
 }
 
 /* array.h: "Ids are never reused, so an entry of a destroyed pool matches
- * no pool again".  A new pool made where a destroyed one was (malloc gives
- * the address back) serves its first get from a class of its own; with the
- * address as the key, it would take the destroyed pool's freed cache. */
+ * no pool again", and the entries of the array home, which name the pool
+ * by address, go with it.  A new pool made where a destroyed one was
+ * (malloc gives the address back) serves its first get from a class of
+ * its own; with the home's entries kept, it would take the destroyed
+ * pool's freed cache. */
 Test(array, a_new_pool_at_a_destroyed_pools_address_uses_its_own_classes)
 {
 	void *last = NULL;
@@ -474,12 +480,14 @@ Test(array, a_new_pool_at_a_destroyed_pools_address_uses_its_own_classes)
 /* array.h: "the thread's exit clears the table before its caches go".  A
  * pthread key destructor that runs after the library's exit handler (its
  * key is made later, and glibc runs destructors in key order) still gets
- * and puts: through a new cache, not the freed one (ASan finds a use after
- * free otherwise). */
+ * and puts: with no cache of its own (tls.c: a thread past the library's
+ * destructor keeps none), not the freed one (ASan finds a use after free
+ * otherwise), nor the array home. */
 struct late_ctx {
 	lfpool_array *ap;
 	void *got;
 	int done;
+	bool home;	/* the late get went through the array home */
 };
 static pthread_key_t late_key;
 
@@ -489,6 +497,7 @@ static void late_destructor(void *arg)
 	c->got = lfpool_array_get(c->ap, 64, NULL);
 	if (c->got)
 		lfpool_array_put_sized(c->ap, c->got, 64);
+	c->home = lfpool_array_tls_.key[lfpool_array_index_of_(64)] == (uintptr_t)c->ap;
 	c->done = 1;
 }
 
@@ -510,11 +519,323 @@ Test(array, a_destructor_after_thread_exit_gets_and_puts)
 	run_on_thread(use_then_exit_late, &c);
 	cr_assert_eq(c.done, 1);
 	cr_assert_not_null(c.got);
+	/* Not through the array home, whose TLS glibc may free with no round
+	 * left for the library's destructor to unlink its cache (tls.c). */
+	cr_assert(!c.home, "the late cache is not the array home");
 	lfpool_stats st = class_stats_of(c.ap, 64);
 	cr_assert_eq(st.gets, 3, "%llu gets", (unsigned long long)st.gets);
 	cr_assert_eq(st.live, 0);
 	cr_assert_eq(lfpool_array_destroy(c.ap), 0);
 	pthread_key_delete(late_key);
+}
+
+/* ---- The array home (array.h, "The array home") ---- */
+
+/* --enable-debug makes every array pool a debug pool, whose calls all take
+ * the checked slow paths: no thread table, no array home to test. */
+#define SKIP_IN_DEBUG_BUILDS() do { \
+		if (DEBUG_BUILD) \
+			cr_skip_test("--enable-debug: debug array pools use no array home"); \
+	} while (0)
+
+/* The calling thread's array home as the inline paths read it. */
+static uint64_t array_home_gets(void)
+{
+	return lfpool_array_tls_.home.fast.gets;
+}
+
+/* Entry i of the calling thread's table names ap's array home. */
+static bool names_home(size_t i, const lfpool_array *ap)
+{
+	return __atomic_load_n(&lfpool_array_tls_.key[i], __ATOMIC_RELAXED) == (uintptr_t)ap;
+}
+
+struct home_use {
+	lfpool_ts *obj;			/* used first, if not NULL */
+	lfpool_array *ap;
+	const lfpool_ts *ts_home;	/* the thread's home after both */
+	uint64_t small_home_gets, large_home_gets;
+	bool small_named, large_named;
+	int failed;
+};
+
+/* Optionally an object pool first; then 100 pairs of 64 B (the first
+ * class: the array home) and 100 of 1024 B (a second class: not). */
+static void *use_home(void *arg)
+{
+	struct home_use *u = arg;
+	if (u->obj)
+		lfpool_ts_put(u->obj, lfpool_ts_get(u->obj));
+	lfpool_array_put_sized(u->ap, lfpool_array_get(u->ap, 64, NULL), 64);
+	uint64_t g = array_home_gets();
+	for (int i = 0; i < 100; i++) {
+		size_t real = 0;
+		char *b = lfpool_array_get(u->ap, 64, &real);
+		u->failed |= !b || real != 64 || (uintptr_t)b % 16;
+		lfpool_array_put_sized(u->ap, b, 64);
+	}
+	u->small_home_gets = array_home_gets() - g;
+	u->small_named = names_home(lfpool_array_index_of_(64), u->ap) &&
+			 names_home(lfpool_array_index_of_(33), u->ap);
+	g = array_home_gets();
+	for (int i = 0; i < 100; i++)
+		lfpool_array_put(u->ap, lfpool_array_get(u->ap, 1024, NULL));
+	u->large_home_gets = array_home_gets() - g;
+	u->large_named = names_home(lfpool_array_index_of_(1024), u->ap);
+	u->ts_home = __atomic_load_n(&lfpool_ts_tls_.home_pool, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* A thread's first class cache is its array home whether or not the
+ * thread used an object pool first, and array classes never take the
+ * object pools' home; a second class is served through its own cache.
+ * Exit hands the home back (its buffers to the depot). */
+Test(array_home, the_first_class_is_the_array_home_with_or_without_an_object_pool_first)
+{
+	SKIP_IN_DEBUG_BUILDS();
+	lfpool_config oc = ts_config(64, 8, 4);
+	lfpool_ts *obj = lfpool_ts_create(&oc);
+	for (int first = 0; first < 2; first++) {
+		struct home_use u = { .obj = first ? obj : NULL, .ap = make(LFPOOL_FLAVOUR_TS, 0, NULL) };
+		run_on_thread(use_home, &u);
+		cr_assert_eq(u.failed, 0);
+		cr_assert_eq(u.small_home_gets, 100, "object pool first: %d", first);
+		cr_assert(u.small_named, "the table names the home by the pool's address");
+		cr_assert_eq(u.large_home_gets, 0, "a second class has a cache of its own");
+		cr_assert(!u.large_named);
+		cr_assert_eq(u.ts_home, first ? obj : NULL, "the object pools' home is not taken");
+		lfpool_stats st = class_stats_of(u.ap, 64);
+		cr_assert_eq(st.gets, 101);
+		cr_assert_eq(st.live, 0);
+		cr_assert_eq(st.retained, st.created, "exit gave the home's buffers back");
+		cr_assert_eq(lfpool_array_trim(u.ap, 0), 2, "both classes' buffers in their depots");
+		cr_assert_eq(lfpool_array_destroy(u.ap), 0);
+	}
+	cr_assert_eq(lfpool_ts_destroy(obj), 0);
+}
+
+struct home_wait {
+	lfpool_array *a, *b;
+	sem_t go, done;
+	bool named_a, named_after, named_b;
+	uint64_t b_home_gets;
+	int failed;
+};
+
+/* Use a (the home), wait for its destroy; look at the table; use b. */
+static void *home_then_next_pool(void *arg)
+{
+	struct home_wait *w = arg;
+	size_t i = lfpool_array_index_of_(64);
+	lfpool_array_put_sized(w->a, lfpool_array_get(w->a, 64, NULL), 64);
+	w->named_a = names_home(i, w->a);
+	sem_post(&w->done);
+	sem_wait(&w->go);
+	w->named_after = false;
+	for (size_t k = 0; k < 64; k++)
+		w->named_after |= names_home(k, w->a) ||
+				  lfpool_array_tls_.key[k] == (uint64_t)(uintptr_t)w->a;
+	lfpool_array_put_sized(w->b, lfpool_array_get(w->b, 64, NULL), 64);	/* a miss */
+	uint64_t g = array_home_gets();
+	for (int n = 0; n < 20; n++) {
+		void *x = lfpool_array_get(w->b, 64, NULL);
+		w->failed |= !x;
+		lfpool_array_put_sized(w->b, x, 64);
+	}
+	w->b_home_gets = array_home_gets() - g;
+	w->named_b = names_home(i, w->b);
+	return NULL;
+}
+
+/* array.h: the destroy of the home's pool clears its entries in the
+ * thread's table (they name a pool address, which a new pool may reuse)
+ * and frees the home for the thread's next pool. */
+Test(array_home, destroy_clears_a_live_threads_entries_and_frees_its_home)
+{
+	SKIP_IN_DEBUG_BUILDS();
+	struct home_wait w = { .a = make(LFPOOL_FLAVOUR_TS, 0, NULL) };
+	sem_init(&w.go, 0, 0);
+	sem_init(&w.done, 0, 0);
+	pthread_t tid;
+	cr_assert_eq(pthread_create(&tid, NULL, home_then_next_pool, &w), 0);
+	sem_wait(&w.done);
+	cr_assert(w.named_a);
+	lfpool_array *dead = w.a;
+	cr_assert_eq(lfpool_array_destroy(w.a), 0);
+	w.b = make(LFPOOL_FLAVOUR_TS, 0, NULL);
+	w.a = dead;	/* compared by address only */
+	sem_post(&w.go);
+	pthread_join(tid, NULL);
+	cr_assert(!w.named_after, "no entry names the destroyed pool's address");
+	cr_assert_eq(w.failed, 0);
+	cr_assert_eq(w.b_home_gets, 20, "the next pool took the home: %llu gets there",
+		     (unsigned long long)w.b_home_gets);
+	cr_assert(w.named_b);
+	lfpool_stats st = class_stats_of(w.b, 64);
+	cr_assert_eq(st.gets, 21);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_array_destroy(w.b), 0);
+	sem_destroy(&w.go);
+	sem_destroy(&w.done);
+}
+
+static void *use_wide(void *arg)
+{
+	struct home_use *u = arg;
+	uint64_t g = array_home_gets();
+	for (int i = 0; i < 50; i++) {
+		char *b = lfpool_array_get(u->ap, 64, NULL);
+		u->failed |= !b || (uintptr_t)b % 64;
+		memset(b, 0xa5, 64);
+		lfpool_array_put(u->ap, b);
+	}
+	u->small_home_gets = array_home_gets() - g;
+	u->small_named = names_home(lfpool_array_index_of_(64), u->ap);
+	return NULL;
+}
+
+/* array.h: only pools with the default prefix take the array home (its
+ * inline paths add LFPOOL_ARRAY_HOME_PREFIX_): a pool aligned to 64 is
+ * served through its class's own cache, its buffers aligned. */
+Test(array_home, a_pool_with_a_larger_prefix_does_not_take_the_home)
+{
+	lfpool_array_config c = { .min_size = MIN, .max_size = MAX, .align = 64, .name = "wide" };
+	struct home_use u = { .ap = lfpool_array_create(LFPOOL_FLAVOUR_TS, &c) };
+	cr_assert_not_null(u.ap);
+	run_on_thread(use_wide, &u);
+	cr_assert_eq(u.failed, 0, "aligned buffers of the right class");
+	cr_assert_eq(u.small_home_gets, 0);
+	cr_assert(!u.small_named);
+	lfpool_stats st = class_stats_of(u.ap, 64);
+	cr_assert_eq(st.gets, 50);
+	cr_assert_eq(st.created, 1);
+	cr_assert_eq(lfpool_array_destroy(u.ap), 0);
+}
+
+struct home_hold {
+	lfpool_array *ap;
+	sem_t go, done;
+};
+
+/* Get and put back 4 buffers of 64 B (they stay in the array home), wait. */
+static void *fill_home_and_wait(void *arg)
+{
+	struct home_hold *h = arg;
+	void *b[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = lfpool_array_get(h->ap, 64, NULL);
+	for (int i = 0; i < 4; i++)
+		lfpool_array_put_sized(h->ap, b[i], 64);
+	sem_post(&h->done);
+	sem_wait(&h->go);
+	return NULL;
+}
+
+/* ts.h, "Sizing a bounded pool": a get at capacity steals from every
+ * cache, the array home of a live thread included. */
+Test(array_home, a_get_at_capacity_steals_from_another_threads_array_home)
+{
+	lfpool_array_config c = { .min_size = MIN, .max_size = MAX, .capacity = 4, .name = "cap" };
+	struct home_hold h = { .ap = lfpool_array_create(LFPOOL_FLAVOUR_TS, &c) };
+	cr_assert_not_null(h.ap);
+	sem_init(&h.go, 0, 0);
+	sem_init(&h.done, 0, 0);
+	pthread_t tid;
+	cr_assert_eq(pthread_create(&tid, NULL, fill_home_and_wait, &h), 0);
+	sem_wait(&h.done);
+	void *b[4];
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(b[i] = lfpool_array_get(h.ap, 64, NULL), "get %d stole", i);
+	cr_assert_null(lfpool_array_get(h.ap, 64, NULL));
+	cr_assert_eq(errno, ENOBUFS);
+	for (int i = 0; i < 4; i++)
+		lfpool_array_put_sized(h.ap, b[i], 64);
+	sem_post(&h.go);
+	pthread_join(tid, NULL);
+	lfpool_stats st = class_stats_of(h.ap, 64);
+	cr_assert_eq(st.created, 4);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_array_destroy(h.ap), 0);
+	sem_destroy(&h.go);
+	sem_destroy(&h.done);
+}
+
+enum { FORK_CAP = 8 };
+
+struct home_fork {
+	lfpool_array *ap;
+	sem_t filled, go;
+	int status;
+};
+
+/* Hold FORK_CAP / 2 buffers of 64 B in this thread's array home, wait. */
+static void *hold_in_home(void *arg)
+{
+	struct home_fork *h = arg;
+	void *b[FORK_CAP / 2];
+	for (int i = 0; i < FORK_CAP / 2; i++)
+		b[i] = lfpool_array_get(h->ap, 64, NULL);
+	for (int i = 0; i < FORK_CAP / 2; i++)
+		lfpool_array_put_sized(h->ap, b[i], 64);
+	sem_post(&h->filled);
+	sem_wait(&h->go);
+	return NULL;
+}
+
+/* On a thread whose array home is ap's class: fork; the child's home
+ * serves on, the other thread's is forgotten with what it held. */
+static void *fork_with_an_array_home(void *arg)
+{
+	struct home_fork *h = arg;
+	size_t i = lfpool_array_index_of_(64);
+	lfpool_array_put_sized(h->ap, lfpool_array_get(h->ap, 64, NULL), 64);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = !names_home(i, h->ap);
+		void *b[FORK_CAP];
+		int n = 0;
+		while (n < FORK_CAP && (b[n] = lfpool_array_get(h->ap, 64, NULL)))
+			n++;
+		bad |= (n != FORK_CAP / 2) << 1;	/* the other home's are gone */
+		while (n > 0)
+			lfpool_array_put_sized(h->ap, b[--n], 64);
+		uint64_t g = array_home_gets();
+		for (int k = 0; k < 100; k++)
+			lfpool_array_put_sized(h->ap, lfpool_array_get(h->ap, 64, NULL), 64);
+		bad |= (array_home_gets() - g != 100) << 2;
+		bad |= (lfpool_array_destroy(h->ap) != 0) << 3;
+		bad |= (lfpool_array_tls_.key[i] != 0) << 4;
+		_exit(bad);
+	}
+	h->status = -1;
+	if (pid > 0 && waitpid(pid, &h->status, 0) != pid)
+		h->status = -1;
+	return NULL;
+}
+
+/* ts.h, fork(): the child keeps the forking thread's caches and forgets
+ * the other threads', the array home included. */
+Test(array_home, fork_keeps_the_forking_threads_array_home_and_forgets_the_others)
+{
+	SKIP_IN_DEBUG_BUILDS();
+	lfpool_array_config c = { .min_size = MIN, .max_size = MAX, .capacity = FORK_CAP,
+				  .name = "fork" };
+	struct home_fork h = { .ap = lfpool_array_create(LFPOOL_FLAVOUR_TS, &c) };
+	cr_assert_not_null(h.ap);
+	sem_init(&h.filled, 0, 0);
+	sem_init(&h.go, 0, 0);
+	pthread_t other;
+	cr_assert_eq(pthread_create(&other, NULL, hold_in_home, &h), 0);
+	sem_wait(&h.filled);
+	run_on_thread(fork_with_an_array_home, &h);
+	cr_assert(WIFEXITED(h.status) && WEXITSTATUS(h.status) == 0, "child status %#x", h.status);
+	sem_post(&h.go);
+	pthread_join(other, NULL);
+	lfpool_stats st = class_stats_of(h.ap, 64);
+	cr_assert_eq(st.live, 0, "the parent's homes are untouched");
+	cr_assert_eq(lfpool_array_destroy(h.ap), 0);
+	sem_destroy(&h.filled);
+	sem_destroy(&h.go);
 }
 
 /* One report (since log was last cleared) from pool, naming the problem. */

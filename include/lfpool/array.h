@@ -47,9 +47,14 @@
  * lfpool_array_get(ap, 64, &real) picks its class at compile time (the
  * index folds to a constant).  ThreadStatic classes are then served from a
  * per-thread table of the thread's class caches (struct lfpool_array_tls,
- * one entry per class slot): one compare of the entry's key with the
- * pool's, and the inline get or put of lfpool_ts_cache_get/_put on the
- * cache it names, with no call.  A thread's first call on a class, or one
+ * one entry per class slot): for the class of the thread's array home
+ * (its first class cache, of a pool with the default alignment) one
+ * compare of the entry with ap and the inline get or put of
+ * lfpool_ts_cache_get/_put at a fixed TLS address (11 instructions per
+ * call with a constant size, 15 with a runtime one, against 7 for an
+ * explicit cache's, in a loop of pairs); for another class a second
+ * compare, of the entry with the pool's key, and the same on the cache it
+ * names, with no call.  A thread's first call on a class, or one
  * after another pool took the entry, fills it out of line (the implicit
  * cache of lfpool_ts_get, made on first use as there).  Pool classes are
  * inline too (lfpool_pool_get/put), Concurrent ones call
@@ -109,13 +114,14 @@ struct lfpool_array_slot {
 	size_t size;	/* usable bytes of the class; 0: no class (oversize) */
 };
 
-/* The low bits of a key: the prefix (at most 4096 bytes). */
-#define LFPOOL_ARRAY_KEY_PREFIX_MASK_ ((uint64_t)0x1fff)
+/* The prefix of the array pools whose classes may take a thread's array
+ * home (the default: align 16); the inline paths add it as a constant. */
+#define LFPOOL_ARRAY_HOME_PREFIX_ 16u
 
 /* The part of an array pool that the inline paths read; it leads the struct. */
 struct lfpool_array_fast {
 	uint64_t key;		/* names the pool in thread tables: an id, never
-				 * reused, << 13 | the prefix */
+				 * reused, << 1 | 1 (odd: no pool's address) */
 	size_t prefix;		/* bytes from a pooled object to its buffer (a
 				 * hit adds or subtracts it from memory: one
 				 * instruction, where taking it from the key
@@ -134,15 +140,49 @@ struct lfpool_array_fast {
  * thread's exit clears the table before its caches go.  Ids are never
  * reused, so an entry of a destroyed pool matches no pool again.  Only the
  * owner thread reads or writes its table.  Owned by the library, not for
- * users; initial-exec TLS (1 KiB per thread): an access is one
- * %fs-relative load.
+ * users; initial-exec TLS (1 KiB per thread, and the array home's 192
+ * bytes): an access is one %fs-relative load.
+ *
+ * The array home.  A thread's first cache of a class of an array pool
+ * with the default prefix (LFPOOL_ARRAY_HOME_PREFIX_) lives in this table
+ * (home: 192 bytes, apart from the home of the thread's first object pool,
+ * lfpool/ts.h, which array classes never take), and the entries of that
+ * class hold the address of the array pool instead of its key: a hit there
+ * compares the entry with the pool's address, which the caller holds in a
+ * register, and runs lfpool_ts_cache_get or _put at a constant
+ * %fs-relative address with a constant prefix, loading nothing of the
+ * pool and no cache pointer.  (On AMD Zen 5, in a loop of pairs, a pair
+ * through cache[i] and the pool's key and prefix took 1.9x the time of an
+ * explicit cache's; at a constant address 1.5x; with the address and
+ * prefix as constants 1.2x.)  Addresses are reused, so the home's entries go when it does:
+ * the destroy of its pool clears them in the thread's table (under
+ * lfp_ts_lock: relaxed atomic stores there and loads here under
+ * ThreadSanitizer), as the thread's exit clears the whole table.  The
+ * thread's next class cache then takes the home; so a thread's first
+ * array get should be of its most used size.
  */
 struct lfpool_array_tls {
 	uint64_t key[64];
 	lfpool_ts_cache *cache[64];
-};
+	union {			/* the array home's lines, which only it writes */
+		struct lfpool_ts_cache_fast fast;
+		unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
+	} home __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
 LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_
 	__attribute__((tls_model("initial-exec")));
+/* The array home, at a constant offset from the thread pointer (the same
+ * base as the table's entries). */
+#define LFPOOL_ARRAY_HOME_ ((lfpool_ts_cache *)&lfpool_array_tls_.home)
+/* Entry i's key: another thread's destroy may clear it (see above).  One
+ * load for both tests: reading it again for the second (a volatile load)
+ * made the home's test one compare with memory, 1 instruction less per
+ * call, but another class's pair 12% slower, the home's no faster. */
+#ifdef LFPOOL_TSAN_
+# define LFPOOL_ARRAY_KEY_(i) __atomic_load_n(&lfpool_array_tls_.key[i], __ATOMIC_RELAXED)
+#else
+# define LFPOOL_ARRAY_KEY_(i) (lfpool_array_tls_.key[i])
+#endif
 
 /* A new array pool whose classes are pools of flavour, per cfg; NULL with
  * errno EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM. */
@@ -253,24 +293,45 @@ static inline void *lfpool_array_got_(const struct lfpool_array_fast *f, size_t 
 	return obj + prefix;
 }
 
+/* Inline whole: GCC's size estimate of their miss paths (two cache hits,
+ * the class pool's call, the slow path) would otherwise make it call a
+ * copy of them (seen with a runtime size), a call per operation. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) static inline void *lfpool_array_get(lfpool_array *ap, size_t n,
+								    size_t *real);
+__attribute__((always_inline)) static inline void lfpool_array_put_at_(lfpool_array *ap, size_t i,
+								       void *buf, size_t n);
+__attribute__((always_inline)) static inline void lfpool_array_put(lfpool_array *ap, void *buf);
+__attribute__((always_inline)) static inline void lfpool_array_put_sized(lfpool_array *ap,
+									 void *buf, size_t n);
+#endif
+
 /*
  * A buffer of at least n bytes, aligned as configured; *real (if not NULL)
  * gets its usable size.  NULL with errno EINVAL (n == 0), ENOBUFS (the
  * class is at capacity) or ENOMEM.  ThreadStatic: when the thread's table
- * names this pool at n's slot, one compare and the cache's inline get.
+ * names this pool at n's slot, one compare with ap and the inline get of
+ * its array home (at a constant address), or a compare with its key and
+ * that of its cache.
  */
 static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
 	size_t i = lfpool_array_index_of_(n);
-	uint64_t key = f->key;
-	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key))
-		return lfpool_array_got_(f, i, (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]),
-					 f->prefix, real);
-	if (f->slot[i + 1].pool != NULL)
-		return lfpool_array_got_(f, i, (char *)lfpool_array_pool_get_(f->flavour,
-								f->slot[i + 1].pool),
-					 f->prefix, real);
+	uint64_t k = LFPOOL_ARRAY_KEY_(i);
+	char *obj;
+	if (LFPOOL_LIKELY(k == (uint64_t)(uintptr_t)ap)) {
+		obj = (char *)lfpool_ts_cache_get(LFPOOL_ARRAY_HOME_);
+		return lfpool_array_got_(f, i, obj, LFPOOL_ARRAY_HOME_PREFIX_, real);
+	}
+	if (LFPOOL_LIKELY(k == f->key)) {
+		obj = (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]);
+		return lfpool_array_got_(f, i, obj, f->prefix, real);
+	}
+	if (f->slot[i + 1].pool != NULL) {
+		obj = (char *)lfpool_array_pool_get_(f->flavour, f->slot[i + 1].pool);
+		return lfpool_array_got_(f, i, obj, f->prefix, real);
+	}
 	return lfpool_array_get_slow(ap, (unsigned)i + 1, n, real);
 }
 
@@ -278,8 +339,12 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 static inline void lfpool_array_put_at_(lfpool_array *ap, size_t i, void *buf, size_t n)
 {
 	const struct lfpool_array_fast *f = (const struct lfpool_array_fast *)ap;
-	uint64_t key = f->key;
-	if (LFPOOL_LIKELY(lfpool_array_tls_.key[i] == key && buf != NULL)) {
+	uint64_t k = LFPOOL_ARRAY_KEY_(i);
+	if (LFPOOL_LIKELY(k == (uint64_t)(uintptr_t)ap && buf != NULL)) {
+		lfpool_ts_cache_put(LFPOOL_ARRAY_HOME_, (char *)buf - LFPOOL_ARRAY_HOME_PREFIX_);
+		return;
+	}
+	if (LFPOOL_LIKELY(k == f->key && buf != NULL)) {
 		lfpool_ts_cache_put(lfpool_array_tls_.cache[i], (char *)buf - f->prefix);
 		return;
 	}

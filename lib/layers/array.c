@@ -17,7 +17,10 @@
  * calls array_tls_exit, which clears the table, before it frees those
  * caches.  Keys hold an id from a process-wide counter, never reused, so
  * a destroy need not visit other threads' tables: their entries of the
- * destroyed pool name a key that no pool has any more.
+ * destroyed pool name a key that no pool has any more.  The exception is a
+ * thread's array home (lfpool/array.h): a class's cache there is named by
+ * the array pool's address, and tls.c calls array_home_lost for that
+ * thread when the class's destroy frees the home.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,22 +64,60 @@ _Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
 LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_
 	__attribute__((tls_model("initial-exec")));
 
-/* The prefix lives in a key's low bits, below the id. */
-_Static_assert(LFP_ARRAY_MAX_ALIGN <= LFPOOL_ARRAY_KEY_PREFIX_MASK_, "prefix fits a key");
-
-/* The last id given to a pool; ids start at 1 (key 0: an empty entry). */
+/* The last id given to a pool; ids start at 1 (key 0: an empty entry).
+ * Keys are id << 1 | 1, and a destroyed pool's key 1 (id 0) is in no
+ * table; the entries of a thread's array home hold its pool's address
+ * instead, even (calloc's alignment), so no key is an address. */
 static uint64_t last_id;
+#define ARRAY_KEY_DEAD 1u
+
+/* Clear entry k of table t: its owner, or a destroyer under lfp_ts_lock
+ * (lfpool/array.h: relaxed atomics under ThreadSanitizer). */
+static void key_clear(struct lfpool_array_tls *t, unsigned k)
+{
+	lfp_store_u64_rlx(&t->key[k], 0);
+}
 
 /* tls.c's thread exit, before it frees the thread's caches: forget them. */
 static void array_tls_exit(void)
 {
-	memset(lfpool_array_tls_.key, 0, sizeof(lfpool_array_tls_.key));
+	for (unsigned k = 0; k < 64; k++)
+		key_clear(&lfpool_array_tls_, k);
 }
 
-/* Set once at load, before any thread can exit (tls.c reads it then). */
+/* tls.c's storage of the calling thread's array home. */
+static lfpool_ts_cache *array_home(void)
+{
+	return LFPOOL_ARRAY_HOME_;
+}
+_Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(lfpool_array_tls_.home) &&
+	       _Alignof(struct lfpool_ts_cache) <= _Alignof(struct lfpool_ts_cache_fast),
+	       "a cache fits the array home's storage (LFPOOL_TS_HOME_BYTES_)");
+
+/* tls.c, lfp_ts_lock held: the array home `home` of some live thread lost
+ * its cache (its pool's destroy; detach).  Its entries name the array pool
+ * by address, which a new pool may reuse: they go, before the pool is
+ * freed.  Only they are even and nonzero.  That thread may be reading
+ * its table meanwhile (never these entries: their pool is being
+ * destroyed), so the loads and stores are atomics of lib/atomic.h. */
+static void array_home_lost(lfpool_ts_cache *home)
+{
+	struct lfpool_array_tls *t = (struct lfpool_array_tls *)((char *)home -
+					offsetof(struct lfpool_array_tls, home));
+	for (unsigned k = 0; k < 64; k++) {
+		uint64_t key = lfp_load_u64_rlx(&t->key[k]);
+		if (key && !(key & 1))
+			key_clear(t, k);
+	}
+}
+
+/* Set once at load, before any thread can exit or use a pool (tls.c reads
+ * them then). */
 __attribute__((constructor)) static void array_tls_init(void)
 {
 	lfp_tls_exit_hook = array_tls_exit;
+	lfp_tls_array_home = array_home;
+	lfp_tls_array_home_lost = array_home_lost;
 }
 
 /* Whether n is a power of two (0 is not). */
@@ -160,7 +201,15 @@ static int create_class(lfpool_array *ap, lfpool_flavour flavour, const lfpool_a
 		.magazine_size = cfg->magazine_size,
 		.depot_max = cfg->depot_max,
 	};
-	return lfp_flavour_create(&c->pool, flavour, &pc);
+	int err = lfp_flavour_create(&c->pool, flavour, &pc);
+	/* Release ThreadStatic classes with the home's prefix: a thread's
+	 * first cache of one takes its array home (tls.c), which the inline
+	 * paths run at a constant address (tls_enter names the pool there by
+	 * address).  Debug pools never read the table. */
+	if (!err && flavour == LFPOOL_FLAVOUR_TS && !ap->debug &&
+	    ap->align == LFPOOL_ARRAY_HOME_PREFIX_)
+		((lfpool_ts *)c->pool.pool)->array_class = true;
+	return err;
 }
 
 /* The slot table of the inline paths.  ThreadStatic classes get no pool
@@ -175,7 +224,7 @@ static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
 		ap->fast.slot[k].pool = direct ? ap->cls[slot].pool.pool : NULL;
 	}
 	uint64_t id = lfp_faa_u64_rlx(&last_id, 1) + 1;
-	ap->fast.key = id * (LFPOOL_ARRAY_KEY_PREFIX_MASK_ + 1) | ap->align;
+	ap->fast.key = id << 1 | 1;
 	ap->fast.prefix = ap->align;
 	ap->fast.flavour = flavour;
 	ap->fast.inline_put = !ap->debug;
@@ -233,7 +282,7 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	/* A debug pool stays readable, and its later calls must miss every
 	 * thread table, whose empty entries hold key 0: id 0, in no table. */
-	ap->fast.key = LFPOOL_ARRAY_KEY_PREFIX_MASK_;
+	ap->fast.key = ARRAY_KEY_DEAD;
 	lfp_retire(ap, &ap->magic, ap->debug, ap->name, ap->oversize_out, "oversize buffers");
 	return 0;
 }
@@ -252,9 +301,10 @@ static void tls_enter(const lfpool_array *ap, unsigned slot)
 	lfpool_ts_cache *c = lfp_tls_cache(ap->cls[slot].pool.pool);
 	if (!c)
 		return;
+	uint64_t key = c == LFPOOL_ARRAY_HOME_ ? (uint64_t)(uintptr_t)ap : ap->fast.key;
 	for (unsigned k = slot == ap->min_slot ? 1 : slot; k <= slot; k++) {
 		lfpool_array_tls_.cache[k - 1] = c;
-		lfpool_array_tls_.key[k - 1] = ap->fast.key;
+		lfp_store_u64_rlx(&lfpool_array_tls_.key[k - 1], key);
 	}
 }
 

@@ -60,6 +60,17 @@
  * (unlinked, never freed: their TLS is not ours).  Spin model:
  * stress/model/home.pml (reuse, detach, destroy, exit, thieves).
  *
+ * The array home: a second home, by the same rules, for pools of
+ * array_class (the classes of array pools), in the array layer's TLS
+ * (lfp_tls_array_home; lfpool/array.h runs it at its constant address):
+ * their first cache in a thread takes it, and they never take the home,
+ * which stays for the thread's first object pool.  Its pool is the
+ * thread table's array_home_pool, under lfp_ts_lock (no inline path reads
+ * it): set when the cache is made, cleared where home_pool is (destroy,
+ * detach), and then the layer clears its entries for it
+ * (lfp_tls_array_home_lost: they name the array pool by address, which
+ * may be reused); exit clears the layer's whole table first anyway.
+ *
  * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
  * (at a time) also get a slot, tslot in their fast-path entry, and each
  * pool keeps such a thread's cache in its head, by_thread[tslot], which
@@ -88,6 +99,8 @@
  * lfp_ts_lock; the directory itself is tls->dir, tls->ndir slots. */
 struct lfp_tls_table {
 	struct lfpool_ts_tls *tls;	/* the thread's fast-path entry */
+	const lfpool_ts *array_home_pool;	/* NULL: the array home is free */
+	lfpool_ts_cache *array_home;		/* its storage, once taken */
 	struct lfp_tls_table *next, **pprev;
 };
 
@@ -180,6 +193,8 @@ lfpool_ts *lfp_tls_next_live(uint32_t *it)
  * caches) are forgotten by this, before release_thread frees the caches;
  * set by that layer's constructor, before any thread exits.  NULL: none. */
 void (*lfp_tls_exit_hook)(void);
+lfpool_ts_cache *(*lfp_tls_array_home)(void);
+void (*lfp_tls_array_home_lost)(lfpool_ts_cache *home);
 
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
@@ -208,12 +223,30 @@ static void home_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)
 		lfp_store_ptr_rel((void **)&m->home_pool, NULL);
 }
 
-/* A new implicit cache of p for the calling thread (lock held): in its home
- * when that is free, else from the heap; NULL on ENOMEM. */
-static lfpool_ts_cache *cache_new(lfpool_ts *p)
+/* The same for the array home of t's thread, whose layer forgets it. */
+static void array_home_clear_if(struct lfp_tls_table *t, const lfpool_ts *p)
+{
+	if (!t || t->array_home_pool != p)
+		return;
+	t->array_home_pool = NULL;
+	lfp_tls_array_home_lost(t->array_home);
+}
+
+/* A new implicit cache of p for the calling thread, whose table is t (lock
+ * held): in its home (p of array_class: its array home) when that is free,
+ * else from the heap; NULL on ENOMEM. */
+static lfpool_ts_cache *cache_new(struct lfp_tls_table *t, lfpool_ts *p)
 {
 	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
-	if (lfp_load_ptr_rlx((void *const *)&m->home_pool))
+	if (p->array_class && !t->array_home_pool && lfp_tls_array_home) {
+		lfpool_ts_cache *c = lfp_cache_init(lfp_tls_array_home(), p, LFP_CACHE_HOME);
+		if (c) {
+			t->array_home_pool = p;
+			t->array_home = c;
+		}
+		return c;
+	}
+	if (p->array_class || lfp_load_ptr_rlx((void *const *)&m->home_pool))
 		return lfp_cache_new(p, LFP_CACHE_IMPLICIT);
 	return lfp_cache_init(LFPOOL_TS_HOME_, p, LFP_CACHE_HOME);
 }
@@ -367,10 +400,11 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
 	uint32_t id = (uint32_t)p->gen;
-	if (!err && (!own_table() || dir_room(id) != 0))
+	struct lfp_tls_table *t = err ? NULL : own_table();
+	if (!err && (!t || dir_room(id) != 0))
 		err = ENOMEM;
 	if (!err) {
-		c = cache_new(p);
+		c = cache_new(t, p);
 		err = c ? 0 : ENOMEM;
 	}
 	if (!err) {
@@ -398,6 +432,7 @@ void lfp_tls_forget(const lfpool_ts *p)
 		dir_clear(t->tls, (uint32_t)p->gen);
 		mru_clear_if(t->tls, p);
 		home_clear_if(t->tls, p);
+		array_home_clear_if(t, p);
 	}
 }
 
@@ -413,5 +448,6 @@ void lfp_tls_detach(lfpool_ts *p)
 	dir_clear(&lfpool_ts_tls_, (uint32_t)p->gen);
 	mru_clear_if(&lfpool_ts_tls_, p);
 	home_clear_if(&lfpool_ts_tls_, p);
+	array_home_clear_if(tls_table, p);
 	pthread_mutex_unlock(&lfp_ts_lock);
 }

@@ -135,6 +135,10 @@ struct lfpool_ts {
 	/* Under lfp_ts_lock: */
 	lfpool_ts_cache *caches;
 	bool local_taken;		/* local is a cache of the pool's list */
+	/* A class of an array pool: a thread's first implicit cache of it
+	 * takes lfpool_ts_tls_.array_home, never the home (tls.c; set by
+	 * lib/layers/array.c before any thread uses the pool). */
+	bool array_class;
 	size_t explicit_caches;
 	/* workers[i] is NULL from here: destroy reads no more of the array
 	 * (all of it was 8 cache misses per destroy with 10^5 pools alive,
@@ -256,6 +260,14 @@ void lfp_tls_detach(lfpool_ts *p);
 /* Called at thread exit before the thread's caches are freed, where a
  * layer above keeps pointers to them (array.c sets it, in a constructor). */
 extern void (*lfp_tls_exit_hook)(void);
+/* The calling thread's array home: storage in the array layer's TLS for
+ * its first cache of an array_class pool (NULL: none, such caches come
+ * from the heap); and what the layer does, lfp_ts_lock held, when a
+ * thread's array home (its storage) loses its cache to a destroy or a
+ * detach (its own table names the pool by address).  array.c sets both in
+ * a constructor. */
+extern lfpool_ts_cache *(*lfp_tls_array_home)(void);
+extern void (*lfp_tls_array_home_lost)(lfpool_ts_cache *home);
 /* Whether c is the calling thread's cache for the (live) pool of
  * generation gen (fork's child: the caches of other threads are
  * abandoned). */
