@@ -46,19 +46,27 @@ void lfp_grace_fork_child(void) {}
  * whose first sections overlap back to back (hundreds of ns each; a
  * thread-per-connection server starts threads all the time) could hold a
  * trim's wait for as long as they kept coming.  A waiter instead moves
- * phase on (an SC add) and waits only for the counter of the phase it
- * left; a section reads phase (SC) and adds 1 to that phase's counter
- * (SC) before it reads anything.  A section that added to the old counter
- * before the waiter read it 0 has left; one that added after that did so
- * after the waiter's move in the SC order, and one that read the new phase
- * read the move: either way it begins after the unlink that precedes the
- * move, and cannot reach what the waiter frees.  Only sections that read
- * phase before the move can add to the old counter, so it drains within
- * one section's time.  Waits take turns (wait_lock), so that no other
- * wait moves phase back to the counter one is waiting on.
- * stress/model/grace.pml checks both: safety, and that a wait ends while
- * new sections keep coming (its negative control, one counter, may wait
- * forever).
+ * phase on (an SC add: phase only grows) and waits only for the counter
+ * of the phase it left.  A section reads phase, adds 1 to that phase's
+ * counter and reads phase again (all SC) before it reads anything; if
+ * phase moved, it takes its add back and starts over.  Take a section
+ * that enters on phase p and a waiter: either the waiter's move came
+ * before the section's first read (which then reads the move, or a later
+ * one, and so begins after the unlink that precedes the move: it cannot
+ * reach what the waiter frees); or it came after the second read, so the
+ * move is p -> p + 1 or later: the first move after the second read is
+ * p -> p + 1, and the waiter making it reads counter p & 1 after the
+ * section's add, and waits for the section to leave, as every later
+ * waiter starts after that one ended.  No move comes between the two
+ * reads (they read the same p).  Without the second read a section that
+ * read p before a whole wait and added after it would count on p & 1,
+ * the counter of the phase after the next move, which the next waiter
+ * does not wait for.  Only sections that read phase before a move can
+ * add to its old counter, so it drains within one section's time.  Waits
+ * take turns (wait_lock).  stress/model/grace.pml checks it with two
+ * waits in a row: safety, and that a wait ends while new sections keep
+ * coming (negative controls: one counter may wait forever; no second
+ * read lets a section read freed data).
  */
 #define LFP_GRACE_COUNTED 8u
 
@@ -99,17 +107,15 @@ void lfp_grace_fork_prepare(void) { urcu_bp_before_fork(); }
 void lfp_grace_fork_parent(void) { urcu_bp_after_fork_parent(); }
 
 /* In the child only the forking thread is left: the counted sections of
- * the others ended with them, and so did a wait that held wait_lock (the
- * forking thread was in none: it holds no lock in a section, and fork's
- * prepare handler runs in no section). */
+ * the others ended with them, and so did a wait that held wait_lock (not
+ * the forking thread's: fork() is not called from inside a wait). */
 void lfp_grace_fork_child(void)
 {
 	urcu_bp_after_fork_child();
 	pthread_mutex_init(&wait_lock, NULL);
-	lfp_faa_u64_sc(&counted_readers[0], -lfp_load_u64_sc(&counted_readers[0]));
-	lfp_faa_u64_sc(&counted_readers[1], -lfp_load_u64_sc(&counted_readers[1]));
+	counted_readers[0] = counted_readers[1] = 0;	/* one thread left */
 	if (counted_depth)
-		lfp_faa_u64_sc(&counted_readers[counted_in], 1);
+		counted_readers[counted_in] = 1;
 }
 
 void lfp_grace_register(void)
@@ -133,8 +139,14 @@ static void enter(bool may_register)
 		counted++;
 	if (counted_depth++)
 		return;		/* inside its outermost section's count */
-	counted_in = (uint8_t)(lfp_load_u64_sc(&phase) & 1);
-	lfp_faa_u64_sc(&counted_readers[counted_in], 1);
+	for (;;) {
+		uint64_t ph = lfp_load_u64_sc(&phase);
+		counted_in = (uint8_t)(ph & 1);
+		lfp_faa_u64_sc(&counted_readers[counted_in], 1);
+		if (lfp_load_u64_sc(&phase) == ph)
+			return;
+		lfp_faa_u64_sc(&counted_readers[counted_in], (uint64_t)-1);
+	}
 }
 
 void lfp_grace_enter(void) { enter(true); }

@@ -40,6 +40,7 @@ home-neg-late      home.pml     -DNEGATIVE_LATE         safety          reject
 home-neg-forget    home.pml     -DNEGATIVE_FORGET       safety          reject
 grace              grace.pml    -                       safety          pass
 grace-neg-reach    grace.pml    -DREACH_FIRST           safety          reject
+grace-neg-recheck  grace.pml    -DNO_RECHECK            safety          reject
 grace-done         grace.pml    -                       ltl:done        pass
 grace-done-neg     grace.pml    -DONE_COUNTER           ltl:done        reject
 flush              flush.pml    -                       safety          pass
