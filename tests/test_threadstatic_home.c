@@ -481,8 +481,10 @@ static void late_destructor(void *arg)
 	void *obj = lfpool_ts_get(late_pool);
 	late_failed |= obj == NULL;
 	lfpool_ts_put(late_pool, obj);
-	late_failed |= lfpool_ts_get_bulk(late_pool, objs, 3) != 0;
-	lfpool_ts_put_bulk(late_pool, objs, 3);
+	if (lfpool_ts_get_bulk(late_pool, objs, 3) == 0)
+		lfpool_ts_put_bulk(late_pool, objs, 3);
+	else
+		late_failed = 1;
 	late_failed |= lfpool_ts_attach(late_pool) != 0;
 	late_rounds++;
 	late_home_used |= home_pool() == late_pool;

@@ -109,9 +109,15 @@
  * A thread that exits hands its cache back (a pthread key destructor): its
  * objects go to the depot, its magazines are freed.  A key destructor
  * that runs after the library's may still call the pool; those calls keep
- * no cache: a get or bulk get goes through a cache made and destroyed for
- * the call, a put straight to the depot (slow, but nothing is left behind
- * in the thread's TLS, which glibc then frees).  ts_attach and
+ * no cache: a get or bulk get goes through a cache made and freed for the
+ * call, a put straight to the depot (slow, but nothing is left behind in
+ * the thread's TLS, which glibc then frees).  One case is not covered: a
+ * thread whose first call on any ThreadStatic pool comes from a key
+ * destructor in glibc's last round (PTHREAD_DESTRUCTOR_ITERATIONS) gets a
+ * cache and a thread table that nothing unlinks, as glibc runs no hook
+ * after that round; a later destroy of any pool then reads the freed TLS.
+ * A thread whose key destructors may use a pool should call the library
+ * once before it exits (lfpool_ts_attach).  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker
  * start/stop hooks).  A thread may use any number of pools.  Implicit
  * caches are NOT fiber-safe: a fiber that may resume on another thread

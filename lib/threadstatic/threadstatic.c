@@ -481,21 +481,30 @@ static void put_uncached(lfpool_ts *p, void *obj)
 }
 
 /* A get of n objects (all or none) by a thread past its key destructor,
- * which may keep no cache (lfp_tls_exiting): through an explicit cache made
- * for the call, whose other objects go back to the depot as it is
- * destroyed.  0, or -1 with errno as get. */
+ * which may keep no cache (lfp_tls_exiting): through a cache made for the
+ * call, whose other objects go back to the depot as it is freed.  Of the
+ * implicit kind, in no thread's directory: not an explicit cache that
+ * would make a destroy fail with EBUSY meanwhile, and a fork's child
+ * abandons it as any other thread's.  0, or -1 with errno as get. */
 static int get_uncached(lfpool_ts *p, void **objs, size_t n)
 {
 	if (p->magic != LFP_MAGIC_LIVE) {	/* a fini hook's get during destroy */
 		errno = EINVAL;
 		return -1;
 	}
-	lfpool_ts_cache *c = lfpool_ts_cache_create(p);
-	if (!c)
+	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
+	pthread_mutex_lock(&lfp_ts_lock);
+	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_IMPLICIT);
+	pthread_mutex_unlock(&lfp_ts_lock);
+	if (!c) {
+		errno = ENOMEM;
 		return -1;
+	}
 	int r = lfpool_ts_cache_get_bulk(c, objs, n);
 	int err = errno;
-	lfpool_ts_cache_destroy(c);
+	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_cache_free(c);
+	pthread_mutex_unlock(&lfp_ts_lock);
 	errno = err;
 	return r;
 }

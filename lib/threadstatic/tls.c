@@ -112,7 +112,10 @@ static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initia
  * registered then would stay on all_tables, naming freed TLS that every
  * later destroy reads and writes, and a home would put freed TLS on a
  * pool's list of caches.  So the thread gets no implicit cache any more
- * (lfp_tls_cache) and registers nothing; its calls go uncached. */
+ * (lfp_tls_cache) and registers nothing; its calls go uncached.  (A
+ * thread whose first call comes in glibc's last round registers a table
+ * that nothing unlinks: no hook runs after that round; lfpool/ts.h tells
+ * users to avoid it.) */
 static __thread bool tls_exiting __attribute__((tls_model("initial-exec")));
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 /* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
