@@ -61,7 +61,9 @@ struct lfp_core {
 	unsigned flags;
 	enum lfp_kind kind;
 	bool debug;
-	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry */
+	bool forked_list;	/* on fork.c's registry: set at create, before any
+				 * other thread sees the core, cleared by destroy */
+	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry, under its lock */
 	uint64_t trims;
 	/* mt only (not a Pool's): slab growth and release.  Before the
 	 * slabs: a first get takes it, and after the directory it was a line

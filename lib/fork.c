@@ -99,6 +99,7 @@ void lfp_fork_register(struct lfp_core *c)
 {
 	lfp_fork_init();
 	pthread_mutex_lock(&cores_lock);
+	c->forked_list = true;
 	c->fork_next = cores;
 	c->fork_pprev = &cores;
 	if (cores)
@@ -107,9 +108,14 @@ void lfp_fork_register(struct lfp_core *c)
 	pthread_mutex_unlock(&cores_lock);
 }
 
+/* A core never registered (a Pool's) returns at once, on forked_list,
+ * which only its own create and destroy write.  Not on fork_pprev, which
+ * the unregister of a neighbour on another thread rewrites under the lock
+ * (a destroy of one pool racing with a destroy of another: TSan reported
+ * the unlocked read, stress/rc_array_stress.c's handoff scenario). */
 void lfp_fork_unregister(struct lfp_core *c)
 {
-	if (!c->fork_pprev)
+	if (!c->forked_list)
 		return;
 	pthread_mutex_lock(&cores_lock);
 	*c->fork_pprev = c->fork_next;
@@ -117,4 +123,5 @@ void lfp_fork_unregister(struct lfp_core *c)
 		c->fork_next->fork_pprev = c->fork_pprev;
 	c->fork_pprev = NULL;
 	pthread_mutex_unlock(&cores_lock);
+	c->forked_list = false;
 }

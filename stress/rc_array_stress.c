@@ -27,6 +27,12 @@
  *   closure  closures whose capture names a checksum are invoked and
  *            released by the taker (ThreadStatic: from and into each
  *            thread's own explicit cache).  Each runs exactly once.
+ *   handoff  array pools made and used by one thread and destroyed by
+ *            another while the maker goes on with a shared array pool at
+ *            the same entries of its thread table (ThreadStatic: the
+ *            destroy clears the maker's array-home entries).  Every
+ *            buffer comes back and every byte the allocator gave is
+ *            freed.
  *
  * Prints one PASS/FAIL line per run and "N passed, N failed"; exits 1 on a
  * failure.
@@ -289,6 +295,105 @@ static bool array_close(struct rs_run *r, char *why, size_t len)
 	return ok;
 }
 
+/* ---- handoff ---- */
+
+/* Array pools made, used and left in a slot by one thread, and destroyed by
+ * whichever thread takes them out: a ThreadStatic pool's destroy clears
+ * the maker's table entries for it (its array home's entries name the pool
+ * by address: lib/layers/array.c) while the maker goes on with the shared
+ * pool, whose gets and puts read the same entries (its 64-byte alignment
+ * keeps it out of every array home, so each thread's home goes to the
+ * pools it makes). */
+struct handoff_run {
+	lfpool_array *shared;
+	struct stress_alloc alloc;
+};
+
+static void handoff_use(struct rs_run *r, lfpool_array *ap, size_t n)
+{
+	unsigned char *b = lfpool_array_get(ap, n, NULL);
+	if (!b) {
+		fail(r, "handoff: get failed", n);
+		return;
+	}
+	__atomic_fetch_add(&r->gets, 1, __ATOMIC_RELAXED);
+	memset(b, (int)n, n);
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)n) {
+			fail(r, "handoff: a buffer's bytes changed while it was held", n);
+			break;
+		}
+	lfpool_array_put_sized(ap, b, n);
+	__atomic_fetch_add(&r->lasts, 1, __ATOMIC_RELAXED);
+}
+
+static void handoff_step(struct rs_worker *w)
+{
+	struct rs_run *r = w->r;
+	struct handoff_run *hr = r->pool;
+	size_t n = 16 + (size_t)(rs_rng(&w->rng) % 240);
+	lfpool_array_config c = { .min_size = 16, .max_size = 256, .flags = r->flags,
+				  .allocator = &hr->alloc.a, .name = "handed" };
+	lfpool_array *mine = lfpool_array_create(r->flavour, &c);
+	if (!mine) {
+		fail(r, "handoff: create failed", (uint64_t)errno);
+		return;
+	}
+	for (int k = 0; k < 4; k++)
+		handoff_use(r, mine, n);
+	lfpool_array *old = swap_slot(w, mine);	/* mine is no longer ours to use */
+	if (old && lfpool_array_destroy(old) != 0)
+		fail(r, "handoff: destroy failed", (uint64_t)errno);
+	for (int k = 0; k < 8; k++)
+		handoff_use(r, hr->shared, n);
+}
+
+static bool handoff_open(struct rs_run *r)
+{
+	struct handoff_run *hr = calloc(1, sizeof(*hr));
+	if (!hr)
+		return false;
+	stress_alloc_init(&hr->alloc);
+	lfpool_array_config c = { .min_size = 16, .max_size = 256, .align = 64, .flags = r->flags,
+				  .allocator = &hr->alloc.a, .name = "shared" };
+	hr->shared = lfpool_array_create(r->flavour, &c);
+	if (!hr->shared) {
+		free(hr);
+		return false;
+	}
+	r->pool = hr;
+	return true;
+}
+
+static void handoff_drain(struct rs_run *r, void *p)
+{
+	if (lfpool_array_destroy(p) != 0)
+		fail(r, "handoff: destroy failed", (uint64_t)errno);
+}
+
+static bool handoff_close(struct rs_run *r, char *why, size_t len)
+{
+	struct handoff_run *hr = r->pool;
+	lfpool_stats st;
+	lfpool_array_stats(hr->shared, 0, &st);
+	lfpool_array_destroy(hr->shared);
+	bool ok = false;
+	if (r->lasts != r->gets)
+		snprintf(why, len, "%llu buffers got, %llu put", (unsigned long long)r->gets,
+			 (unsigned long long)r->lasts);
+	else if (st.live != 0)
+		snprintf(why, len, "%llu buffers of the shared pool still out",
+			 (unsigned long long)st.live);
+	else if (!stress_alloc_balanced(&hr->alloc))
+		snprintf(why, len, "allocator: %llu allocations, %llu frees, %lld bytes left",
+			 (unsigned long long)hr->alloc.allocs, (unsigned long long)hr->alloc.frees,
+			 (long long)hr->alloc.bytes);
+	else
+		ok = true;
+	free(hr);
+	return ok;
+}
+
 /* ---- closure ---- */
 
 struct job {
@@ -408,6 +513,7 @@ static const struct rs_scenario scenarios[] = {
 	  RS_VALIDATE(array_validate) },
 	{ "closure", closure_open, closure_step, closure_drain, closure_close, true,
 	  RS_VALIDATE(closure_validate) },
+	{ "handoff", handoff_open, handoff_step, handoff_drain, handoff_close, false, NULL },
 };
 
 struct thread_arg {
