@@ -244,16 +244,15 @@ static void array_step(struct rs_worker *w)
 		array_drop(r, old, x & 1024);
 }
 
-static bool array_open(struct rs_run *r)
+/* r's pool: a struct array_run whose array pool is made per c, on the
+ * run's counting allocator. */
+static bool array_run_open(struct rs_run *r, lfpool_array_config c)
 {
 	struct array_run *ar = calloc(1, sizeof(*ar));
 	if (!ar)
 		return false;
 	stress_alloc_init(&ar->alloc);
-	lfpool_array_config c = {
-		.min_size = 16, .max_size = ARRAY_MAX, .flags = r->flags | LFPOOL_ARRAY_F_CLEAR,
-		.allocator = &ar->alloc.a, .name = "bufs",
-	};
+	c.allocator = &ar->alloc.a;
 	ar->ap = lfpool_array_create(r->flavour, &c);
 	if (!ar->ap) {
 		free(ar);
@@ -263,12 +262,22 @@ static bool array_open(struct rs_run *r)
 	return true;
 }
 
+static bool array_open(struct rs_run *r)
+{
+	lfpool_array_config c = { .min_size = 16, .max_size = ARRAY_MAX,
+				  .flags = r->flags | LFPOOL_ARRAY_F_CLEAR, .name = "bufs" };
+	return array_run_open(r, c);
+}
+
 static void array_drain(struct rs_run *r, void *p)
 {
 	array_drop(r, p, false);
 }
 
-static bool array_close(struct rs_run *r, char *why, size_t len)
+/* Destroy r's array pool and check that every buffer came back and every
+ * byte its allocator gave was freed (and, with oversize, that some buffer
+ * above the largest class was asked for). */
+static bool array_run_close(struct rs_run *r, char *why, size_t len, bool oversize)
 {
 	struct array_run *ar = r->pool;
 	lfpool_stats st;
@@ -283,7 +292,7 @@ static bool array_close(struct rs_run *r, char *why, size_t len)
 	else if (st.live != 0 || over_out != 0)
 		snprintf(why, len, "%llu pooled and %llu oversize buffers still out",
 			 (unsigned long long)st.live, (unsigned long long)over_out);
-	else if (over_gets == 0)
+	else if (oversize && over_gets == 0)
 		snprintf(why, len, "no oversize buffer was asked for");
 	else if (!stress_alloc_balanced(&ar->alloc))
 		snprintf(why, len, "allocator: %llu allocations, %llu frees, %lld bytes left",
@@ -295,6 +304,11 @@ static bool array_close(struct rs_run *r, char *why, size_t len)
 	return ok;
 }
 
+static bool array_close(struct rs_run *r, char *why, size_t len)
+{
+	return array_run_close(r, why, len, true);
+}
+
 /* ---- handoff ---- */
 
 /* Array pools made, used and left in a slot by one thread, and destroyed by
@@ -303,12 +317,8 @@ static bool array_close(struct rs_run *r, char *why, size_t len)
  * by address: lib/layers/array.c) while the maker goes on with the shared
  * pool, whose gets and puts read the same entries (its 64-byte alignment
  * keeps it out of every array home, so each thread's home goes to the
- * pools it makes). */
-struct handoff_run {
-	lfpool_array *shared;
-	struct stress_alloc alloc;
-};
-
+ * pools it makes).  r's pool is a struct array_run: the shared pool and
+ * the allocator of every pool. */
 static void handoff_use(struct rs_run *r, lfpool_array *ap, size_t n)
 {
 	unsigned char *b = lfpool_array_get(ap, n, NULL);
@@ -330,10 +340,10 @@ static void handoff_use(struct rs_run *r, lfpool_array *ap, size_t n)
 static void handoff_step(struct rs_worker *w)
 {
 	struct rs_run *r = w->r;
-	struct handoff_run *hr = r->pool;
+	struct array_run *ar = r->pool;
 	size_t n = 16 + (size_t)(rs_rng(&w->rng) % 240);
 	lfpool_array_config c = { .min_size = 16, .max_size = 256, .flags = r->flags,
-				  .allocator = &hr->alloc.a, .name = "handed" };
+				  .allocator = &ar->alloc.a, .name = "handed" };
 	lfpool_array *mine = lfpool_array_create(r->flavour, &c);
 	if (!mine) {
 		fail(r, "handoff: create failed", (uint64_t)errno);
@@ -345,24 +355,14 @@ static void handoff_step(struct rs_worker *w)
 	if (old && lfpool_array_destroy(old) != 0)
 		fail(r, "handoff: destroy failed", (uint64_t)errno);
 	for (int k = 0; k < 8; k++)
-		handoff_use(r, hr->shared, n);
+		handoff_use(r, ar->ap, n);
 }
 
 static bool handoff_open(struct rs_run *r)
 {
-	struct handoff_run *hr = calloc(1, sizeof(*hr));
-	if (!hr)
-		return false;
-	stress_alloc_init(&hr->alloc);
 	lfpool_array_config c = { .min_size = 16, .max_size = 256, .align = 64, .flags = r->flags,
-				  .allocator = &hr->alloc.a, .name = "shared" };
-	hr->shared = lfpool_array_create(r->flavour, &c);
-	if (!hr->shared) {
-		free(hr);
-		return false;
-	}
-	r->pool = hr;
-	return true;
+				  .name = "shared" };
+	return array_run_open(r, c);
 }
 
 static void handoff_drain(struct rs_run *r, void *p)
@@ -373,25 +373,7 @@ static void handoff_drain(struct rs_run *r, void *p)
 
 static bool handoff_close(struct rs_run *r, char *why, size_t len)
 {
-	struct handoff_run *hr = r->pool;
-	lfpool_stats st;
-	lfpool_array_stats(hr->shared, 0, &st);
-	lfpool_array_destroy(hr->shared);
-	bool ok = false;
-	if (r->lasts != r->gets)
-		snprintf(why, len, "%llu buffers got, %llu put", (unsigned long long)r->gets,
-			 (unsigned long long)r->lasts);
-	else if (st.live != 0)
-		snprintf(why, len, "%llu buffers of the shared pool still out",
-			 (unsigned long long)st.live);
-	else if (!stress_alloc_balanced(&hr->alloc))
-		snprintf(why, len, "allocator: %llu allocations, %llu frees, %lld bytes left",
-			 (unsigned long long)hr->alloc.allocs, (unsigned long long)hr->alloc.frees,
-			 (long long)hr->alloc.bytes);
-	else
-		ok = true;
-	free(hr);
-	return ok;
+	return array_run_close(r, why, len, false);
 }
 
 /* ---- closure ---- */
