@@ -164,10 +164,7 @@ struct lfpool_array_fast {
 struct lfpool_array_tls {
 	uint64_t key[64];
 	lfpool_ts_cache *cache[64];
-	union {			/* the array home's lines, which only it writes */
-		struct lfpool_ts_cache_fast fast;
-		unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
-	} home __attribute__((aligned(64)));
+	union lfpool_ts_home_ home __attribute__((aligned(64)));	/* the array home */
 } __attribute__((aligned(64)));
 LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_
 	__attribute__((tls_model("initial-exec")));

@@ -472,6 +472,13 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
  * view leads it), checked by the library at compile time. */
 #define LFPOOL_TS_HOME_BYTES_ 192
 
+/* The storage of a cache in TLS, which only its thread writes: the home
+ * below, and the array home of lfpool/array.h. */
+union lfpool_ts_home_ {
+	struct lfpool_ts_cache_fast fast;
+	unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
+};
+
 /*
  * The calling thread's implicit caches as the inline lfpool_ts_get and
  * lfpool_ts_put reach them; owned by the library (lib/threadstatic/tls.c
@@ -497,10 +504,7 @@ struct lfpool_ts_tls {
 	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
 	uint32_t ndir;		/* ids below it index dir */
 	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
-	union {			/* the home cache's lines, which only it writes */
-		struct lfpool_ts_cache_fast fast;
-		unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];
-	} home __attribute__((aligned(64)));
+	union lfpool_ts_home_ home __attribute__((aligned(64)));	/* the home cache */
 } __attribute__((aligned(64)));
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));

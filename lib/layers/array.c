@@ -90,9 +90,6 @@ static lfpool_ts_cache *array_home(void)
 {
 	return LFPOOL_ARRAY_HOME_;
 }
-_Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(lfpool_array_tls_.home) &&
-	       _Alignof(struct lfpool_ts_cache) <= _Alignof(struct lfpool_ts_cache_fast),
-	       "a cache fits the array home's storage (LFPOOL_TS_HOME_BYTES_)");
 
 /* tls.c, lfp_ts_lock held: the array home `home` of some live thread lost
  * its cache (its pool's destroy; detach).  Its entries name the array pool

@@ -122,9 +122,10 @@ static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 static uint32_t tslots_taken;
 _Static_assert(LFPOOL_TS_THREAD_SLOTS_ < 32, "tslots_taken holds a bit per slot");
 _Static_assert(sizeof(struct lfpool_ts_fast) == 64, "the pool's head is one cache line");
-_Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(lfpool_ts_tls_.home) &&
+/* Both homes (lfpool_ts_tls_.home, lfpool_array_tls_.home) are this union. */
+_Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &&
 	       _Alignof(struct lfpool_ts_cache) <= _Alignof(struct lfpool_ts_cache_fast),
-	       "a cache fits the home cache's storage (LFPOOL_TS_HOME_BYTES_)");
+	       "a cache fits a home's storage (LFPOOL_TS_HOME_BYTES_)");
 
 /*
  * The registry of live pools, under lfp_ts_lock: slot i holds the pool that
