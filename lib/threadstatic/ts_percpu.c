@@ -23,7 +23,6 @@ struct lfp_ts_percpu {
 	bool fast_puts;		/* rseq, and puts need no check */
 	bool check_gets;	/* debug pool: every get marks its object out */
 	bool check_puts;	/* debug pool or reset hook: every put is accepted */
-	bool in_pool;		/* in the pool's own block: not freed here */
 	struct lfp_percpu pc;
 	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
 	/* Added to by the slow paths (atomically), read by the statistics. */
@@ -61,23 +60,11 @@ size_t lfp_ts_percpu_state_bytes(const lfpool_config *cfg)
 	return cfg->flags & LFPOOL_F_PERCPU ? sizeof(struct lfp_ts_percpu) : 0;
 }
 
-/* Free t unless it lies in its pool's block. */
-static void free_state(struct lfp_ts_percpu *t)
-{
-	if (!t->in_pool)
-		lfp_owner_free(t, sizeof(*t));
-}
-
 int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 {
 	if (!(cfg->flags & LFPOOL_F_PERCPU))
 		return 0;
-	struct lfp_ts_percpu *t = mem;
-	if (t)
-		memset(t, 0, sizeof(*t));
-	else if (!(t = lfp_owner_alloc(sizeof(*t))))
-		return ENOMEM;
-	t->in_pool = mem != NULL;
+	struct lfp_ts_percpu *t = memset(mem, 0, sizeof(struct lfp_ts_percpu));
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
 	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full,
 				  &p->fast, &lfpool_ts_tls_);
@@ -87,10 +74,8 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 				   "not aligned as asked (given back; ENOMEM)");
 		err = ENOMEM;
 	}
-	if (err) {
-		free_state(t);
+	if (err)
 		return err;
-	}
 	t->pool = p;
 	t->check_gets = p->core.debug;
 	t->check_puts = p->core.debug || p->core.reset;
@@ -121,8 +106,7 @@ uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 	p->fast.rseq_get = p->fast.rseq_put = NULL;
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
-	lfp_percpu_fini(&t->pc);
-	free_state(t);
+	lfp_percpu_fini(&t->pc);	/* t lies in p's block: freed with it */
 	return n;
 }
 
