@@ -38,6 +38,11 @@ exit-neg-addr      exit.pml     -DNEGATIVE_ADDR         safety          reject
 home               home.pml     -                       safety          pass
 home-neg-late      home.pml     -DNEGATIVE_LATE         safety          reject
 home-neg-forget    home.pml     -DNEGATIVE_FORGET       safety          reject
+array-home         array_home.pml -                     safety          pass
+array-home-neg-clear array_home.pml -DNEGATIVE_NO_CLEAR  safety          reject
+array-home-neg-free array_home.pml -DNEGATIVE_FREE_FIRST safety          reject
+array-home-neg-keep array_home.pml -DNEGATIVE_KEEP       safety          reject
+array-home-no-recheck array_home.pml -DNEGATIVE_NO_RECHECK safety       reject
 grace              grace.pml    -                       safety          pass
 grace-neg-reach    grace.pml    -DREACH_FIRST           safety          reject
 grace-neg-recheck  grace.pml    -DNO_RECHECK            safety          reject
