@@ -32,13 +32,17 @@
  *            the same entries of its thread table (ThreadStatic: the
  *            destroy clears the maker's array-home entries).  Every
  *            buffer comes back and every byte the allocator gave is
- *            freed.
+ *            freed, and once the destroy of the pool in the maker's array
+ *            home returned, no entry of the maker's table names that
+ *            pool's address, which calloc may hand to the maker's next
+ *            pool (ThreadStatic release runs check this at least once).
  *
  * Prints one PASS/FAIL line per run and "N passed, N failed"; exits 1 on a
  * failure.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +76,7 @@ struct rs_run {
 	double deadline;
 	/* atomic tallies */
 	uint64_t gets, lasts, errors, next_id;
+	uint64_t home_checks;		/* handoff: destroyed homes checked */
 	char first_error[160];
 	pthread_mutex_t lock;
 };
@@ -80,6 +85,7 @@ struct rs_worker {
 	struct rs_run *r;
 	uint64_t rng;
 	void *cache;			/* closure scenario, ThreadStatic */
+	struct handed *home;		/* handoff: the pool in the array home */
 };
 
 static double now(void)
@@ -318,7 +324,57 @@ static bool array_close(struct rs_run *r, char *why, size_t len)
  * pool, whose gets and puts read the same entries (its 64-byte alignment
  * keeps it out of every array home, so each thread's home goes to the
  * pools it makes).  r's pool is a struct array_run: the shared pool and
- * the allocator of every pool. */
+ * the allocator of every pool.  A slot holds a struct handed. */
+struct handed {
+	lfpool_array *ap;
+	int gone;		/* ap's destroy returned (release store) */
+	int refs;		/* the slot's, and the maker's while ap is its home */
+};
+
+static void handed_drop(struct handed *h)
+{
+	if (__atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(h);
+}
+
+static void handed_destroy(struct rs_run *r, struct handed *h)
+{
+	if (lfpool_array_destroy(h->ap) != 0)
+		fail(r, "handoff: destroy failed", (uint64_t)errno);
+	__atomic_store_n(&h->gone, 1, __ATOMIC_RELEASE);
+	handed_drop(h);
+}
+
+/* The entry of the calling thread's table (lfpool/array.h, the library's:
+ * read here as a white box) that names ap by address, i.e. as the pool of
+ * the thread's array home; -1 if none.  Relaxed atomic loads, as the
+ * inline paths' under ThreadSanitizer: a destroyer may clear entries. */
+static int table_entry_of(const lfpool_array *ap)
+{
+	for (int k = 0; k < 64; k++)
+		if (__atomic_load_n(&lfpool_array_tls_.key[k], __ATOMIC_RELAXED) ==
+		    (uint64_t)(uintptr_t)ap)
+			return k;
+	return -1;
+}
+
+/* The pool in w's array home was destroyed: its destroy cleared w's
+ * entries naming its address (array_home_lost, under lfp_ts_lock, before
+ * the pool was freed), else a pool that calloc puts at that address would
+ * hit a home that holds a dead pool's cache, or another class's.  w uses
+ * no pool at that address between the destroy and this check. */
+static void home_gone(struct rs_worker *w)
+{
+	struct handed *h = w->home;
+	int k = table_entry_of(h->ap);
+	if (k >= 0)
+		fail(w->r, "handoff: the maker's table still names its destroyed array home's pool "
+			   "(entry)", (uint64_t)k);
+	__atomic_fetch_add(&w->r->home_checks, 1, __ATOMIC_RELAXED);
+	w->home = NULL;
+	handed_drop(h);
+}
+
 static void handoff_use(struct rs_run *r, lfpool_array *ap, size_t n)
 {
 	unsigned char *b = lfpool_array_get(ap, n, NULL);
@@ -337,25 +393,78 @@ static void handoff_use(struct rs_run *r, lfpool_array *ap, size_t n)
 	__atomic_fetch_add(&r->lasts, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * One step: a new pool, used at n, handed off; the shared pool used after.
+ * Where pools take array homes (ThreadStatic release), a maker whose home
+ * may be free asks for n in the largest class (129..256 bytes: entry 7 of
+ * its table), and one whose home is held by a pool it handed off asks for
+ * 16..128 bytes (entries 0..6), so the home's entry is left as it was
+ * until the check after its destroy, unless the shared pool took it over
+ * meanwhile: in a quarter of the steps it is used at the same n as the new
+ * pool (the same entries as the destroyer clears), else at 16..128.
+ */
 static void handoff_step(struct rs_worker *w)
 {
 	struct rs_run *r = w->r;
 	struct array_run *ar = r->pool;
-	size_t n = 16 + (size_t)(rs_rng(&w->rng) % 240);
+	uint64_t x = rs_rng(&w->rng);
+	size_t n = 16 + (size_t)(x % 240), n_shared = n;
+	if (r->flavour == LFPOOL_FLAVOUR_TS && !r->flags) {
+		n = w->home ? 16 + (size_t)(x % 113) : 129 + (size_t)(x % 128);
+		n_shared = (x >> 32) % 4 == 0 ? n : 16 + (size_t)((x >> 8) % 113);
+	}
 	lfpool_array_config c = { .min_size = 16, .max_size = 256, .flags = r->flags,
 				  .allocator = &ar->alloc.a, .name = "handed" };
+	struct handed *h = malloc(sizeof(*h));
 	lfpool_array *mine = lfpool_array_create(r->flavour, &c);
-	if (!mine) {
+	if (!h || !mine) {
 		fail(r, "handoff: create failed", (uint64_t)errno);
+		free(h);
+		lfpool_array_destroy(mine);
 		return;
 	}
+	/* Check the home's entries once its destroy returned, or as soon as
+	 * calloc gave its address back (to mine, not used yet). */
+	if (w->home && (__atomic_load_n(&w->home->gone, __ATOMIC_ACQUIRE) || w->home->ap == mine))
+		home_gone(w);
 	for (int k = 0; k < 4; k++)
 		handoff_use(r, mine, n);
-	lfpool_array *old = swap_slot(w, mine);	/* mine is no longer ours to use */
-	if (old && lfpool_array_destroy(old) != 0)
-		fail(r, "handoff: destroy failed", (uint64_t)errno);
+	*h = (struct handed){ .ap = mine, .refs = 1 };
+	if (table_entry_of(mine) >= 0) {
+		/* mine took the array home: the destroy of the one there
+		 * before let it go (lfp_ts_lock orders that before here) */
+		if (w->home)
+			home_gone(w);
+		h->refs = 2;
+		w->home = h;
+	}
+	struct handed *old = swap_slot(w, h);	/* mine is no longer ours to use */
+	if (old)
+		handed_destroy(r, old);
 	for (int k = 0; k < 8; k++)
-		handoff_use(r, ar->ap, n);
+		handoff_use(r, ar->ap, n_shared);
+}
+
+/* The worker's last step is done: its home's pool is destroyed here if it
+ * is still in a slot, else by whoever took it out (at once, in the same
+ * step), and then w's table is checked, so that every maker with a home
+ * checks one. */
+static void handoff_finish(struct rs_worker *w)
+{
+	struct handed *h = w->home;
+	if (!h)
+		return;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		void *e = h;
+		if (__atomic_compare_exchange_n(&w->r->slot[i], &e, NULL, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			handed_destroy(w->r, h);
+			break;
+		}
+	}
+	while (!__atomic_load_n(&h->gone, __ATOMIC_ACQUIRE))
+		sched_yield();
+	home_gone(w);
 }
 
 static bool handoff_open(struct rs_run *r)
@@ -367,13 +476,21 @@ static bool handoff_open(struct rs_run *r)
 
 static void handoff_drain(struct rs_run *r, void *p)
 {
-	if (lfpool_array_destroy(p) != 0)
-		fail(r, "handoff: destroy failed", (uint64_t)errno);
+	handed_destroy(r, p);
 }
 
+/* As array_close, and a ThreadStatic release run must have checked some
+ * maker's table after its home's destroy (else the check above proves
+ * nothing: no pool took an array home, or none was seen destroyed). */
 static bool handoff_close(struct rs_run *r, char *why, size_t len)
 {
-	return array_run_close(r, why, len, false);
+	if (!array_run_close(r, why, len, false))
+		return false;
+	if (r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->home_checks == 0) {
+		snprintf(why, len, "no maker's table was checked after its array home's destroy");
+		return false;
+	}
+	return true;
 }
 
 /* ---- closure ---- */
@@ -467,6 +584,7 @@ struct rs_scenario {
 	/* --enable-debug builds: every object of the quiet pools below in
 	 * exactly one place (lib/validate.h); 0 or -1 with why */
 	int (*validate)(struct rs_run *r, char *why, size_t len);
+	void (*finish)(struct rs_worker *w);	/* a worker's end, or NULL */
 };
 
 #ifdef LFPOOL_DEBUG
@@ -490,12 +608,13 @@ static int closure_validate(struct rs_run *r, char *why, size_t len)
 #endif
 
 static const struct rs_scenario scenarios[] = {
-	{ "rc", rc_open, rc_step, rc_drain, rc_close, false, RS_VALIDATE(rc_validate) },
+	{ "rc", rc_open, rc_step, rc_drain, rc_close, false, RS_VALIDATE(rc_validate), NULL },
 	{ "array", array_open, array_step, array_drain, array_close, false,
-	  RS_VALIDATE(array_validate) },
+	  RS_VALIDATE(array_validate), NULL },
 	{ "closure", closure_open, closure_step, closure_drain, closure_close, true,
-	  RS_VALIDATE(closure_validate) },
-	{ "handoff", handoff_open, handoff_step, handoff_drain, handoff_close, false, NULL },
+	  RS_VALIDATE(closure_validate), NULL },
+	{ "handoff", handoff_open, handoff_step, handoff_drain, handoff_close, false, NULL,
+	  handoff_finish },
 };
 
 struct thread_arg {
@@ -516,6 +635,8 @@ static void *worker_main(void *arg)
 	}
 	for (uint64_t i = 0; (i & 15) || now() < r->deadline; i++)
 		t->sc->step(&t->w);
+	if (t->sc->finish)
+		t->sc->finish(&t->w);
 	lfpool_ts_cache_destroy(t->w.cache);
 	return NULL;
 }
@@ -537,7 +658,7 @@ static bool run_one(const struct rs_options *opt, const struct rs_scenario *sc, 
 		r.deadline = now() + opt->seconds;
 		for (unsigned i = 0; i < opt->threads; i++) {
 			uint64_t seed = (opt->seed + i + 1) * 0x9e3779b97f4a7c15ull;
-			args[i] = (struct thread_arg){ sc, { &r, seed ? seed : 1, NULL } };
+			args[i] = (struct thread_arg){ sc, { &r, seed ? seed : 1, NULL, NULL } };
 			if (pthread_create(&th[i], NULL, worker_main, &args[i]) != 0) {
 				fprintf(stderr, "pthread_create failed\n");
 				exit(2);
