@@ -479,14 +479,15 @@ static void handoff_drain(struct rs_run *r, void *p)
 	handed_destroy(r, p);
 }
 
-/* As array_close, and a ThreadStatic release run must have checked some
- * maker's table after its home's destroy (else the check above proves
- * nothing: no pool took an array home, or none was seen destroyed). */
+/* As array_close, and a ThreadStatic release run in which some step ran
+ * must have checked some maker's table after its home's destroy (else the
+ * check above proves nothing: no pool took an array home, or none was
+ * seen destroyed). */
 static bool handoff_close(struct rs_run *r, char *why, size_t len)
 {
 	if (!array_run_close(r, why, len, false))
 		return false;
-	if (r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->home_checks == 0) {
+	if (r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->gets && !r->home_checks) {
 		snprintf(why, len, "no maker's table was checked after its array home's destroy");
 		return false;
 	}
