@@ -70,6 +70,8 @@
  * detach), and then the layer clears its entries for it
  * (lfp_tls_array_home_lost: they name the array pool by address, which
  * may be reused); exit clears the layer's whole table first anyway.
+ * Spin model: stress/model/array_home.pml (the owner's hit, another
+ * thread's destroy and its clear, address reuse, exit).
  *
  * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
  * (at a time) also get a slot, tslot in their fast-path entry, and each
