@@ -292,13 +292,29 @@ static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
 		pthread_mutex_unlock(&c->grow_lock);
 }
 
-void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
+/* Run fini on every object of chain and mark it raw; its last index. */
+static uint32_t unmake_chain(struct lfp_core *c, uint32_t chain)
 {
+	uint32_t last = LFP_NIL;
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
 		lfp_core_fini_obj(c, lfp_slabs_ptr(&c->slabs, i));
 		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
+		last = i;
 	}
+	return last;
+}
+
+void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain)
+{
+	unmake_chain(c, chain);
 	release_raw(c, mt, chain);
+}
+
+void lfp_core_keep_chain(struct lfp_core *c, bool mt, uint32_t chain)
+{
+	uint32_t last = unmake_chain(c, chain);
+	if (last != LFP_NIL)
+		push_raw(c, mt, chain, last);
 }
 
 int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)

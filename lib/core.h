@@ -126,6 +126,13 @@ void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 /* Run fini on every object of a private chain (LFP_NIL: none), return them
  * to raw and give back every slab that is now wholly raw. */
 void lfp_core_destroy_chain(struct lfp_core *c, bool mt, uint32_t chain);
+/* The same, but the slabs stay, even one now wholly raw: the objects go
+ * onto the raw stack for the next take_raw, and only a later
+ * lfp_core_destroy_chain (a trim) or the pool's fini gives the slabs back.
+ * For memory that comes and goes with threads (magazines), so that one
+ * thread's exit and the next thread's first get do not free and map a
+ * slab each. */
+void lfp_core_keep_chain(struct lfp_core *c, bool mt, uint32_t chain);
 
 /* Debug checks for a put of obj: 0 with *idx set, or -1 once reported. */
 int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx);

@@ -33,6 +33,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
 	tests/test_threadstatic_home \
+	tests/test_threadstatic_first \
 	tests/test_threadstatic_threads \
 	tests/test_threadstatic_capacity \
 	tests/test_percpu \
@@ -67,6 +68,8 @@ tests_test_threadstatic_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_destroy_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_home_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_home_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_threadstatic_first_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_threadstatic_first_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_capacity_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)

@@ -106,8 +106,15 @@
  * they stay below the most pools alive at once).  Create, a thread's first
  * use, lookups and destroy cost O(1) however many pools are alive
  * (destroy: O(threads)).
+ * A thread's first use of a pool calls no malloc while the pool's id is
+ * below 8 (fewer than 9 ThreadStatic pools were ever alive at once): its
+ * table and its first 8 directory slots lie in the library's TLS, its
+ * first cache in its home, the others in the pool's struct or the
+ * library's reused blocks.
  * A thread that exits hands its cache back (a pthread key destructor): its
- * objects go to the depot, its magazines are freed.  A key destructor
+ * objects go to the depot, its two magazines stay with the pool for the
+ * next cache to be made (threads that come and go one after another
+ * reuse one slab of them; a trim gives unused magazines back).  A key destructor
  * that runs after the library's may still call the pool; those calls keep
  * no cache: a get or bulk get goes through a cache made and freed for the
  * call, a put straight to the depot (slow, but nothing is left behind in

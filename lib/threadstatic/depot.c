@@ -49,18 +49,24 @@ static bool census_within(const struct lfp_depot *d, uint64_t w)
 }
 
 /*
- * Give back a private chain of n magazines (raw: no hooks) and their slots,
- * and take them off the census together with `leaving` (LFP_CENSUS_CACHE
- * when a cache leaves, else 0) in one FAA: two FAAs would let a spare pass
- * the bound between them, while the leaving cache still counts and its
- * magazines no longer do (stress/model/census.pml, census-neg).
+ * Give back a private chain of n magazines (raw: no hooks), and take them
+ * off the census together with `leaving` (LFP_CENSUS_CACHE when a cache
+ * leaves, else 0) in one FAA: two FAAs would let a spare pass the bound
+ * between them, while the leaving cache still counts and its magazines no
+ * longer do (stress/model/census.pml, census-neg).  A leaving cache's
+ * magazines keep their slab for the next cache to join (a thread's exit
+ * freed the slab of a lone thread's two magazines and the next thread's
+ * first get mapped it again: a third of that first get's time, issue 14);
+ * a trim's (leaving 0) give back every slab of magazines wholly unused.
  */
 static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n, uint64_t leaving)
 {
-	if (chain != LFP_NIL)
-		lfp_core_destroy_chain(&d->mags, true, chain);
-	else
+	if (chain == LFP_NIL)
 		n = 0;
+	else if (leaving)
+		lfp_core_keep_chain(&d->mags, true, chain);
+	else
+		lfp_core_destroy_chain(&d->mags, true, chain);
 	uint64_t drop = n + leaving;
 	if (!drop)
 		return;

@@ -70,6 +70,8 @@
  * detach), and then the layer clears its entries for it
  * (lfp_tls_array_home_lost: they name the array pool by address, which
  * may be reused); exit clears the layer's whole table first anyway.
+ * Spin model: stress/model/array_home.pml (the owner's hit, another
+ * thread's destroy and its clear, address reuse, exit).
  *
  * Thread slots: the first LFPOOL_TS_THREAD_SLOTS_ threads to take a cache
  * (at a time) also get a slot, tslot in their fast-path entry, and each
@@ -95,17 +97,32 @@
 #include "grace.h"
 #include "ts.h"
 
+/* The first directory's slots, in the thread's table: a thread's first
+ * cache is made with no malloc (below). */
+#define LFP_TLS_DIR_INLINE 8
+
 /* One thread's directory, in the list of every thread's under
- * lfp_ts_lock; the directory itself is tls->dir, tls->ndir slots. */
+ * lfp_ts_lock; the directory itself is tls->dir, tls->ndir slots, first
+ * dir_inline and, once a pool id reaches past it, from the heap. */
 struct lfp_tls_table {
 	struct lfpool_ts_tls *tls;	/* the thread's fast-path entry */
 	const lfpool_ts *array_home_pool;	/* NULL: the array home is free */
 	lfpool_ts_cache *array_home;		/* its storage, once taken */
 	struct lfp_tls_table *next, **pprev;
+	lfpool_ts_cache *dir_inline[LFP_TLS_DIR_INLINE];
 };
 
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
 static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
+/*
+ * The table's storage: in the thread's static TLS, not from malloc.  A new
+ * thread's first malloc attaches it to an arena and makes its tcache, work
+ * that took a fifth of its first lfpool_ts_get (issue 14's first use) and
+ * that the thread's own first malloc pays anyway.  The table is unlinked
+ * at exit (release_thread) before glibc frees the TLS, and a fork's child
+ * drops the other threads' tables without touching them.
+ */
+static __thread struct lfp_tls_table tls_table_mem __attribute__((tls_model("initial-exec")));
 /* Set once the thread's key destructor ran.  A later key's destructor
  * may still call us, but glibc may then free the TLS block with no round
  * left to run ours again (PTHREAD_DESTRUCTOR_ITERATIONS): a table
@@ -301,13 +318,13 @@ static void release_thread(void *arg)
 	if (t->next)
 		t->next->pprev = t->pprev;
 	pthread_mutex_unlock(&lfp_ts_lock);
-	free(dir);
-	free(t);
+	if (dir != t->dir_inline)
+		free(dir);
 	tls_table = NULL;
 }
 
 /* fork's child, lfp_ts_lock held: only the forking thread is left.  The
- * other threads' tables point into their static TLS, which the child may
+ * other threads' tables lie in their static TLS, which the child may
  * unmap (glibc's cache of stacks), so they leave the list; their memory
  * stays, abandoned with their caches, and a destroy in the child no longer
  * clears their directories.  Their thread slots are free again, and every
@@ -349,12 +366,13 @@ static struct lfp_tls_table *own_table(void)
 	struct lfp_tls_table *t = tls_table;
 	if (t)
 		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t || pthread_setspecific(tls_key, t) != 0) {
-		free(t);
+	t = &tls_table_mem;
+	if (pthread_setspecific(tls_key, t) != 0)
 		return NULL;
-	}
+	memset(t, 0, sizeof(*t));
 	t->tls = &lfpool_ts_tls_;
+	lfpool_ts_tls_.dir = t->dir_inline;
+	lfpool_ts_tls_.ndir = LFP_TLS_DIR_INLINE;
 	for (uint32_t k = 1; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
 		if (!(tslots_taken & (1u << k))) {
 			tslots_taken |= 1u << k;
@@ -380,9 +398,12 @@ static int dir_room(uint32_t id)
 	uint32_t n = 8;
 	while (n <= id)
 		n *= 2;
-	lfpool_ts_cache **dir = realloc(m->dir, n * sizeof(*dir));
+	bool inline_dir = m->dir == tls_table->dir_inline;
+	lfpool_ts_cache **dir = realloc(inline_dir ? NULL : m->dir, n * sizeof(*dir));
 	if (!dir)
 		return ENOMEM;
+	if (inline_dir)
+		memcpy(dir, m->dir, m->ndir * sizeof(*dir));
 	memset(dir + m->ndir, 0, (n - m->ndir) * sizeof(*dir));
 	m->dir = dir;
 	m->ndir = n;
