@@ -4,13 +4,15 @@
  * a burst of small pools left in the cache of small blocks: after 10^4
  * pools are destroyed and it runs, mincore(2) finds none of their slabs'
  * pages resident, it counted at least their bytes, a second call gives
- * nothing, blocks still in use keep their bytes, and new pools work on
- * memory that reads as zero.  Debug builds keep destroyed debug pools'
+ * nothing, blocks still in use keep their bytes (also while other
+ * threads create and destroy pools), and new pools work on memory that
+ * reads as zero.  Debug builds keep destroyed debug pools'
  * slabs (lfpool_set_error_hook), ASan builds have no cache (the call
  * returns 0): there the tests check only that pools keep working.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -199,4 +201,65 @@ Test(release, tiny_blocks_go_back_with_their_mapping)
 	cr_assert(lfpool_release_memory() > 0 || !CACHED);
 	if (CACHED)
 		cr_assert_eq(resident_pools(0, 1), 0);
+}
+
+/* Threads that create pools, write their objects, check them and destroy
+ * the pools, while another calls lfpool_release_memory until they are
+ * done: a call that gave back a block in use, or lost one, shows as an
+ * object that lost its bytes (or a crash). */
+#define CHURNERS 2
+#define ROUNDS 100
+#define BATCH 32
+
+struct churn {
+	int releaser;
+	atomic_int *done;	/* churners finished */
+	long bad, calls;
+};
+
+static void *churn_or_release(void *arg)
+{
+	struct churn *c = arg;
+	if (c->releaser) {
+		while (atomic_load(c->done) < CHURNERS) {
+			lfpool_release_memory();
+			c->calls++;
+		}
+		return NULL;
+	}
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		lfpool_pool *p[BATCH];
+		char *o[BATCH];
+		for (unsigned k = 0; k < BATCH; k++) {
+			const lfpool_config *cfg = k % 2 ? &tiny : &big;
+			p[k] = lfpool_pool_create(cfg);
+			o[k] = p[k] ? lfpool_pool_get(p[k]) : NULL;
+			if (!o[k]) {
+				c->bad++;
+				continue;
+			}
+			fill_pattern(o[k], cfg->obj_size, r * BATCH + k);
+		}
+		for (unsigned k = 0; k < BATCH; k++) {
+			if (!o[k])
+				continue;
+			c->bad += !check_pattern(o[k], (k % 2 ? &tiny : &big)->obj_size, r * BATCH + k);
+			lfpool_pool_put(p[k], o[k]);
+			lfpool_pool_destroy(p[k]);
+		}
+	}
+	atomic_fetch_add(c->done, 1);
+	return NULL;
+}
+
+Test(release, runs_while_other_threads_create_and_destroy)
+{
+	atomic_int done = 0;
+	struct churn c[CHURNERS + 1];
+	for (int i = 0; i <= CHURNERS; i++)
+		c[i] = (struct churn){ .releaser = i == CHURNERS, .done = &done };
+	run_threads(CHURNERS + 1, churn_or_release, c, sizeof(c[0]));
+	for (int i = 0; i < CHURNERS; i++)
+		cr_assert_eq(c[i].bad, 0, "churner %d: %ld objects lost their bytes", i, c[i].bad);
+	cr_assert_gt(c[CHURNERS].calls, 0);
 }
