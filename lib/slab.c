@@ -70,10 +70,10 @@ static void *map_aligned(size_t size, size_t align)
  * get or put that its cache, stack or area serves; the lock is a leaf,
  * taken in fork.c's prepare after every other lock).  The blocks are kept
  * for reuse by any pool, not unmapped: the memory of small slabs (under
- * 64 KiB) stays with the process at its peak, as in malloc's bins; a
- * pool's own figures (bytes_held) still fall on trim.  ASan builds keep
- * posix_memalign, so that LeakSanitizer and the heap checks still see
- * every slab.
+ * 64 KiB) stays with the process at its peak, as in malloc's bins, until
+ * lfpool_release_memory gives it back (below); a pool's own figures
+ * (bytes_held) still fall on trim.  ASan builds keep posix_memalign, so
+ * that LeakSanitizer and the heap checks still see every slab.
  */
 #define LFP_CACHE_MIN 64u
 #define LFP_OWNER_MAX (16u * 1024)	/* lfp_owner_alloc, below */
@@ -91,11 +91,14 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
  * every block taken, a cache miss each with 10^5 pools' blocks cold
  * (issue 14: four of a Pool's destroy's misses, one per block it frees).
  * Only when the stack cannot grow does a block go on the list linked
- * through it (free), so a give never fails.
+ * through it (free), so a give never fails.  kept[0 .. nclean) were given
+ * back to the system by lfpool_release_memory (their whole pages read as
+ * zero) and not taken since; a give pushes above them, a take that pops
+ * one of them lowers nclean.
  */
 static struct block_class {
 	void **kept;
-	size_t nkept, room;
+	size_t nkept, room, nclean;
 	void *free;
 	char *next, *end;
 } blocks[LFP_CACHE_CLASSES];
@@ -109,21 +112,24 @@ static int block_class(size_t size)
 }
 
 /* A block of bytes from class bc, whose mappings are chunk bytes aligned
- * to align; NULL if none can be mapped.  *zero says whether it is all
- * zeros (never used before).  Shared by the slabs' blocks and the pools'
- * structs below. */
-static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, size_t align,
-			bool *zero)
+ * to chunk; NULL if none can be mapped.  *zero says whether it is all
+ * zeros (never used before, or given back whole to the system since).
+ * Shared by the slabs' blocks and the pools' structs below. */
+static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, bool *zero)
 {
 	pthread_mutex_lock(&blocks_lock);
 	void *b = bc->nkept ? bc->kept[--bc->nkept] : bc->free;
 	*zero = !b;
+	if (bc->nkept < bc->nclean) {	/* it was below nclean */
+		bc->nclean = bc->nkept;
+		*zero = bytes % (size_t)sysconf(_SC_PAGESIZE) == 0;
+	}
 	if (b) {
 		if (b == bc->free)
 			bc->free = *(void **)b;
 	} else {
 		if ((size_t)(bc->end - bc->next) < bytes) {
-			char *mem = map_aligned(chunk, align);
+			char *mem = map_aligned(chunk, chunk);
 			if (mem) {
 				bc->next = mem;
 				bc->end = mem + chunk;
@@ -177,7 +183,7 @@ static void class_give(struct block_class *bc, void *b)
 /* A block of class cls (size bytes); *zero says whether it is all zeros. */
 static void *block_alloc(int cls, size_t size, bool *zero)
 {
-	return class_take(&blocks[cls], size, LFP_MMAP_MIN, LFP_MMAP_MIN, zero);
+	return class_take(&blocks[cls], size, LFP_MMAP_MIN, zero);
 }
 
 static void block_free(int cls, void *b)
@@ -190,16 +196,18 @@ void lfp_blocks_fork_unlock(void) { pthread_mutex_unlock(&blocks_lock); }
 
 /*
  * Pools' own structs (lfp_owner_alloc): blocks of a multiple of 64 bytes
- * up to LFP_OWNER_MAX, cut from LFP_OWNER_CHUNK mappings, aligned to 64,
- * and kept on a free list of their size when freed, under blocks_lock as
- * the slabs' blocks are.  From malloc, 10^5 pools' structs (2.4 to 6 KiB
- * each) were given back to the system by free's trimming of the heap top
- * when they were destroyed, and faulted in again, page by page, by the
+ * up to LFP_OWNER_MAX, cut from LFP_OWNER_CHUNK mappings (aligned to
+ * their size, so that lfpool_release_memory finds a block's mapping from
+ * its address; the blocks are aligned to 64), and kept on a free list of
+ * their size when freed, under blocks_lock as the slabs' blocks are.
+ * From malloc, 10^5 pools' structs (2.4 to 6 KiB each) were given back
+ * to the system by free's trimming of the heap top when they were
+ * destroyed, and faulted in again, page by page, by the
  * next creates (0.6 page faults per pool created, tens of microseconds
  * each on the VMs the bench runs on), and each create searched malloc's
  * bins (issue 14).  Kept here, a program that had N pools creates N again
  * at the cost of a list pop; the memory stays with the process at its peak
- * number of pools, as the small slabs' does.
+ * number of pools, as the small slabs' does, until lfpool_release_memory.
  */
 #define LFP_OWNERS 1
 #define LFP_OWNER_CHUNK (256u * 1024)
@@ -209,12 +217,260 @@ static void *owner_alloc(size_t size)
 {
 	bool zero;
 	size_t cls = (size + 63) / 64 - 1;
-	return class_take(&owners[cls], (cls + 1) * 64, LFP_OWNER_CHUNK, 64, &zero);
+	return class_take(&owners[cls], (cls + 1) * 64, LFP_OWNER_CHUNK, &zero);
 }
 
 static void owner_free(void *b, size_t size)
 {
 	class_give(&owners[(size + 63) / 64 - 1], b);
+}
+
+/*
+ * lfpool_release_memory: what the classes keep goes back to the system.
+ * Nothing on a take or a give counts the blocks out: under blocks_lock
+ * the call sorts each class's kept blocks by address, and a mapping
+ * (found by rounding a block's address down to the mapping's size, its
+ * alignment) whose every block cut so far is kept has none out: its
+ * blocks leave the stack and it goes on a list to unmap.  The other kept
+ * blocks of whole pages get MADV_DONTNEED on those pages and stay kept,
+ * below nclean (their pages read as zero when next touched; each is
+ * given back once).  Smaller blocks go back only with a whole mapping.
+ * Blocks on a class's list (its stack could not grow) are moved to the
+ * stack first; if some stay, no mapping of that class is unmapped this
+ * time (they are not counted).  The listed mappings are unmapped once the
+ * lock is dropped (nothing refers to them any more), sorted over every
+ * class, so that adjacent ones (mmap puts each new mapping next to the
+ * last, whatever its class) go in one call and one TLB flush: unmapped
+ * class by class, 10^5 pools' mappings took twice as long.
+ */
+static bool below(void *a, void *b) { return (uintptr_t)a < (uintptr_t)b; }
+
+static void sift_down(void **a, size_t i, size_t n)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && below(a[c], a[c + 1]))
+			c++;
+		if (!below(a[i], a[c]))
+			return;
+		void *t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+	}
+}
+
+/* In place, no memory taken (heapsort): a stack is the only copy. */
+static void sort_by_address(void **a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (size_t k = n; k-- > 1;) {
+		void *t = a[0];
+		a[0] = a[k];
+		a[k] = t;
+		sift_down(a, 0, k);
+	}
+}
+
+/* The whole pages of a block of bytes at b: [*from, *from + return). */
+static size_t whole_pages(uintptr_t b, size_t bytes, uintptr_t *from)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), to = (b + bytes) & ~(pg - 1);
+	*from = (b + pg - 1) & ~(pg - 1);
+	return to > *from ? (size_t)(to - *from) : 0;
+}
+
+/*
+ * Pages to give back, gathered while each range follows the last: one
+ * system call for adjacent blocks or mappings.  A munmap that fails (a
+ * hole in a mapping that would pass vm.max_map_count) gives the pages
+ * back with MADV_DONTNEED instead: the memory goes back, only its
+ * addresses stay taken.  failed says whether an MADV_DONTNEED failed.
+ */
+struct span {
+	uintptr_t from, to;
+	bool unmap, failed;
+};
+
+static size_t span_flush(struct span *sp)
+{
+	void *p = (void *)sp->from;
+	size_t len = sp->to - sp->from;
+	sp->from = sp->to = 0;
+	if (!len || (sp->unmap && munmap(p, len) == 0) || madvise(p, len, MADV_DONTNEED) == 0)
+		return len;
+	sp->failed = true;
+	return 0;
+}
+
+/* Add [from, from + len) to sp; returns the bytes of the range flushed. */
+static size_t span_add(struct span *sp, uintptr_t from, size_t len)
+{
+	size_t done = 0;
+	if (from != sp->to) {
+		done = span_flush(sp);
+		sp->from = from;
+	}
+	sp->to = from + len;
+	return done;
+}
+
+/*
+ * The mappings to unmap: listed as base | size >> 16 (bases are aligned
+ * to 64 KiB), at most one per kept block; where the list could not be
+ * mapped, unmapped at once (class by class).  before: the bytes in them
+ * that an earlier call gave back already.
+ */
+struct unmaps {
+	void **list;
+	size_t n, room, done, before;
+	struct span now;
+};
+
+static void unmap_later(struct unmaps *u, uintptr_t base, size_t chunk)
+{
+	if (u->list)
+		u->list[u->n++] = (void *)(base | chunk >> 16);
+	else
+		u->done += span_add(&u->now, base, chunk);
+}
+
+/* Unmap the listed mappings; returns the bytes given back now. */
+static size_t unmap_all(struct unmaps *u)
+{
+	sort_by_address(u->list, u->n);
+	for (size_t i = 0; i < u->n; i++) {
+		uintptr_t e = (uintptr_t)u->list[i];
+		u->done += span_add(&u->now, e & ~(uintptr_t)0xffff, (e & 0xffff) << 16);
+	}
+	u->done += span_flush(&u->now);
+	if (u->list)
+		munmap(u->list, u->room * sizeof(void *));
+	return u->done > u->before ? u->done - u->before : 0;
+}
+
+/* List bc's mappings with no block out, dropping their blocks from the
+ * sorted stack (kept pointers tagged with bit 0 were given back before). */
+static void release_mappings(struct block_class *bc, size_t bytes, size_t chunk,
+			     struct unmaps *u)
+{
+	char *last = bc->end ? bc->end - chunk : NULL;	/* being cut: up to next */
+	size_t n = 0;
+	for (size_t i = 0, j; i < bc->nkept; i = j) {
+		char *base = (char *)((uintptr_t)bc->kept[i] & ~(uintptr_t)(chunk - 1));
+		size_t clean = 0;
+		uintptr_t from;
+		for (j = i; j < bc->nkept; j++) {
+			uintptr_t b = (uintptr_t)bc->kept[j];
+			if ((char *)(b & ~(uintptr_t)(chunk - 1)) != base)
+				break;
+			if (b & 1)
+				clean += whole_pages(b & ~(uintptr_t)1, bytes, &from);
+		}
+		size_t cut = (base == last ? (size_t)(bc->next - base) : chunk) / bytes;
+		LFP_ASSERT(j - i <= cut);
+		if (j - i != cut) {
+			memmove(&bc->kept[n], &bc->kept[i], (j - i) * sizeof(void *));
+			n += j - i;
+			continue;
+		}
+		unmap_later(u, (uintptr_t)base, chunk);
+		u->before += clean;
+		if (base == last)
+			bc->next = bc->end = NULL;
+	}
+	bc->nkept = n;
+}
+
+/* MADV_DONTNEED the whole pages of bc's kept blocks not given back yet
+ * (untagged), untagging the others; returns the bytes given back, and
+ * sets nclean: every kept block when all were given back. */
+static size_t release_pages(struct block_class *bc, size_t bytes)
+{
+	struct span sp = { .unmap = false };
+	size_t done = 0;
+	for (size_t i = 0; i < bc->nkept; i++) {
+		uintptr_t b = (uintptr_t)bc->kept[i], from;
+		bc->kept[i] = (void *)(b & ~(uintptr_t)1);
+		size_t len = whole_pages(b & ~(uintptr_t)1, bytes, &from);
+		if (!(b & 1) && len)
+			done += span_add(&sp, from, len);
+	}
+	done += span_flush(&sp);
+	bool all = bytes >= (size_t)sysconf(_SC_PAGESIZE) && !sp.failed;
+	bc->nclean = all ? bc->nkept : 0;
+	return done;
+}
+
+/* The stack's own pages above its blocks; returns the bytes unmapped. */
+static size_t release_stack(struct block_class *bc)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t keep = (bc->nkept * sizeof(void *) + pg - 1) & ~(pg - 1);
+	size_t had = bc->room * sizeof(void *);
+	if (!bc->kept || keep >= had)
+		return 0;
+	munmap((char *)bc->kept + keep, had - keep);
+	bc->room = keep / sizeof(void *);
+	if (!keep)
+		bc->kept = NULL;
+	return had - keep;
+}
+
+#define LFP_ALL_CLASSES (LFP_CACHE_CLASSES + LFP_OWNER_MAX / 64)
+
+/* Class k of both caches (the slabs' blocks, then the owners'), its
+ * blocks' and its mappings' sizes. */
+static struct block_class *class_at(size_t k, size_t *bytes, size_t *chunk)
+{
+	if (k < LFP_CACHE_CLASSES) {
+		*bytes = (size_t)LFP_CACHE_MIN << k;
+		*chunk = LFP_MMAP_MIN;
+		return &blocks[k];
+	}
+	k -= LFP_CACHE_CLASSES;
+	*bytes = (k + 1) * 64;
+	*chunk = LFP_OWNER_CHUNK;
+	return &owners[k];
+}
+
+/* Move bc's list to its stack where it can grow, and tag the blocks
+ * given back before; returns the blocks on the stack. */
+static size_t class_prepare(struct block_class *bc)
+{
+	while (bc->free && class_room(bc)) {
+		void *b = bc->free;
+		bc->free = *(void **)b;
+		bc->kept[bc->nkept++] = b;
+	}
+	for (size_t i = 0; i < bc->nclean; i++)
+		bc->kept[i] = (void *)((uintptr_t)bc->kept[i] | 1);
+	return bc->nkept;
+}
+
+size_t lfpool_release_memory(void)
+{
+	struct unmaps u = { .now = { .unmap = true } };
+	size_t done = 0, bytes, chunk;
+	pthread_mutex_lock(&blocks_lock);
+	for (size_t k = 0; k < LFP_ALL_CLASSES; k++)
+		u.room += class_prepare(class_at(k, &bytes, &chunk));
+	if (u.room) {
+		u.list = mmap(NULL, u.room * sizeof(void *), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (u.list == MAP_FAILED)
+			u.list = NULL;
+	}
+	for (size_t k = 0; k < LFP_ALL_CLASSES; k++) {
+		struct block_class *bc = class_at(k, &bytes, &chunk);
+		if (!bc->free) {
+			sort_by_address(bc->kept, bc->nkept);
+			release_mappings(bc, bytes, chunk, &u);
+		}
+		done += release_pages(bc, bytes);
+		done += release_stack(bc);
+	}
+	pthread_mutex_unlock(&blocks_lock);
+	return done + unmap_all(&u);
 }
 #else
 static int block_class(size_t size) { (void)size; return -1; }
@@ -225,6 +481,7 @@ void lfp_blocks_fork_unlock(void) {}
 # define LFP_OWNERS 0
 static void *owner_alloc(size_t size) { (void)size; return NULL; }
 static void owner_free(void *b, size_t size) { (void)b; (void)size; }
+size_t lfpool_release_memory(void) { return 0; }	/* no cache: malloc's */
 #endif
 
 void *lfp_owner_take(size_t size)

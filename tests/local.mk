@@ -30,6 +30,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_model \
 	tests/test_threads \
 	tests/test_trim \
+	tests/test_release \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
 	tests/test_threadstatic_home \
@@ -58,6 +59,8 @@ tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_model_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_model_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_release_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_release_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)

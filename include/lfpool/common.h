@@ -256,6 +256,30 @@ typedef void (*lfpool_error_fn)(const char *pool, const void *ptr,
 LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx);
 
 /*
+ * Give the memory that the process's pools no longer use back to the
+ * system, as malloc_trim does for malloc; returns the bytes given back.
+ * With the default allocator, slabs under 64 KiB, their side data and
+ * directory leaves, and pools' own structs (up to 16 KiB) come from 64 KiB
+ * and 256 KiB mappings shared by every pool, and a block freed (by trim
+ * or destroy) is kept for the next pool: O(1) without a system call, but
+ * the process keeps that memory at its peak (say after 10^5 pools were
+ * created and destroyed) until this call.  It unmaps every such mapping
+ * none of whose blocks is in use, and gives back (MADV_DONTNEED) the pages
+ * of the other kept blocks of a page or more; smaller kept blocks in a
+ * mapping still in use stay.  The blocks stay usable: the next pools
+ * take them (their pages fault in again, zeroed), or new mappings, as
+ * before.  Each byte is counted once: a second call with nothing freed in
+ * between returns 0.  Call it when a burst of pools is over, not on a hot
+ * path: it sorts each size's kept blocks and holds the lock their
+ * allocations share meanwhile (a get or put that a cache, stack or area
+ * serves goes on; one that grows a pool, and a trim, create or destroy,
+ * waits).  Slabs of 64 KiB and more are unmapped when freed and need no
+ * call.  Builds with AddressSanitizer (--enable-asan) keep no such blocks
+ * (malloc's): the call returns 0 there.  Any thread, any time.
+ */
+LFPOOL_API size_t lfpool_release_memory(void);
+
+/*
  * A snapshot of a pool's counters, filled on request.  Not for the data
  * path: concurrent flavours sum per-thread counters, so the figures of a pool
  * in use are approximate and consistent only once it is quiet.

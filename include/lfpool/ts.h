@@ -198,8 +198,9 @@
  * magazines); with the default allocator slabs of 64 KiB and more are
  * mapped and unmapped directly, smaller ones and their side data go back
  * to a cache of blocks that every pool of the process reuses (kept at the
- * process's peak, as malloc's bins are; so are destroyed pools' structs),
- * and malloc_trim gives the large slabs' freed side data back.
+ * process's peak, as malloc's bins are, and so are destroyed pools'
+ * structs, until lfpool_release_memory gives them back), and malloc_trim
+ * gives the large slabs' freed side data back.
  * The TSan build keeps side data until destroy.  Magazines' memory needs
  * no grace period: like an object's, it is only ever touched by its owner
  * (the cache that holds it, or the thread whose CAS took it off a depot
