@@ -158,10 +158,8 @@ void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
 /*
  * One block per small pool (issue 14): the bytes a pool of config cfg
  * leaves after its struct for its core's first side data (slab.h,
- * lfp_slabs_inline_bytes), 0 when it takes none (debug pools, whose
- * struct the graveyard keeps; pools of a user's allocator, which gets
- * every block).  lfp_core_inline hands them to the core after
- * lfp_core_init.
+ * lfp_slabs_inline_bytes), 0 when it takes none (lfp_core_block_inline,
+ * below).  lfp_core_inline hands them to the core after lfp_core_init.
  */
 size_t lfp_core_inline_bytes(const lfpool_config *cfg);
 void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
@@ -259,6 +257,17 @@ static inline bool lfp_debug_wanted(unsigned flags)
 #else
 	return flags & LFPOOL_F_DEBUG;
 #endif
+}
+
+/*
+ * Whether a pool of config cfg keeps side data and arrays in its own
+ * block, after its struct (lfp_core_inline_bytes): not debug pools, whose
+ * struct the graveyard keeps, nor pools of a user's allocator, which gets
+ * every block.  Inline: Pool's create asks it too, for its items array.
+ */
+static inline bool lfp_core_block_inline(const lfpool_config *cfg)
+{
+	return cfg && !cfg->allocator && !lfp_debug_wanted(cfg->flags);
 }
 
 /*

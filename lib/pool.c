@@ -46,8 +46,7 @@ static void **inline_items(lfpool_pool *p)
 /* The bytes the items array of a pool of config cfg takes in its block. */
 static size_t inline_items_bytes(const lfpool_config *cfg)
 {
-	if (!cfg || cfg->allocator || lfp_debug_wanted(cfg->flags) || !cfg->capacity ||
-	    cfg->capacity > LFP_POOL_INLINE_ITEMS)
+	if (!lfp_core_block_inline(cfg) || !cfg->capacity || cfg->capacity > LFP_POOL_INLINE_ITEMS)
 		return 0;
 	return (cfg->capacity * sizeof(void *) + 63) & ~(size_t)63;
 }
