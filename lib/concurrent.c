@@ -190,8 +190,8 @@ static void *pop_out(lfpool_concurrent *c)
  */
 __attribute__((noinline)) static void *get_create(lfpool_concurrent *c)
 {
-	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
-	lfp_prefetch_lines(c + 1, c->core.tail);
+	lfp_core_prefetch_block(&c->core, c, LFP_HOT_BYTES(struct lfpool_concurrent, core),
+				sizeof(*c));
 	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
 		return NULL;
 	lfp_faa_u64_rlx(&c->misses, 1);

@@ -96,7 +96,7 @@ static inline size_t lfp_core_block_bytes(const struct lfp_core *c, size_t size)
  * barriers on x86-64: misses on either side of one wait for each other;
  * asked for at once, they overlap (issue 14).
  */
-static inline void lfp_prefetch_lines(const void *p, size_t bytes)
+__attribute__((always_inline)) static inline void lfp_prefetch_lines(const void *p, size_t bytes)
 {
 	for (size_t off = 0; off < bytes; off += 64)
 		__builtin_prefetch((const char *)p + off, 1, 3);
@@ -105,6 +105,19 @@ static inline void lfp_prefetch_lines(const void *p, size_t bytes)
  * up to and including its slabs' first leaf pointer: what its first get
  * and its destroy read of it. */
 #define LFP_HOT_BYTES(t, m) (offsetof(t, m.slabs.leaf) + sizeof(void *))
+/*
+ * Before a pool's rare step that reads its block (a first get): ask for
+ * its first hot bytes (LFP_HOT_BYTES) and for the tail after its struct
+ * (of size bytes), c being its core.  Always inline: GCC takes a function
+ * that only prefetches for one without effect (const) and, when it does
+ * not inline it early, deletes the call with its prefetches.
+ */
+__attribute__((always_inline)) static inline void
+lfp_core_prefetch_block(const struct lfp_core *c, const void *pool, size_t hot, size_t size)
+{
+	lfp_prefetch_lines(pool, hot);
+	lfp_prefetch_lines((const char *)pool + size, c->tail);
+}
 
 /* Validate cfg and set up c; 0 or EINVAL. */
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind);

@@ -120,8 +120,7 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
  * it is switched to only once the objects are there. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
-	lfp_prefetch_lines(p + 1, p->core.tail);
+	lfp_core_prefetch_block(&p->core, p, LFP_HOT_BYTES(struct lfpool_pool, core), sizeof(*p));
 	uint64_t most = lfp_core_max_objects(&p->core);
 	if (p->core.capacity && (n > p->core.capacity || p->created > p->core.capacity - n))
 		return ENOBUFS;
