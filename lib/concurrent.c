@@ -39,9 +39,8 @@ struct lfpool_concurrent {
 	uint32_t magic;
 	uint32_t hot_trims;		/* trims running (grow lock): see "The inline paths" */
 	bool fast_put;			/* no reset hook, no debug checks */
-	/* Bytes after the struct in its block: slab 0's side data (core.h,
-	 * lfp_core_inline; one block per small pool, issue 14). */
-	uint32_t tail;
+	/* After the struct in its block, core.tail bytes: slab 0's side data
+	 * (core.h, lfp_core_inline; one block per small pool, issue 14). */
 	struct lfp_core core;
 };
 /* lfpool/concurrent.h's inline get and put read the pool as its fast view,
@@ -54,6 +53,9 @@ _Static_assert(offsetof(struct lfpool_concurrent, fast.top) ==
 _Static_assert(sizeof(struct lfpool_concurrent_fast) == sizeof(struct lfp_stack),
 	       "the fast view is the stack's cache line");
 _Static_assert(LFPOOL_CONC_NIL_ == LFP_NIL, "one empty index");
+/* The fast view's line, then one of the pool's own fields, then the core. */
+_Static_assert(offsetof(struct lfpool_concurrent, core) == 128,
+	       "the core's lines stay where they were");
 
 /*
  * The inline paths (lfpool/concurrent.h) serve slab 0 through the fast
@@ -122,18 +124,11 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
 	size_t side = lfp_core_inline_bytes(cfg);
-	lfpool_concurrent *c = lfp_core_owner_alloc(cfg, sizeof(*c), side, dirs, 1);
-	if (!c) {
-		errno = ENOMEM;
+	lfpool_concurrent *c = lfp_core_owner_new(cfg, LFP_KIND_CONCURRENT, sizeof(*c),
+						  offsetof(struct lfpool_concurrent, core), side,
+						  dirs, 1);
+	if (!c)
 		return NULL;
-	}
-	c->tail = (uint32_t)side;
-	int err = lfp_core_init(&c->core, cfg, LFP_KIND_CONCURRENT);
-	if (err) {
-		lfp_core_owner_free(c, sizeof(*c) + side, lfp_debug_wanted(cfg ? cfg->flags : 0));
-		errno = err;
-		return NULL;
-	}
 	lfp_core_inline(&c->core, c + 1, side);
 	lfp_stack_init(&c->free);
 	c->fast.stride = c->core.slabs.stride;
@@ -141,7 +136,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	c->magic = LFP_MAGIC_LIVE;
 	c->fast_put = !c->core.debug && !c->core.reset;
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
-		err = errno;
+		int err = errno;
 		lfpool_concurrent_destroy(c);
 		errno = err;
 		return NULL;
@@ -169,7 +164,8 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 			lfp_core_fini_obj(&c->core, lfp_slabs_ptr(&c->core.slabs, i));
 		}
 	}
-	lfp_core_retire(&c->core, c, sizeof(*c) + c->tail, &c->magic, c->created - n);
+	lfp_core_retire(&c->core, c, lfp_core_block_bytes(&c->core, sizeof(*c)),
+			&c->magic, c->created - n);
 	return 0;
 }
 
@@ -194,8 +190,8 @@ static void *pop_out(lfpool_concurrent *c)
  */
 __attribute__((noinline)) static void *get_create(lfpool_concurrent *c)
 {
-	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
-	lfp_prefetch_lines(c + 1, c->tail);
+	lfp_core_prefetch_block(&c->core, c, LFP_HOT_BYTES(struct lfpool_concurrent, core),
+				sizeof(*c));
 	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
 		return NULL;
 	lfp_faa_u64_rlx(&c->misses, 1);

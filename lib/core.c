@@ -393,14 +393,14 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 
 size_t lfp_core_inline_bytes(const lfpool_config *cfg)
 {
-	if (!cfg || cfg->allocator || lfp_debug_wanted(cfg->flags))
+	if (!lfp_core_block_inline(cfg))
 		return 0;
 	return lfp_slabs_inline_bytes(cfg->obj_size, cfg->align, cfg->capacity);
 }
 
 void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
 {
-	if (bytes && !c->debug)
+	if (bytes)	/* none for debug pools (lfp_core_inline_bytes) */
 		lfp_slabs_inline(&c->slabs, mem, bytes);
 }
 

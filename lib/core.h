@@ -63,6 +63,9 @@ struct lfp_core {
 	bool debug;
 	bool forked_list;	/* on fork.c's registry: set at create, before any
 				 * other thread sees the core, cleared by destroy */
+	/* Bytes after the pool's struct in its block (lfp_core_block_bytes):
+	 * in the padding before fork_next, so no field after it moves. */
+	uint32_t tail;
 	struct lfp_core *fork_next, **fork_pprev;	/* fork.c's registry, under its lock */
 	uint64_t trims;
 	/* mt only (not a Pool's): slab growth and release.  Before the
@@ -73,6 +76,17 @@ struct lfp_core {
 	struct lfp_slabs slabs;
 	char name[LFP_NAME_MAX];
 };
+/* tail took padding only: fork_next is where it would be without it. */
+_Static_assert(offsetof(struct lfp_core, fork_next) ==
+	       ((offsetof(struct lfp_core, forked_list) + sizeof(bool) + _Alignof(void *) - 1) &
+		~(_Alignof(void *) - 1)), "the core's fields after tail stay where they were");
+
+/* The bytes of the block of a pool whose struct (of size bytes) holds c:
+ * the struct, then c->tail bytes (lfp_core_owner_new). */
+static inline size_t lfp_core_block_bytes(const struct lfp_core *c, size_t size)
+{
+	return size + c->tail;
+}
 
 /*
  * Ask for the lines of bytes at p (for writing) before a rare step (a
@@ -82,7 +96,7 @@ struct lfp_core {
  * barriers on x86-64: misses on either side of one wait for each other;
  * asked for at once, they overlap (issue 14).
  */
-static inline void lfp_prefetch_lines(const void *p, size_t bytes)
+__attribute__((always_inline)) static inline void lfp_prefetch_lines(const void *p, size_t bytes)
 {
 	for (size_t off = 0; off < bytes; off += 64)
 		__builtin_prefetch((const char *)p + off, 1, 3);
@@ -91,6 +105,19 @@ static inline void lfp_prefetch_lines(const void *p, size_t bytes)
  * up to and including its slabs' first leaf pointer: what its first get
  * and its destroy read of it. */
 #define LFP_HOT_BYTES(t, m) (offsetof(t, m.slabs.leaf) + sizeof(void *))
+/*
+ * Before a pool's rare step that reads its block (a first get): ask for
+ * its first hot bytes (LFP_HOT_BYTES) and for the tail after its struct
+ * (of size bytes), c being its core.  Always inline: GCC takes a function
+ * that only prefetches for one without effect (const) and, when it does
+ * not inline it early, deletes the call with its prefetches.
+ */
+__attribute__((always_inline)) static inline void
+lfp_core_prefetch_block(const struct lfp_core *c, const void *pool, size_t hot, size_t size)
+{
+	lfp_prefetch_lines(pool, hot);
+	lfp_prefetch_lines((const char *)pool + size, c->tail);
+}
 
 /* Validate cfg and set up c; 0 or EINVAL. */
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind);
@@ -150,37 +177,38 @@ uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj);
 void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
- * A pool's own struct of size bytes (aligned to 64) for a pool of config
- * cfg (may be NULL), and tail bytes after it (not cleared: the pool's
- * inline side data and arrays, below), and its free (of size + tail
- * bytes), given whether the pool is a debug one:
- * lfp_owner_alloc's cache (slab.h), but for debug pools, which the
- * graveyard keeps and frees with free() (posix_memalign).  The struct is
- * zeroed but for the slabs' directories at offsets dirs[0 .. ndirs)
- * (ascending; LFP_DIR_OF): lfp_slabs_init sets up a directory without
- * reading it, and clearing them wrote 8 cache lines each per create.
+ * The block of a pool of config cfg (may be NULL), for lfp_core_owner_new
+ * (below): its own struct of size bytes (aligned to 64), and tail bytes
+ * after it (not cleared: the pool's inline side data and arrays, below);
+ * NULL when out of memory.  lfp_owner_alloc's cache (slab.h), but for
+ * debug pools, which the graveyard keeps and frees with free()
+ * (posix_memalign).  The struct is zeroed but for the slabs' directories
+ * at offsets dirs[0 .. ndirs) (ascending; LFP_DIR_OF): lfp_slabs_init sets
+ * up a directory without reading it, and clearing them wrote 8 cache lines
+ * each per create.
  */
 void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
 			   const size_t *dirs, size_t ndirs);
 /*
  * One block per small pool (issue 14): the bytes a pool of config cfg
  * leaves after its struct for its core's first side data (slab.h,
- * lfp_slabs_inline_bytes), 0 when it takes none (debug pools, whose
- * struct the graveyard keeps; pools of a user's allocator, which gets
- * every block).  lfp_core_inline hands them to the core after
- * lfp_core_init.
+ * lfp_slabs_inline_bytes), 0 when it takes none (lfp_core_block_inline,
+ * below).  lfp_core_inline hands them to the core after
+ * lfp_core_owner_new.
  */
 size_t lfp_core_inline_bytes(const lfpool_config *cfg);
 void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
 /* The offset in struct type t of the directory of its core at member m. */
 #define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
+/* Free a pool's block of size bytes (lfp_core_block_bytes), given whether
+ * the pool is a debug one. */
 void lfp_core_owner_free(void *owner, size_t size, bool debug);
 /*
  * The end of every destroy: in debug pools report `out` objects still out
  * with users (the error hook), free c's slabs, mark the pool dead (*magic)
  * and free it, or bury it (debug pools stay readable, so that a call after
- * destroy is reported).  pool is the block to free (of size bytes, from
- * lfp_core_owner_alloc), c inside it.
+ * destroy is reported).  pool is the block to free (from
+ * lfp_core_owner_new, of size bytes: lfp_core_block_bytes), c inside it.
  */
 void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magic, uint64_t out);
 /* The same for a layer over a pool (array, rc, closure): what it calls
@@ -188,7 +216,7 @@ void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magi
 void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint64_t out,
 		const char *what);
 /* The same, burying c with owner (lfp_debug_bury); owner of size bytes,
- * from lfp_core_owner_alloc. */
+ * from lfp_core_owner_new (lfp_core_block_bytes). */
 void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core *c, uint64_t out,
 		     const char *what);
 /*
@@ -266,6 +294,45 @@ static inline bool lfp_debug_wanted(unsigned flags)
 #else
 	return flags & LFPOOL_F_DEBUG;
 #endif
+}
+
+/*
+ * Whether a pool of config cfg keeps side data and arrays in its own
+ * block, after its struct (lfp_core_inline_bytes): not debug pools, whose
+ * struct the graveyard keeps, nor pools of a user's allocator, which gets
+ * every block.  Inline: Pool's create asks it too, for its items array.
+ */
+static inline bool lfp_core_block_inline(const lfpool_config *cfg)
+{
+	return cfg && !cfg->allocator && !lfp_debug_wanted(cfg->flags);
+}
+
+/*
+ * A new pool of config cfg (may be NULL: EINVAL): its block
+ * (lfp_core_owner_alloc) with the core at offset core_off set up
+ * (lfp_core_init, kind) and knowing the block's size
+ * (lfp_core_block_bytes).  NULL with errno (ENOMEM, or lfp_core_init's)
+ * and nothing kept.  Inline: each create calls it once, and a call of its
+ * own cost a create 2 to 10 more instructions (callgrind).
+ */
+static inline void *lfp_core_owner_new(const lfpool_config *cfg, enum lfp_kind kind, size_t size,
+				       size_t core_off, size_t tail, const size_t *dirs,
+				       size_t ndirs)
+{
+	char *p = lfp_core_owner_alloc(cfg, size, tail, dirs, ndirs);
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	struct lfp_core *c = (struct lfp_core *)(p + core_off);
+	int err = lfp_core_init(c, cfg, kind);
+	if (err) {
+		lfp_core_owner_free(p, size + tail, lfp_debug_wanted(cfg ? cfg->flags : 0));
+		errno = err;
+		return NULL;
+	}
+	c->tail = (uint32_t)tail;	/* after lfp_core_init, which clears it */
+	return p;
 }
 
 /*

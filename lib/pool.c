@@ -23,11 +23,11 @@ struct lfpool_pool {
 	uint32_t debug_count;		/* debug pools: pooled objects */
 	uint32_t items_cap;
 	bool fast_put;			/* no reset hook and no debug checks */
-	/* One block per small pool (issue 14): after the struct, tail bytes
-	 * holding the items array of a pool of capacity up to
-	 * LFP_POOL_INLINE_ITEMS (inline_cap pointers, 0: none), then slab
-	 * 0's side data (core.h, lfp_core_inline). */
-	uint32_t tail, inline_cap;
+	/* One block per small pool (issue 14): after the struct, the core's
+	 * tail bytes (lfp_core_block_bytes) hold the items array of a pool of
+	 * capacity up to LFP_POOL_INLINE_ITEMS (inline_cap pointers, 0: none),
+	 * then slab 0's side data (core.h, lfp_core_inline). */
+	uint32_t inline_cap;
 	uint64_t created, misses;
 	struct lfp_core core;
 };
@@ -46,13 +46,14 @@ static void **inline_items(lfpool_pool *p)
 /* The bytes the items array of a pool of config cfg takes in its block. */
 static size_t inline_items_bytes(const lfpool_config *cfg)
 {
-	if (!cfg || cfg->allocator || lfp_debug_wanted(cfg->flags) || !cfg->capacity ||
-	    cfg->capacity > LFP_POOL_INLINE_ITEMS)
+	if (!lfp_core_block_inline(cfg) || !cfg->capacity || cfg->capacity > LFP_POOL_INLINE_ITEMS)
 		return 0;
 	return (cfg->capacity * sizeof(void *) + 63) & ~(size_t)63;
 }
 /* lfpool_pool_get and _put (pool.h) read the pool as its fast view. */
 _Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
+/* The pool's own fields fill its first line; its core starts the next. */
+_Static_assert(offsetof(struct lfpool_pool, core) == 64, "the core's lines stay where they were");
 
 static uint32_t *pooled(lfpool_pool *p)
 {
@@ -119,8 +120,7 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
  * it is switched to only once the objects are there. */
 static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
-	lfp_prefetch_lines(p + 1, p->tail);
+	lfp_core_prefetch_block(&p->core, p, LFP_HOT_BYTES(struct lfpool_pool, core), sizeof(*p));
 	uint64_t most = lfp_core_max_objects(&p->core);
 	if (p->core.capacity && (n > p->core.capacity || p->created > p->core.capacity - n))
 		return ENOBUFS;
@@ -144,24 +144,17 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 {
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_pool, core) };
 	size_t items = inline_items_bytes(cfg), side = lfp_core_inline_bytes(cfg);
-	lfpool_pool *p = lfp_core_owner_alloc(cfg, sizeof(*p), items + side, dirs, 1);
-	if (!p) {
-		errno = ENOMEM;
+	lfpool_pool *p = lfp_core_owner_new(cfg, LFP_KIND_POOL, sizeof(*p),
+					     offsetof(struct lfpool_pool, core), items + side,
+					     dirs, 1);
+	if (!p)
 		return NULL;
-	}
-	p->tail = (uint32_t)(items + side);
-	int err = lfp_core_init(&p->core, cfg, LFP_KIND_POOL);
-	if (err) {
-		lfp_core_owner_free(p, sizeof(*p) + p->tail, lfp_debug_wanted(cfg ? cfg->flags : 0));
-		errno = err;
-		return NULL;
-	}
 	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;
 	lfp_core_inline(&p->core, (char *)(p + 1) + items, side);
 	p->magic = LFP_MAGIC_LIVE;
 	p->fast_put = !p->core.debug && !p->core.reset;
 	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
-		err = errno;
+		int err = errno;
 		lfpool_pool_destroy(p);
 		errno = err;
 		return NULL;
@@ -192,7 +185,8 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	free_items(p);
 	memset(&p->fast, 0, sizeof(p->fast));
 	p->debug_count = 0;
-	lfp_core_retire(&p->core, p, sizeof(*p) + p->tail, &p->magic, out);
+	lfp_core_retire(&p->core, p, lfp_core_block_bytes(&p->core, sizeof(*p)),
+			&p->magic, out);
 	return 0;
 }
 

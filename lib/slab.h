@@ -125,7 +125,7 @@ extern const lfpool_allocator lfp_plain_allocator;
  * (slab.c), else posix_memalign and free.  size must be the same. */
 void *lfp_owner_alloc(size_t size);
 void lfp_owner_free(void *p, size_t size);
-/* The same block, not cleared (lfp_core_owner_alloc clears it). */
+/* The same block, not cleared (lfp_core_owner_new clears it). */
 void *lfp_owner_take(size_t size);
 
 /* For per-CPU areas (aligned to at most 128): small ones from that cache

@@ -161,43 +161,31 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
-	bool debug = lfp_debug_wanted(cfg->flags);
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
 				       LFP_DIR_OF(struct lfpool_ts, core) };
 	/* The objects' first side data (core.h) and the per-CPU state
 	 * (ts_percpu.h) in the pool's block, in that order (each a multiple
 	 * of 64 bytes). */
 	size_t side = lfp_core_inline_bytes(cfg), cpus = lfp_ts_percpu_state_bytes(cfg);
-	size_t size = sizeof(struct lfpool_ts) + side + cpus;
-	lfpool_ts *p = lfp_core_owner_alloc(cfg, sizeof(*p), side + cpus, dirs, 2);
-	if (!p) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	/* Before the core registers with fork.c (lfp_core_init). */
 	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	pthread_once(&fork_once, set_fork_hooks);
-	int err = lfp_core_init(&p->core, cfg, LFP_KIND_TS);
-	if (err) {
-		lfp_core_owner_free(p, size, debug);
-		errno = err;
+	lfpool_ts *p = lfp_core_owner_new(cfg, LFP_KIND_TS, sizeof(*p),
+					  offsetof(struct lfpool_ts, core), side + cpus, dirs, 2);
+	if (!p)
 		return NULL;
-	}
-	p->tail = (uint32_t)(side + cpus);
 	lfp_core_inline(&p->core, p + 1, side);
-	err = lfp_depot_init(&p->depot,
-			     cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
-			     cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX, cfg->allocator);
+	int err = lfp_depot_init(&p->depot,
+				 cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
+				 cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX,
+				 cfg->allocator);
 	/* Magazine growth reports as the pool does, under its name. */
 	p->depot.mags.debug = p->core.debug;
 	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));
 	if (!err && (err = lfp_ts_percpu_init(p, cfg, (char *)(p + 1) + side)) != 0)
 		lfp_depot_fini(&p->depot);
-	if (err) {
-		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, size, debug);
-		errno = err;
-		return NULL;
-	}
+	if (err)
+		goto fail;
 	pthread_mutex_init(&p->steal_lock, NULL);
 	p->steal = lfp_steal;
 	pthread_mutex_lock(&lfp_ts_lock);
@@ -207,10 +195,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		pthread_mutex_destroy(&p->steal_lock);
 		lfp_ts_percpu_fini(p);
 		lfp_depot_fini(&p->depot);
-		lfp_core_fini(&p->core);
-		lfp_core_owner_free(p, size, debug);
-		errno = err;
-		return NULL;
+		goto fail;
 	}
 	p->magic = LFP_MAGIC_LIVE;
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
@@ -220,6 +205,11 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		return NULL;
 	}
 	return p;
+fail:
+	lfp_core_fini(&p->core);
+	lfp_core_owner_free(p, lfp_core_block_bytes(&p->core, sizeof(*p)), p->core.debug);
+	errno = err;
+	return NULL;
 }
 
 /* Take p out of the registry and free all its caches (lock held). */
@@ -270,7 +260,8 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	lfp_depot_fini(&p->depot);
 	pthread_mutex_destroy(&p->steal_lock);
 	p->gen = LFP_TS_DEAD;
-	lfp_core_retire(&p->core, p, sizeof(*p) + p->tail, &p->magic, p->created - n);
+	lfp_core_retire(&p->core, p, lfp_core_block_bytes(&p->core, sizeof(*p)),
+			&p->magic, p->created - n);
 	return 0;
 }
 

@@ -146,9 +146,9 @@ struct lfpool_ts {
 	unsigned worker_chunks;
 	struct lfp_cache_counts retired;	/* of caches freed */
 	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */
-	/* Bytes after the struct in its block: the objects' slab 0 side
-	 * data (core.h, lfp_core_inline; one block per small pool). */
-	uint32_t tail;
+	/* After the struct in its block, core.tail bytes: the objects' slab 0
+	 * side data (core.h, lfp_core_inline; one block per small pool), then
+	 * the per-CPU state (ts_percpu.h). */
 };
 
 /* The inline path finds the pool's own cache right after its head. */
