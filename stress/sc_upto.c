@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sc_upto.c - the bulk pop must not starve: lfp_stack_pop_upto_mpmc (the
+ * depot's refill and bulk gets of ThreadStatic, lib/threadstatic/depot.c)
+ * on the bare index stack, while other threads pop one index and push it
+ * back, without pause, all the run long.
+ *
+ * A bulk pop walks up to max links and then CASes the head; it succeeds
+ * only if no single push or pop took effect meanwhile.  While it walked
+ * all max links on every attempt, a walk of thousands of links failed
+ * every time against such a stream (it got in only when the stream's
+ * threads were not running).  It halves max on each failed CAS, so after
+ * at most floor(log2(max)) failures its attempts are a single pop's.  The
+ * check, per bulk call, in failed CASes (the stress build's counter
+ * lfp_stress_cas_retries), not in time: at most floor(log2(max)) more than
+ * the worst single pop or push of the same run failed in one call.
+ */
+#include <sched.h>
+#include <stdio.h>
+
+#include "stack.h"
+#include "stress.h"
+
+#define UPTO_NODES 8192		/* on the stack at the start */
+#define UPTO_MAX 4096		/* what each bulk pop asks for */
+#define UPTO_SINGLES_MIN 3	/* single-op threads: they contend among themselves too */
+
+struct upto {
+	struct run *r;
+	struct lfp_slabs s;
+	struct lfp_stack st;
+	unsigned started;	/* atomic: single-op threads running */
+	uint64_t worst;		/* atomic: the most failed CASes of one single op */
+	struct tally t;		/* the single-op threads', under r->lock via run_add */
+};
+
+static void note_max(uint64_t *at, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+	while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, false, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+/* Pop one index and push it back, until the run's time is up. */
+static void *single_ops(void *arg)
+{
+	struct upto *u = arg;
+	struct tally t = { 0 };
+	uint64_t worst = 0;
+	__atomic_fetch_add(&u->started, 1, __ATOMIC_RELAXED);
+	for (uint64_t it = 0; (it & 63) || !run_over(u->r); it++) {
+		uint64_t f0 = lfp_stress_cas_retries;
+		uint32_t idx = lfp_stack_pop_mpmc(&u->st, &u->s);
+		uint64_t f1 = lfp_stress_cas_retries;
+		if (f1 - f0 > worst)
+			worst = f1 - f0;
+		if (idx == LFP_NIL)
+			continue;	/* never: the bulk pops leave UPTO_NODES - UPTO_MAX */
+		t.gets++;
+		lfp_stack_push_mpmc(&u->st, &u->s, idx);
+		t.puts++;
+		if (lfp_stress_cas_retries - f1 > worst)
+			worst = lfp_stress_cas_retries - f1;
+	}
+	t.cas_retries = lfp_stress_cas_retries;
+	note_max(&u->worst, worst);
+	run_add(u->r, &t);
+	return NULL;
+}
+
+/* Slabs holding at least UPTO_NODES indices, all pushed on u->st. */
+static bool fill(struct upto *u)
+{
+	if (lfp_slabs_init(&u->s, 64, 0, UPTO_NODES, NULL) != 0)
+		return false;
+	lfp_stack_init(&u->st);
+	for (uint64_t n = 0; n < UPTO_NODES; n += u->s.per_slab) {
+		uint32_t first, last;
+		if (lfp_slabs_grow(&u->s, &first, &last) != 0)
+			return false;
+		lfp_stack_push_chain_mpmc(&u->st, &u->s, first, last);
+	}
+	return true;
+}
+
+static unsigned floor_log2(uint32_t v)
+{
+	return 31u - (unsigned)__builtin_clz(v);
+}
+
+static void upto_starve(struct run *r)
+{
+	struct upto u = { .r = r };
+	if (!fill(&u)) {
+		run_fail(r, "no slabs for %u indices", UPTO_NODES);
+		lfp_slabs_fini(&u.s);
+		return;
+	}
+	unsigned k = r->opt->threads < UPTO_SINGLES_MIN ? UPTO_SINGLES_MIN : r->opt->threads;
+	if (k > STRESS_MAX_THREADS)
+		k = STRESS_MAX_THREADS;
+	pthread_t th[STRESS_MAX_THREADS];
+	unsigned made = 0;
+	while (made < k && pthread_create(&th[made], NULL, single_ops, &u) == 0)
+		made++;
+	while (__atomic_load_n(&u.started, __ATOMIC_RELAXED) < made)
+		sched_yield();
+	struct tally t = { .rounds = 1 };
+	uint64_t retries0 = lfp_stress_cas_retries, calls = 0, worst = 0;
+	do {
+		uint32_t first = LFP_NIL;
+		uint64_t f0 = lfp_stress_cas_retries;
+		uint32_t n = lfp_stack_pop_upto_mpmc(&u.st, &u.s, UPTO_MAX, &first);
+		uint64_t f = lfp_stress_cas_retries - f0;
+		if (f > worst)
+			worst = f;
+		calls++;
+		t.gets += n;
+		if (n == 0) {
+			run_fail(r, "a bulk pop got nothing from a stack of at least %u",
+				 UPTO_NODES - UPTO_MAX);
+			break;
+		}
+		uint32_t last = first;
+		for (uint32_t i = 1; i < n; i++)
+			last = lfp_load_u32_rlx(lfp_slabs_link(&u.s, last));
+		lfp_stack_push_chain_mpmc(&u.st, &u.s, first, last);
+		t.puts += n;
+	} while (!run_over(r));
+	for (unsigned i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	t.cas_retries = lfp_stress_cas_retries - retries0;
+	run_add(r, &t);
+	uint64_t single = __atomic_load_n(&u.worst, __ATOMIC_RELAXED);
+	uint64_t bound = floor_log2(UPTO_MAX) + single;
+	printf("    %s: %llu bulk pops of up to %u, the most failed CASes in one: %llu; "
+	       "bound %llu (log2 %u + %llu, the most in one single pop or push of %u threads)\n",
+	       r->scenario, (unsigned long long)calls, UPTO_MAX, (unsigned long long)worst,
+	       (unsigned long long)bound, floor_log2(UPTO_MAX), (unsigned long long)single, made);
+	if (made < UPTO_SINGLES_MIN)
+		run_fail(r, "only %u of %u single-op threads started", made, k);
+	else if (worst > bound)
+		run_fail(r, "a bulk pop of up to %u failed %llu CASes in one call, more than "
+			 "floor(log2(%u)) + %llu (the most failed CASes of one single pop or push "
+			 "in the same run): it starved while single operations went on",
+			 UPTO_MAX, (unsigned long long)worst, UPTO_MAX, (unsigned long long)single);
+	lfp_slabs_fini(&u.s);
+}
+
+const struct scenario sc_upto = { "upto-starve", false, false, 1, upto_starve };
