@@ -601,9 +601,9 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 	 * comes after this clear.  But high_water also goes down:
 	 * lfp_slabs_shrink lowers it to n again after a growth that failed
 	 * past this point (the slab's own allocation failed), and a lookup
-	 * that loaded n + 1 before that may still be
-	 * reading slot n's mem (NULL) when the next growth clears it again,
-	 * with nothing ordering the two.  So the clear is made of the same
+	 * that loaded n + 1 before that may still be reading slot n's mem
+	 * (NULL) when the next growth clears it again, with nothing ordering
+	 * the two.  So the clear is made of the same
 	 * release stores (slot_set) as every other write of a slot's
 	 * pointers, which those atomic loads may meet (a memset here was a
 	 * data race in C11 terms: TSan, stress scenario lookup-grow).  mark

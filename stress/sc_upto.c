@@ -7,9 +7,9 @@
  *
  * A bulk pop walks up to max links and then CASes the head; it succeeds
  * only if no single push or pop took effect meanwhile.  While it walked
- * all max links on every attempt, a walk of thousands of links failed
- * every time against such a stream (it got in only when the stream's
- * threads were not running).  It halves max on each failed CAS, so after
+ * all max links on every attempt, a call for 4096 here failed 11025 to
+ * 22501 CASes in a row, while the most a single pop or push failed in
+ * one call was 9 to 660.  It halves max on each failed CAS, so after
  * at most floor(log2(max)) failures its attempts are a single pop's.  The
  * check, per bulk call, in failed CASes (the stress build's counter
  * lfp_stress_cas_retries), not in time: at most floor(log2(max)) more than
