@@ -7,13 +7,16 @@
  *
  * A bulk pop walks up to max links and then CASes the head; it succeeds
  * only if no single push or pop took effect meanwhile.  While it walked
- * all max links on every attempt, a call for 4096 here failed 11025 to
+ * all max links on every attempt, a call for 4096 here failed 5173 to
  * 22501 CASes in a row, while the most a single pop or push failed in
- * one call was 9 to 660.  It halves max on each failed CAS, so after
- * at most floor(log2(max)) failures its attempts are a single pop's.  The
- * check, per bulk call, in failed CASes (the stress build's counter
- * lfp_stress_cas_retries), not in time: at most floor(log2(max)) more than
- * the worst single pop or push of the same run failed in one call.
+ * one call was 1 to 660 (7 runs).  It halves max on each failed CAS, so
+ * after at most floor(log2(max)) failures its attempts are a single
+ * pop's.  The check, per bulk call, in failed CASes (the stress build's
+ * counter lfp_stress_cas_retries), not in time: at most floor(log2(max))
+ * more than the worst single pop or push of the same run failed in one
+ * call.  The single ops go on until UPTO_CALLS_MIN bulk pops are done
+ * and the run's time is up, or until one bulk pop has lasted UPTO_STARVED
+ * of them: then it ends, with its count of failures, instead of hanging.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -24,14 +27,21 @@
 #define UPTO_NODES 8192		/* on the stack at the start */
 #define UPTO_MAX 4096		/* what each bulk pop asks for */
 #define UPTO_SINGLES_MIN 3	/* single-op threads: they contend among themselves too */
+#define UPTO_CALLS_MIN 32	/* bulk pops while the single ops go on */
+/* Single ops (counted by 64) during one bulk pop after which it has
+ * starved: the single ops stop, so that it ends and shows its count. */
+#define UPTO_STARVED (UINT64_C(1) << 20)
 
 struct upto {
 	struct run *r;
 	struct lfp_slabs s;
-	struct lfp_stack st;
 	unsigned started;	/* atomic: single-op threads running */
+	int stop;		/* atomic: the single ops end */
 	uint64_t worst;		/* atomic: the most failed CASes of one single op */
-	struct tally t;		/* the single-op threads', under r->lock via run_add */
+	uint64_t ops;		/* atomic: single ops done, counted by 64 */
+	uint64_t call_ops;	/* atomic: ops when the current bulk pop began */
+	uint64_t calls;		/* atomic: bulk pops done */
+	struct lfp_stack st;	/* last: its line holds nothing else */
 };
 
 static void note_max(uint64_t *at, uint64_t v)
@@ -42,14 +52,25 @@ static void note_max(uint64_t *at, uint64_t v)
 		;
 }
 
-/* Pop one index and push it back, until the run's time is up. */
+/* Whether the single ops end: the run's time is up and the bulk pops
+ * made their number, or the current one has starved. */
+static bool singles_over(struct upto *u)
+{
+	uint64_t ops = __atomic_add_fetch(&u->ops, 64, __ATOMIC_RELAXED);
+	if (ops - __atomic_load_n(&u->call_ops, __ATOMIC_RELAXED) > UPTO_STARVED ||
+	    (__atomic_load_n(&u->calls, __ATOMIC_RELAXED) >= UPTO_CALLS_MIN && run_over(u->r)))
+		__atomic_store_n(&u->stop, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(&u->stop, __ATOMIC_RELAXED);
+}
+
+/* Pop one index and push it back, until singles_over. */
 static void *single_ops(void *arg)
 {
 	struct upto *u = arg;
 	struct tally t = { 0 };
 	uint64_t worst = 0;
 	__atomic_fetch_add(&u->started, 1, __ATOMIC_RELAXED);
-	for (uint64_t it = 0; (it & 63) || !run_over(u->r); it++) {
+	for (uint64_t it = 0; (it & 63) || !singles_over(u); it++) {
 		uint64_t f0 = lfp_stress_cas_retries;
 		uint32_t idx = lfp_stack_pop_mpmc(&u->st, &u->s);
 		uint64_t f1 = lfp_stress_cas_retries;
@@ -110,12 +131,14 @@ static void upto_starve(struct run *r)
 	uint64_t retries0 = lfp_stress_cas_retries, calls = 0, worst = 0;
 	do {
 		uint32_t first = LFP_NIL;
+		__atomic_store_n(&u.call_ops, __atomic_load_n(&u.ops, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
 		uint64_t f0 = lfp_stress_cas_retries;
 		uint32_t n = lfp_stack_pop_upto_mpmc(&u.st, &u.s, UPTO_MAX, &first);
 		uint64_t f = lfp_stress_cas_retries - f0;
 		if (f > worst)
 			worst = f;
-		calls++;
+		__atomic_store_n(&u.calls, ++calls, __ATOMIC_RELAXED);
 		t.gets += n;
 		if (n == 0) {
 			run_fail(r, "a bulk pop got nothing from a stack of at least %u",
@@ -127,7 +150,8 @@ static void upto_starve(struct run *r)
 			last = lfp_load_u32_rlx(lfp_slabs_link(&u.s, last));
 		lfp_stack_push_chain_mpmc(&u.st, &u.s, first, last);
 		t.puts += n;
-	} while (!run_over(r));
+	} while (calls < UPTO_CALLS_MIN ? !__atomic_load_n(&r->stop, __ATOMIC_RELAXED) : !run_over(r));
+	__atomic_store_n(&u.stop, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < made; i++)
 		pthread_join(th[i], NULL);
 	t.cas_retries = lfp_stress_cas_retries - retries0;
