@@ -142,7 +142,7 @@ uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
  * window as long as the walk.  Under a steady stream of single pushes and
  * pops (one CAS each, a window of one link) a walk of many links fails
  * again and again while they all succeed: lock-free, but this call
- * starved (without what follows, a call for 4096 failed 5173..22501
+ * starved (without what follows, a call for 4096 failed 5173..46059
  * CASes while four threads popped and pushed one index each).  So
  * each failed CAS halves max, down to 1: after at most log2(max) failed
  * attempts wider than a pop, each attempt is a pop's (one link, then the

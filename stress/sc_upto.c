@@ -8,15 +8,20 @@
  * A bulk pop walks up to max links and then CASes the head; it succeeds
  * only if no single push or pop took effect meanwhile.  While it walked
  * all max links on every attempt, a call for 4096 here failed 5173 to
- * 22501 CASes in a row, while the most a single pop or push failed in
- * one call was 1 to 660 (7 runs).  It halves max on each failed CAS, so
- * after at most floor(log2(max)) failures its attempts are a single
- * pop's.  The check, per bulk call, in failed CASes (the stress build's
- * counter lfp_stress_cas_retries), not in time: at most floor(log2(max))
- * more than the worst single pop or push of the same run failed in one
- * call (and UPTO_SLACK).  The single ops go on until UPTO_CALLS_MIN bulk pops are done
- * and the run's time is up, or until one bulk pop has lasted UPTO_STARVED
- * of them: then it ends, with its count of failures, instead of hanging.
+ * 46059 CASes in a row, while the most a single pop or push failed in
+ * one call was 1 to 660 (9 of 16 runs on a loaded 2-CPU machine; in the
+ * others the threads seem to have taken turns on the CPUs, and nothing
+ * starves so).  It halves max on each failed CAS, so after at most
+ * floor(log2(max)) failures its attempts are a single pop's.
+ *
+ * The check, per bulk call, in failed CASes (the stress build's counter
+ * lfp_stress_cas_retries), not in time: at most floor(log2(max)) more than
+ * the worst single pop or push of the same run failed in one call (and
+ * UPTO_SLACK).  The single ops go on until UPTO_CALLS_MIN bulk pops are
+ * done, the run's time is up and they have failed UPTO_CONTENDED CASes
+ * (or the time is up UPTO_EXTRA times over), or until one bulk pop has
+ * lasted UPTO_STARVED of them: then it ends, with its count of failures,
+ * instead of hanging.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -33,6 +38,12 @@
  * contention as theirs and may come out a little higher; a starving pop
  * fails thousands of times. */
 #define UPTO_SLACK 16
+/* Until the single ops have failed this many CASes in all (evidence that
+ * the threads ran in parallel: on a loaded machine they may take turns on
+ * one CPU, where nothing starves), the run goes on, up to UPTO_EXTRA times
+ * its time more. */
+#define UPTO_CONTENDED 1000
+#define UPTO_EXTRA 4
 /* Single ops (counted by 64) during one bulk pop after which it has
  * starved: the single ops stop, so that it ends and shows its count. */
 #define UPTO_STARVED (UINT64_C(1) << 20)
@@ -43,6 +54,7 @@ struct upto {
 	unsigned started;	/* atomic: single-op threads running */
 	int stop;		/* atomic: the single ops end */
 	uint64_t worst;		/* atomic: the most failed CASes of one single op */
+	uint64_t fails;		/* atomic: failed CASes of the single ops */
 	uint64_t ops;		/* atomic: single ops done, counted by 64 */
 	uint64_t call_ops;	/* atomic: ops when the current bulk pop began */
 	uint64_t calls;		/* atomic: bulk pops done */
@@ -57,15 +69,39 @@ static void note_max(uint64_t *at, uint64_t v)
 		;
 }
 
-/* Whether the single ops end: the run's time is up and the bulk pops
- * made their number, or the current one has starved. */
+/* Whether the bulk pops are done after calls of them: UPTO_CALLS_MIN, the
+ * run's time, and UPTO_CONTENDED (or UPTO_EXTRA times the time more). */
+static bool bulk_done(struct upto *u, uint64_t calls)
+{
+	struct run *r = u->r;
+	if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+		return true;
+	double over = now_seconds() - r->deadline;
+	return calls >= UPTO_CALLS_MIN && over > 0 &&
+	       (__atomic_load_n(&u->fails, __ATOMIC_RELAXED) >= UPTO_CONTENDED ||
+		over > UPTO_EXTRA * r->opt->seconds);
+}
+
+/* Whether the single ops end: the bulk pops are done, or the current one
+ * has starved. */
 static bool singles_over(struct upto *u)
 {
 	uint64_t ops = __atomic_add_fetch(&u->ops, 64, __ATOMIC_RELAXED);
 	if (ops - __atomic_load_n(&u->call_ops, __ATOMIC_RELAXED) > UPTO_STARVED ||
-	    (__atomic_load_n(&u->calls, __ATOMIC_RELAXED) >= UPTO_CALLS_MIN && run_over(u->r)))
+	    bulk_done(u, __atomic_load_n(&u->calls, __ATOMIC_RELAXED)))
 		__atomic_store_n(&u->stop, 1, __ATOMIC_RELAXED);
 	return __atomic_load_n(&u->stop, __ATOMIC_RELAXED);
+}
+
+/* A single op failed f CASes: the thread's worst, and the shared one. */
+static void single_failed(struct upto *u, uint64_t *worst, uint64_t f)
+{
+	if (f)
+		__atomic_fetch_add(&u->fails, f, __ATOMIC_RELAXED);
+	if (f <= *worst)
+		return;
+	*worst = f;
+	note_max(&u->worst, f);
 }
 
 /* Pop one index and push it back, until singles_over. */
@@ -79,18 +115,15 @@ static void *single_ops(void *arg)
 		uint64_t f0 = lfp_stress_cas_retries;
 		uint32_t idx = lfp_stack_pop_mpmc(&u->st, &u->s);
 		uint64_t f1 = lfp_stress_cas_retries;
-		if (f1 - f0 > worst)
-			worst = f1 - f0;
+		single_failed(u, &worst, f1 - f0);
 		if (idx == LFP_NIL)
 			continue;	/* never: the bulk pops leave UPTO_NODES - UPTO_MAX */
 		t.gets++;
 		lfp_stack_push_mpmc(&u->st, &u->s, idx);
 		t.puts++;
-		if (lfp_stress_cas_retries - f1 > worst)
-			worst = lfp_stress_cas_retries - f1;
+		single_failed(u, &worst, lfp_stress_cas_retries - f1);
 	}
 	t.cas_retries = lfp_stress_cas_retries;
-	note_max(&u->worst, worst);
 	run_add(u->r, &t);
 	return NULL;
 }
@@ -155,7 +188,7 @@ static void upto_starve(struct run *r)
 			last = lfp_load_u32_rlx(lfp_slabs_link(&u.s, last));
 		lfp_stack_push_chain_mpmc(&u.st, &u.s, first, last);
 		t.puts += n;
-	} while (calls < UPTO_CALLS_MIN ? !__atomic_load_n(&r->stop, __ATOMIC_RELAXED) : !run_over(r));
+	} while (!bulk_done(&u, calls));
 	__atomic_store_n(&u.stop, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < made; i++)
 		pthread_join(th[i], NULL);
@@ -169,6 +202,11 @@ static void upto_starve(struct run *r)
 	       r->scenario, (unsigned long long)calls, UPTO_MAX, (unsigned long long)worst,
 	       (unsigned long long)bound, floor_log2(UPTO_MAX), (unsigned long long)single, made,
 	       UPTO_SLACK);
+	uint64_t fails = __atomic_load_n(&u.fails, __ATOMIC_RELAXED);
+	if (fails < UPTO_CONTENDED)
+		printf("    %s: the single ops failed only %llu CASes: these threads seem to have "
+		       "run in parallel little (a loaded machine), and starving needs that\n",
+		       r->scenario, (unsigned long long)fails);
 	if (made < UPTO_SINGLES_MIN)
 		run_fail(r, "only %u of %u single-op threads started", made, k);
 	else if (worst > bound)
