@@ -840,15 +840,39 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 	if ((n >= LFP_INLINE_SLOTS || s->wide) && prepare_leaf(s, n >> LFP_LEAF_BITS) != 0)
 		return NULL;
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);
-	/* A leaf's slots are cleared one by one as they come into use: no
-	 * code reads a slot at or above high_water (lookups load it with
-	 * acquire, paired with grow's release store, which comes after this
-	 * clear).  Clearing the whole leaf when it is made wrote 8 KiB, and
-	 * touched two pages, per pool with one slab (issue 14). */
+	/*
+	 * A leaf's slots are cleared one by one as they come into use, here,
+	 * when n == high_water: clearing the whole leaf when it is made wrote
+	 * 8 KiB, and touched two pages, per pool with one slab (issue 14).
+	 *
+	 * Who may read slot n (or its inline copy) meanwhile.  The lock-free
+	 * readers of slots are lfp_slabs_lookup (owns, a checked put), which
+	 * walks every slot below the high_water it loaded with acquire, and
+	 * those that hold an index of the slab (pops, puts, the depot's walks,
+	 * Concurrent's hot_open after a create; validate, trim and release
+	 * run serialized with this or on a quiet pool, and stats read no
+	 * slot).  No index of slot n was ever out: shrink lowers high_water
+	 * only over slots whose indices no other thread saw.  A slot above
+	 * every high_water ever stored is read by nobody: a lookup's acquire
+	 * load of high_water pairs with grow's release store of n + 1, which
+	 * comes after this clear.  But high_water also goes down:
+	 * lfp_slabs_shrink lowers it to n again after a growth that failed
+	 * past this point (the slab's own allocation failed), and a lookup
+	 * that loaded n + 1 before that may still be reading slot n's mem
+	 * (NULL) when the next growth clears it again, with nothing ordering
+	 * the two.  So the clear is made of the same
+	 * release stores (slot_set) as every other write of a slot's
+	 * pointers, which those atomic loads may meet (a memset here was a
+	 * data race in C11 terms: TSan, stress scenario lookup-grow).  mark
+	 * only lfp_slabs_release reads, serialized with this: a plain store.
+	 */
 	if (n == s->high_water) {
-		memset(slot, 0, sizeof(*slot));
+		SLOT_SET(s, n, mem, NULL);
+		SLOT_SET(s, n, links, NULL);
+		SLOT_SET(s, n, state, NULL);
+		slot->mark = 0;
 		if (copy)
-			memset(copy, 0, sizeof(*copy));
+			copy->mark = 0;
 	}
 	if (!slot->links) {
 		uint32_t *links = n == 0 && s->inline_side ? s->inline_side

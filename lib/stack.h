@@ -238,7 +238,10 @@ static inline uint32_t lfp_stack_pop_all_st(struct lfp_stack *st)
 
 
 /* Pop up to max indices with one CAS; returns how many, the first in
- * *first, the rest linked after it (the last one's link is not ours). */
+ * *first, the rest linked after it (the last one's link is not ours).
+ * Each failed CAS halves max (down to 1): a contended call returns
+ * fewer, and after floor(log2(max)) failures it makes a single pop's
+ * attempts (stack.c says why). */
 uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t max,
 				 uint32_t *first);
 

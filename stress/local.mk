@@ -25,9 +25,9 @@ STRESS_COMMON = \
 	stress/flavours.c \
 	stress/obj.c stress/ops.c stress/options.c stress/round.c stress/run.c \
 	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \
-	stress/sc_conservation.c stress/sc_faults.c stress/sc_ownership.c \
+	stress/sc_conservation.c stress/sc_faults.c stress/sc_lookup.c stress/sc_ownership.c \
 	stress/sc_prodcons.c stress/sc_random.c stress/sc_transfer.c stress/sc_trim.c \
-	stress/sc_validate.c \
+	stress/sc_upto.c stress/sc_validate.c \
 	stress/slots.c
 
 # Built on demand only: EXTRA_PROGRAMS gives them rules but no place in
