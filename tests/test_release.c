@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -214,6 +215,7 @@ Test(release, tiny_blocks_go_back_with_their_mapping)
 struct churn {
 	int releaser;
 	atomic_int *done;	/* churners finished */
+	atomic_int *called;	/* the releaser's calls so far */
 	long bad, calls;
 };
 
@@ -224,9 +226,14 @@ static void *churn_or_release(void *arg)
 		while (atomic_load(c->done) < CHURNERS) {
 			lfpool_release_memory();
 			c->calls++;
+			atomic_fetch_add(c->called, 1);
 		}
 		return NULL;
 	}
+	/* Start once the releaser runs: on a loaded machine the churners
+	 * could otherwise finish before it is first scheduled. */
+	while (atomic_load(c->called) == 0)
+		sched_yield();
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		lfpool_pool *p[BATCH];
 		char *o[BATCH];
@@ -254,10 +261,10 @@ static void *churn_or_release(void *arg)
 
 Test(release, runs_while_other_threads_create_and_destroy)
 {
-	atomic_int done = 0;
+	atomic_int done = 0, called = 0;
 	struct churn c[CHURNERS + 1];
 	for (int i = 0; i <= CHURNERS; i++)
-		c[i] = (struct churn){ .releaser = i == CHURNERS, .done = &done };
+		c[i] = (struct churn){ .releaser = i == CHURNERS, .done = &done, .called = &called };
 	run_threads(CHURNERS + 1, churn_or_release, c, sizeof(c[0]));
 	for (int i = 0; i < CHURNERS; i++)
 		cr_assert_eq(c[i].bad, 0, "churner %d: %ld objects lost their bytes", i, c[i].bad);
