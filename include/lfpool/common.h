@@ -277,9 +277,9 @@ LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx);
  * call.  Builds with AddressSanitizer (--enable-asan) keep no such blocks
  * (malloc's): the call returns 0 there.  Any thread, any time.
  * A pool destroyed before the call may have its struct unmapped by it:
- * destroying that pool again, which a release build otherwise reports
- * (EINVAL) only while no new pool took its memory, then faults; debug
- * pools are kept (buried) and still report it.
+ * any later call on that pool faults (a second destroy, which a release
+ * build otherwise reports with EINVAL while no new pool took its memory,
+ * included); debug pools are kept (buried) and still report it.
  */
 LFPOOL_API size_t lfpool_release_memory(void);
 

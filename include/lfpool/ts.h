@@ -122,7 +122,8 @@
  * thread whose first call on any ThreadStatic pool comes from a key
  * destructor in glibc's last round (PTHREAD_DESTRUCTOR_ITERATIONS) gets a
  * cache and a thread table that nothing unlinks, as glibc runs no hook
- * after that round; a later destroy of any pool then reads the freed TLS.
+ * after that round; a later destroy of any pool then reads the freed TLS
+ * (and may loop forever once a new thread's TLS takes its place).
  * A thread whose key destructors may use a pool should call the library
  * once before it exits (lfpool_ts_attach).  ts_attach and
  * ts_detach do the same at a time of the caller's choosing (worker

@@ -63,9 +63,9 @@ static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n, uint64_t le
 {
 	if (chain == LFP_NIL)
 		n = 0;
-	else if (leaving)
+	if (leaving)
 		lfp_core_keep_chain(&d->mags, true, chain);
-	else
+	else	/* with no chain too: it releases what leaving caches kept */
 		lfp_core_destroy_chain(&d->mags, true, chain);
 	uint64_t drop = n + leaving;
 	if (!drop)
