@@ -93,7 +93,8 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
  * Only when the stack cannot grow does a block go on the list linked
  * through it (free), so a give never fails.  kept[0 .. nclean) were given
  * back to the system by lfpool_release_memory (their whole pages read as
- * zero) and not taken since; a give pushes above them, a take that pops
+ * zero) and not taken since, so that the next call counts them given back
+ * already; a give pushes above them, a take that pops
  * one of them lowers nclean.
  */
 static struct block_class {
@@ -112,18 +113,15 @@ static int block_class(size_t size)
 }
 
 /* A block of bytes from class bc, whose mappings are chunk bytes aligned
- * to chunk; NULL if none can be mapped.  *zero says whether it is all
- * zeros (never used before, or given back whole to the system since).
- * Shared by the slabs' blocks and the pools' structs below. */
-static void *class_take(struct block_class *bc, size_t bytes, size_t chunk, bool *zero)
+ * to chunk; NULL if none can be mapped.  Not cleared: its callers clear
+ * what they read.  Shared by the slabs' blocks and the pools' structs
+ * below. */
+static void *class_take(struct block_class *bc, size_t bytes, size_t chunk)
 {
 	pthread_mutex_lock(&blocks_lock);
 	void *b = bc->nkept ? bc->kept[--bc->nkept] : bc->free;
-	*zero = !b;
-	if (bc->nkept < bc->nclean) {	/* it was below nclean */
+	if (bc->nkept < bc->nclean)	/* it was below nclean */
 		bc->nclean = bc->nkept;
-		*zero = bytes % (size_t)sysconf(_SC_PAGESIZE) == 0;
-	}
 	if (b) {
 		if (b == bc->free)
 			bc->free = *(void **)b;
@@ -180,10 +178,10 @@ static void class_give(struct block_class *bc, void *b)
 	pthread_mutex_unlock(&blocks_lock);
 }
 
-/* A block of class cls (size bytes); *zero says whether it is all zeros. */
-static void *block_alloc(int cls, size_t size, bool *zero)
+/* A block of class cls (size bytes). */
+static void *block_alloc(int cls, size_t size)
 {
-	return class_take(&blocks[cls], size, LFP_MMAP_MIN, zero);
+	return class_take(&blocks[cls], size, LFP_MMAP_MIN);
 }
 
 static void block_free(int cls, void *b)
@@ -215,9 +213,8 @@ static struct block_class owners[LFP_OWNER_MAX / 64];
 
 static void *owner_alloc(size_t size)
 {
-	bool zero;
 	size_t cls = (size + 63) / 64 - 1;
-	return class_take(&owners[cls], (cls + 1) * 64, LFP_OWNER_CHUNK, &zero);
+	return class_take(&owners[cls], (cls + 1) * 64, LFP_OWNER_CHUNK);
 }
 
 static void owner_free(void *b, size_t size)
@@ -474,7 +471,7 @@ size_t lfpool_release_memory(void)
 }
 #else
 static int block_class(size_t size) { (void)size; return -1; }
-static void *block_alloc(int cls, size_t size, bool *zero) { (void)cls; (void)size; (void)zero; return NULL; }
+static void *block_alloc(int cls, size_t size) { (void)cls; (void)size; return NULL; }
 static void block_free(int cls, void *b) { (void)cls; (void)b; }
 void lfp_blocks_fork_lock(void) {}
 void lfp_blocks_fork_unlock(void) {}
@@ -561,25 +558,16 @@ static void area_free(void *p, size_t size, void *ctx)
 
 const lfpool_allocator lfp_area_allocator = { area_alloc, area_free, NULL };
 
-/* The slabs' default allocator's alloc; *zero, when not NULL, says whether
- * the block is known to be all zeros.  A block of a cached size comes
+/* The slabs' default allocator's alloc.  A block of a cached size comes
  * aligned to its size; one that must be aligned more is refused here
  * (lfp_alloc_aligned would give it back). */
-static void *system_alloc_z(size_t size, size_t align, bool *zero)
-{
-	int cls = block_class(size);
-	if (zero)
-		*zero = size >= LFP_MMAP_MIN;
-	if (cls < 0)
-		return plain_alloc(size, align, NULL);
-	bool z;
-	return align <= size ? block_alloc(cls, size, zero ? zero : &z) : NULL;
-}
-
 static void *system_alloc(size_t size, size_t align, void *ctx)
 {
 	(void)ctx;
-	return system_alloc_z(size, align, NULL);
+	int cls = block_class(size);
+	if (cls < 0)
+		return plain_alloc(size, align, NULL);
+	return align <= size ? block_alloc(cls, size) : NULL;
 }
 
 static void system_free(void *p, size_t size, void *ctx)
