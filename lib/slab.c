@@ -315,7 +315,9 @@ static size_t span_add(struct span *sp, uintptr_t from, size_t len)
  * The mappings to unmap: listed as base | size >> 16 (bases are aligned
  * to 64 KiB), at most one per kept block; where the list could not be
  * mapped, unmapped at once (class by class).  before: the bytes in them
- * that an earlier call gave back already.
+ * not to count, as no block kept them now: given back by an earlier
+ * call, or never cut into a block (the untouched rest of a class's last
+ * mapping, a tail too small for a block).
  */
 struct unmaps {
 	void **list;
@@ -371,7 +373,7 @@ static void release_mappings(struct block_class *bc, size_t bytes, size_t chunk,
 			continue;
 		}
 		unmap_later(u, (uintptr_t)base, chunk);
-		u->before += clean;
+		u->before += clean + (chunk - cut * bytes);
 		if (base == last)
 			bc->next = bc->end = NULL;
 	}

@@ -235,6 +235,39 @@ Test(array, oversize_buffers_come_from_the_allocator_and_go_back)
 	}
 }
 
+/* An oversize request whose prefix would not fit a size_t is ENOMEM
+ * without a call to the allocator (prefix + n must not wrap to a small
+ * block that the caller would then write n bytes into); the largest that
+ * fits reaches the allocator, which refuses it. */
+Test(array, oversize_sizes_near_size_max_are_enomem)
+{
+	for (size_t f = 0; f < NFLAVOURS; f++) {
+		struct test_alloc t;
+		test_alloc_init(&t);
+		lfpool_array *ap = make(flavours_all[f], 0, &t.a);
+		long allocs = t.allocs;
+		static const size_t wrap[] = { SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15 };
+		for (size_t i = 0; i < sizeof(wrap) / sizeof(wrap[0]); i++) {
+			size_t real = 0;
+			errno = 0;
+			cr_assert_null(lfpool_array_get(ap, wrap[i], &real), "%s: n = SIZE_MAX - %zu",
+				       flavour_names[flavours_all[f]], SIZE_MAX - wrap[i]);
+			cr_assert_eq(errno, ENOMEM);
+			cr_assert_eq(real, 0, "*real is left alone");
+		}
+		cr_assert_eq(t.allocs, allocs, "prefix + n wrapped: the allocator was asked");
+		errno = 0;
+		cr_assert_null(lfpool_array_get(ap, SIZE_MAX - 16, NULL));
+		cr_assert_eq(errno, ENOMEM);
+		uint64_t gets, out;
+		lfpool_array_oversize_stats(ap, &gets, &out);
+		cr_assert(gets == 0 && out == 0, "a failed get counts nothing");
+		lfpool_array_destroy(ap);
+		cr_assert_eq(t.live, 0);
+		test_alloc_fini(&t);
+	}
+}
+
 /* With LFPOOL_ARRAY_F_CLEAR, a buffer comes back zeroed; in debug pools too. */
 Test(array, clear_on_return_zeroes_the_class_size)
 {

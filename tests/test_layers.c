@@ -297,11 +297,15 @@ Test(rc, bad_configurations_are_einval)
 {
 	lfpool_config zero = { .obj_size = 0 }, odd = { .obj_size = 8, .align = 24 };
 	lfpool_config ok = { .obj_size = 8 };
-	const lfpool_config *bad[] = { NULL, &zero, &odd };
-	for (size_t i = 0; i < 3; i++) {
+	/* align at most 4096 (rc.h); an object whose prefix (16 bytes here)
+	 * would not fit a size_t is refused, not wrapped to 15 or 7 bytes. */
+	lfpool_config wide = { .obj_size = 8, .align = 8192 };
+	lfpool_config huge = { .obj_size = SIZE_MAX }, wraps = { .obj_size = SIZE_MAX - 8 };
+	const lfpool_config *bad[] = { NULL, &zero, &odd, &wide, &huge, &wraps };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
 		cr_assert_null(lfpool_rc_create(LFPOOL_FLAVOUR_POOL, bad[i]), "config %zu", i);
-		cr_assert_eq(errno, EINVAL);
+		cr_assert_eq(errno, EINVAL, "config %zu: errno %d", i, errno);
 	}
 	errno = 0;
 	cr_assert_null(lfpool_rc_create(0, &ok));
@@ -548,11 +552,18 @@ Test(closure, capture_size_and_function_are_checked)
 
 	lfpool_config hooked = { .obj_size = 8, .reset = hook_reset };
 	lfpool_config aligned = { .obj_size = 8, .align = 32 };
-	const lfpool_config *bad[] = { NULL, &hooked, &aligned };
-	for (size_t i = 0; i < 3; i++) {
+	/* align is a power of two (common.h), here too; a capture size whose
+	 * closure (16 bytes more) would not fit a size_t is refused, not
+	 * wrapped to a closure of 15 or 7 bytes. */
+	lfpool_config odd = { .obj_size = 8, .align = 12 };
+	lfpool_config huge = { .obj_size = SIZE_MAX };
+	lfpool_config wraps = { .obj_size = SIZE_MAX - 8 };
+	const lfpool_config *bad[] = { NULL, &hooked, &aligned, &odd, &huge, &wraps };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		cr_assert_null(lfpool_closure_pool_create(LFPOOL_FLAVOUR_POOL, bad[i]));
-		cr_assert_eq(errno, EINVAL);
+		cr_assert_null(lfpool_closure_pool_create(LFPOOL_FLAVOUR_POOL, bad[i]),
+			       "config %zu accepted", i);
+		cr_assert_eq(errno, EINVAL, "config %zu: errno %d", i, errno);
 	}
 	errno = 0;
 	cr_assert_null(lfpool_closure_pool_create(0, &none));

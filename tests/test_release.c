@@ -3,8 +3,8 @@
  * test_release.c - lfpool_release_memory (lfpool/common.h) gives back what
  * a burst of small pools left in the cache of small blocks: after 10^4
  * pools are destroyed and it runs, mincore(2) finds none of their slabs'
- * pages resident, it counted at least their bytes, a second call gives
- * nothing, blocks still in use keep their bytes (also while other
+ * pages resident, it counted at least their bytes, and no more than the
+ * blocks kept (not whole mappings), a second call gives nothing, blocks still in use keep their bytes (also while other
  * threads create and destroy pools), and new pools work on memory that
  * reads as zero.  Debug builds keep destroyed debug pools'
  * slabs (lfpool_set_error_hook), ASan builds have no cache (the call
@@ -202,6 +202,61 @@ Test(release, tiny_blocks_go_back_with_their_mapping)
 	cr_assert(lfpool_release_memory() > 0 || !CACHED);
 	if (CACHED)
 		cr_assert_eq(resident_pools(0, 1), 0);
+}
+
+/* The count is the bytes kept, not the bytes mapped: k pools created,
+ * used and destroyed, then one call, for k = 1 .. 4 (each call unmaps
+ * every mapping, so each k starts on new ones).  Each pool kept the same
+ * blocks (its slab, its own struct), so the counts grow by one pool's
+ * bytes per pool (the stacks' pages, the same each time, aside): at least
+ * its slab, at most that and a struct of up to 16 KiB (common.h).  A
+ * count of whole mappings (the untouched rest of the last one, cut into
+ * no block, counted too) is the same for every k: 64 KiB of slabs and
+ * 256 KiB of structs. */
+static void counts_what_was_kept(const lfpool_config *cfg, size_t slab)
+{
+	void *objs[OBJS_MAX];
+	size_t given[5];
+	lfpool_release_memory();
+	for (size_t k = 1; k <= 4; k++) {
+		for (size_t i = 0; i < k; i++) {
+			burst[i].pool = lfpool_pool_create(cfg);
+			cr_assert_not_null(burst[i].pool);
+			for (size_t n = 0; n < cfg->capacity; n++) {
+				objs[n] = lfpool_pool_get(burst[i].pool);
+				cr_assert_not_null(objs[n]);
+				fill_pattern(objs[n], cfg->obj_size, (unsigned)n);
+			}
+			for (size_t n = 0; n < cfg->capacity; n++)
+				lfpool_pool_put(burst[i].pool, objs[n]);
+		}
+		for (size_t i = 0; i < k; i++)
+			cr_assert_eq(lfpool_pool_destroy(burst[i].pool), 0);
+		given[k] = lfpool_release_memory();
+		if (!CACHED)
+			continue;
+		cr_assert_eq(lfpool_release_memory(), 0);
+		if (k < 2)
+			continue;
+		size_t pool = given[k] - given[k - 1];
+		cr_assert(given[k] > given[k - 1] && pool >= slab && pool <= slab + 16 * 1024,
+			  "%zu pools: %zu bytes given back, %zu for %zu: one pool's are %zu "
+			  "(its %zu-byte slab and a struct of at most 16 KiB)",
+			  k, given[k], given[k - 1], k - 1, pool, slab);
+		cr_assert_eq(pool, given[2] - given[1],
+			     "%zu pools: %zu bytes given back, %zu for %zu: every pool counts "
+			     "the same (%zu)", k, given[k], given[k - 1], k - 1, given[2] - given[1]);
+	}
+}
+
+Test(release, counts_the_blocks_kept)
+{
+	counts_what_was_kept(&big, 8192);
+}
+
+Test(release, counts_the_tiny_blocks_kept)
+{
+	counts_what_was_kept(&tiny, 128);
 }
 
 /* Threads that create pools, write their objects, check them and destroy

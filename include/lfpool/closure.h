@@ -51,7 +51,8 @@ struct lfpool_closure_pool_fast {
 
 /*
  * A pool of closures in a pool of flavour, per cfg: obj_size is the capture
- * size (0: closures capture nothing), align at most 16, no hooks; capacity,
+ * size (0: closures capture nothing), align a power of two of at most 16
+ * (closures are aligned to 16 whatever it is), no hooks; capacity,
  * prewarm, allocator, flags and name as for any pool.  NULL with errno
  * EINVAL (no such flavour, cfg NULL or a bad config) or ENOMEM.
  */

@@ -25,7 +25,10 @@ _Static_assert(offsetof(struct lfpool_closure_pool, fast) == 0, "fast view first
 LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavour,
 							   const lfpool_config *cfg)
 {
-	if (!cfg || cfg->align > 16 || cfg->init || cfg->reset || cfg->fini ||
+	/* align: a power of two, as every pool's (0: 16); the closures are
+	 * aligned to 16 whatever it is. */
+	if (!cfg || cfg->align > 16 || (cfg->align & (cfg->align - 1)) || cfg->init ||
+	    cfg->reset || cfg->fini ||
 	    cfg->obj_size > SIZE_MAX - sizeof(lfpool_closure)) {
 		errno = EINVAL;
 		return NULL;
