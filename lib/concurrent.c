@@ -125,7 +125,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
 	size_t side = lfp_core_inline_bytes(cfg);
 	lfpool_concurrent *c = lfp_core_owner_new(cfg, LFP_KIND_CONCURRENT, sizeof(*c),
-						  offsetof(struct lfpool_concurrent, core), side,
+						  offsetof(struct lfpool_concurrent, core), 0, side,
 						  dirs, 1);
 	if (!c)
 		return NULL;

@@ -404,17 +404,19 @@ void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
 		lfp_slabs_inline(&c->slabs, mem, bytes);
 }
 
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail,
 			   const size_t *dirs, size_t ndirs)
 {
-	void *p;
+	void *b;
+	size_t bytes = lead + size + tail;
 	lfp_fork_init();	/* before the first use of the small blocks' lock */
 	if (!lfp_debug_wanted(cfg ? cfg->flags : 0))
-		p = lfp_owner_take(size + tail);
-	else if (posix_memalign(&p, 64, size + tail) != 0)
-		p = NULL;
-	if (!p)
+		b = lfp_owner_take(bytes);
+	else if (posix_memalign(&b, bytes % 128 ? 64 : 128, bytes) != 0)
+		b = NULL;
+	if (!b)
 		return NULL;
+	char *p = (char *)b + lead;
 	size_t from = 0;
 	for (size_t i = 0; i < ndirs; i++) {
 		LFP_ASSERT(dirs[i] >= from && dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf) <= size);
@@ -439,13 +441,14 @@ void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core 
 	report_out(owner, c->debug, c->name, out, what);
 	*magic = LFP_MAGIC_DEAD;
 	lfp_fork_unregister(c);
+	LFP_ASSERT(!c->debug || !c->lead);	/* the graveyard frees owner itself */
 	int buried = c->debug ? lfp_debug_bury(owner, &c->slabs, c->name) : 0;
 	if (buried != LFP_BURIED_WITH_SLABS)
 		lfp_slabs_fini(&c->slabs);
 	if (c->kind != LFP_KIND_POOL)
 		pthread_mutex_destroy(&c->grow_lock);
 	if (!buried)
-		lfp_core_owner_free(owner, size, c->debug);
+		lfp_core_owner_free(lfp_core_block_of(c, owner), size, c->debug);
 }
 
 void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magic, uint64_t out)

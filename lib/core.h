@@ -63,6 +63,10 @@ struct lfp_core {
 	bool debug;
 	bool forked_list;	/* on fork.c's registry: set at create, before any
 				 * other thread sees the core, cleared by destroy */
+	/* Bytes before the pool's struct in its block (0 or 64): a
+	 * ThreadStatic pool's head tells its kind by its address (lfpool/ts.h,
+	 * LFPOOL_TS_PERCPU_TAG_; lfp_core_owner_new). */
+	uint8_t lead;
 	/* Bytes after the pool's struct in its block (lfp_core_block_bytes):
 	 * in the padding before fork_next, so no field after it moves. */
 	uint32_t tail;
@@ -82,10 +86,16 @@ _Static_assert(offsetof(struct lfp_core, fork_next) ==
 		~(_Alignof(void *) - 1)), "the core's fields after tail stay where they were");
 
 /* The bytes of the block of a pool whose struct (of size bytes) holds c:
- * the struct, then c->tail bytes (lfp_core_owner_new). */
+ * c->lead bytes, the struct, then c->tail bytes (lfp_core_owner_new). */
 static inline size_t lfp_core_block_bytes(const struct lfp_core *c, size_t size)
 {
-	return size + c->tail;
+	return c->lead + size + c->tail;
+}
+
+/* The start of the block of the pool at owner whose struct holds c. */
+static inline void *lfp_core_block_of(const struct lfp_core *c, void *owner)
+{
+	return (char *)owner - c->lead;
 }
 
 /*
@@ -178,16 +188,18 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 			  void (*push)(void *ctx, void *const *objs, size_t n), void *ctx);
 /*
  * The block of a pool of config cfg (may be NULL), for lfp_core_owner_new
- * (below): its own struct of size bytes (aligned to 64), and tail bytes
- * after it (not cleared: the pool's inline side data and arrays, below);
- * NULL when out of memory.  lfp_owner_alloc's cache (slab.h), but for
- * debug pools, which the graveyard keeps and frees with free()
- * (posix_memalign).  The struct is zeroed but for the slabs' directories
+ * (below): lead bytes (0 or 64), its own struct of size bytes, and tail
+ * bytes after it (not cleared: the pool's inline side data and arrays,
+ * below); the struct's address, NULL when out of memory.  A block of a
+ * multiple of 128 bytes is aligned to 128, so that the struct's address
+ * has bit 6 equal to lead's (the others: to 64).  lfp_owner_alloc's cache
+ * (slab.h), but for debug pools, which the graveyard keeps and frees with
+ * free() (posix_memalign).  The struct is zeroed but for the slabs' directories
  * at offsets dirs[0 .. ndirs) (ascending; LFP_DIR_OF): lfp_slabs_init sets
  * up a directory without reading it, and clearing them wrote 8 cache lines
  * each per create.
  */
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t size, size_t tail,
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail,
 			   const size_t *dirs, size_t ndirs);
 /*
  * One block per small pool (issue 14): the bytes a pool of config cfg
@@ -200,15 +212,16 @@ size_t lfp_core_inline_bytes(const lfpool_config *cfg);
 void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
 /* The offset in struct type t of the directory of its core at member m. */
 #define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
-/* Free a pool's block of size bytes (lfp_core_block_bytes), given whether
- * the pool is a debug one. */
+/* Free a pool's block (lfp_core_block_of) of size bytes
+ * (lfp_core_block_bytes), given whether the pool is a debug one. */
 void lfp_core_owner_free(void *owner, size_t size, bool debug);
 /*
  * The end of every destroy: in debug pools report `out` objects still out
  * with users (the error hook), free c's slabs, mark the pool dead (*magic)
  * and free it, or bury it (debug pools stay readable, so that a call after
- * destroy is reported).  pool is the block to free (from
- * lfp_core_owner_new, of size bytes: lfp_core_block_bytes), c inside it.
+ * destroy is reported).  pool is the pool (from lfp_core_owner_new; its
+ * block, lfp_core_block_of, of size bytes: lfp_core_block_bytes), c
+ * inside it.
  */
 void lfp_core_retire(struct lfp_core *c, void *pool, size_t size, uint32_t *magic, uint64_t out);
 /* The same for a layer over a pool (array, rc, closure): what it calls
@@ -309,17 +322,17 @@ static inline bool lfp_core_block_inline(const lfpool_config *cfg)
 
 /*
  * A new pool of config cfg (may be NULL: EINVAL): its block
- * (lfp_core_owner_alloc) with the core at offset core_off set up
- * (lfp_core_init, kind) and knowing the block's size
- * (lfp_core_block_bytes).  NULL with errno (ENOMEM, or lfp_core_init's)
- * and nothing kept.  Inline: each create calls it once, and a call of its
+ * (lfp_core_owner_alloc, lead bytes before the struct) with the core at
+ * offset core_off set up (lfp_core_init, kind) and knowing the block's
+ * start and size (lfp_core_block_of, lfp_core_block_bytes).  NULL with
+ * errno (ENOMEM, or lfp_core_init's) and nothing kept.  Inline: each create calls it once, and a call of its
  * own cost a create 2 to 10 more instructions (callgrind).
  */
 static inline void *lfp_core_owner_new(const lfpool_config *cfg, enum lfp_kind kind, size_t size,
-				       size_t core_off, size_t tail, const size_t *dirs,
-				       size_t ndirs)
+				       size_t core_off, size_t lead, size_t tail,
+				       const size_t *dirs, size_t ndirs)
 {
-	char *p = lfp_core_owner_alloc(cfg, size, tail, dirs, ndirs);
+	char *p = lfp_core_owner_alloc(cfg, lead, size, tail, dirs, ndirs);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -327,11 +340,13 @@ static inline void *lfp_core_owner_new(const lfpool_config *cfg, enum lfp_kind k
 	struct lfp_core *c = (struct lfp_core *)(p + core_off);
 	int err = lfp_core_init(c, cfg, kind);
 	if (err) {
-		lfp_core_owner_free(p, size + tail, lfp_debug_wanted(cfg ? cfg->flags : 0));
+		lfp_core_owner_free(p - lead, lead + size + tail,
+				    lfp_debug_wanted(cfg ? cfg->flags : 0));
 		errno = err;
 		return NULL;
 	}
-	c->tail = (uint32_t)tail;	/* after lfp_core_init, which clears it */
+	c->tail = (uint32_t)tail;	/* after lfp_core_init, which clears them */
+	c->lead = (uint8_t)lead;
 	return p;
 }
 

@@ -488,7 +488,7 @@ void *lfp_owner_take(size_t size)
 	void *p;
 	if (LFP_OWNERS && size && size <= LFP_OWNER_MAX)
 		p = owner_alloc(size);
-	else if (posix_memalign(&p, 64, size ? size : 1) != 0)
+	else if (posix_memalign(&p, size % 128 ? 64 : 128, size ? size : 1) != 0)
 		p = NULL;
 	return p;
 }

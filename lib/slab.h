@@ -120,7 +120,9 @@ extern const lfpool_allocator lfp_system_allocator;
  * their pool (CPU areas). */
 extern const lfpool_allocator lfp_plain_allocator;
 
-/* A pool's own struct of size bytes, zeroed and aligned to 64, and its
+/* A pool's own struct of size bytes, zeroed and aligned to 64 (to 128
+ * when size is a multiple of 128: a class's blocks are cut from a mapping
+ * aligned to its size, at multiples of their size), and its
  * free: small ones from a cache that keeps them for the next pool
  * (slab.c), else posix_memalign and free.  size must be the same. */
 void *lfp_owner_alloc(size_t size);

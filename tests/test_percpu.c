@@ -655,6 +655,41 @@ Test(percpu, areas_keep_off_the_page_offset_of_the_hot_table)
 		    checked, POOLS, head_apart);
 }
 
+/* lfpool/ts.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put tell a
+ * per-CPU pool by bit 6 of its head's address, tested before the thread's
+ * home and most recently used pools; a per-thread pool's head has the bit
+ * clear (else each of its calls would first load the pool's rseq_get),
+ * a per-CPU one's set (else each call would compare the thread's pools
+ * first).  Pools of many sizes (object, magazine, the per-CPU state), each
+ * size created again after a destroy (the freed blocks are reused) and
+ * with debug checks.  A debug pool's per-CPU calls are never inline: its
+ * head is placed as a per-thread pool's (every pool of an --enable-debug
+ * build is one). */
+Test(percpu, a_pools_head_tells_its_kind_by_its_address)
+{
+	enum { POOLS = 48 };
+	for (int round = 0; round < 2; round++) {
+		lfpool_ts *p[POOLS];
+		for (int i = 0; i < POOLS; i++) {
+			lfpool_config c = ts_config((size_t)(8 << (i % 8)), (unsigned)(1 + i % 37),
+						    (unsigned)(1 + i % 5));
+			c.capacity = i % 3 ? 0 : 1000;
+			int kind = i % 3;	/* per-thread, per-CPU, per-thread debug */
+			c.flags = kind == 1 ? LFPOOL_F_PERCPU : kind == 2 ? LFPOOL_F_DEBUG : 0;
+			p[i] = lfpool_ts_create(&c);
+			cr_assert_not_null(p[i], "pool %d", i);
+			bool tagged = (uintptr_t)p[i] & LFPOOL_TS_PERCPU_TAG_;
+			cr_assert_eq(tagged, kind == 1 && !DEBUG_BUILD, "round %d, pool %d (%s): head at %p", round,
+				     i, kind == 1 ? "per-CPU" : "per-thread", (void *)p[i]);
+			void *o = lfpool_ts_get(p[i]);
+			cr_assert_not_null(o);
+			lfpool_ts_put(p[i], o);
+		}
+		for (int i = 0; i < POOLS; i++)
+			cr_assert_eq(lfpool_ts_destroy(p[i]), 0);
+	}
+}
+
 Test(percpu, max_bytes_counts_the_areas)
 {
 	lfpool_config c = ts_config(64, 8, 4);

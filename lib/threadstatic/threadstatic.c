@@ -154,6 +154,33 @@ static void set_fork_hooks(void)
 	lfp_fork_set_upper(&h);
 }
 
+/*
+ * A pool's head tells the inline lfpool_ts_get and lfpool_ts_put its kind
+ * by its address (LFPOOL_TS_PERCPU_TAG_ in lfpool/ts.h): bit 6 is set in
+ * a per-CPU pool's, whose gets and puts may run the restartable sequences
+ * inline, and clear in the others', so that the per-CPU ones test one
+ * bit of a register, not the thread's home and most recently used pools,
+ * and the others pay that test only (issue 14).  The block is a multiple
+ * of 128 bytes, which the small blocks' cache aligns to 128
+ * (lfp_core_owner_alloc), and the head starts 64 bytes into a per-CPU
+ * pool's.  A head in a block aligned otherwise only takes the slower way:
+ * no path's correctness depends on the bit.  Debug pools (whose per-CPU
+ * gets and puts are never inline, and whose graveyard frees the head
+ * itself) lead with nothing.
+ */
+static size_t head_lead(const lfpool_config *cfg)
+{
+	return (cfg->flags & LFPOOL_F_PERCPU) && !lfp_debug_wanted(cfg->flags) ?
+	       LFPOOL_TS_PERCPU_TAG_ : 0;
+}
+
+/* The tail after a struct of head bytes (with what follows it) that makes
+ * its block, with lead bytes before it, a multiple of 128 bytes. */
+static size_t head_tail(size_t lead, size_t bytes)
+{
+	return ((lead + bytes + 127) & ~(size_t)127) - lead - sizeof(struct lfpool_ts);
+}
+
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
 	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||
@@ -167,11 +194,12 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	 * (ts_percpu.h) in the pool's block, in that order (each a multiple
 	 * of 64 bytes). */
 	size_t side = lfp_core_inline_bytes(cfg), cpus = lfp_ts_percpu_state_bytes(cfg);
+	size_t lead = head_lead(cfg), tail = head_tail(lead, sizeof(lfpool_ts) + side + cpus);
 	/* Before the core registers with fork.c (lfp_core_init). */
 	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	pthread_once(&fork_once, set_fork_hooks);
 	lfpool_ts *p = lfp_core_owner_new(cfg, LFP_KIND_TS, sizeof(*p),
-					  offsetof(struct lfpool_ts, core), side + cpus, dirs, 2);
+					  offsetof(struct lfpool_ts, core), lead, tail, dirs, 2);
 	if (!p)
 		return NULL;
 	lfp_core_inline(&p->core, p + 1, side);
@@ -207,7 +235,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	return p;
 fail:
 	lfp_core_fini(&p->core);
-	lfp_core_owner_free(p, lfp_core_block_bytes(&p->core, sizeof(*p)), p->core.debug);
+	lfp_core_owner_free(lfp_core_block_of(&p->core, p), lfp_core_block_bytes(&p->core, sizeof(*p)),
+			    p->core.debug);
 	errno = err;
 	return NULL;
 }
