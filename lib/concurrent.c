@@ -441,6 +441,8 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)
 {
+	if (lfp_core_dead(&c->core, &c->magic, ptr, "owns after destroy"))
+		return 0;
 	return lfp_core_owns(&c->core, ptr);
 }
 

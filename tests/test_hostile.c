@@ -76,6 +76,12 @@ static size_t trim(enum kind k, void *p)
 	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p, 0);
 }
 
+static int owns(enum kind k, void *p, const void *obj)
+{
+	return k == K_POOL ? lfpool_pool_owns(p, obj)
+	     : k == K_CONCURRENT ? lfpool_concurrent_owns(p, obj) : lfpool_ts_owns(p, obj);
+}
+
 static lfpool_stats stats(enum kind k, void *p)
 {
 	lfpool_stats st;
@@ -546,6 +552,12 @@ EVERY_KIND(after_destroy, every_call_is_reported_with_the_pools_name, .timeout =
 	cr_assert_eq(prewarm(k, p, 4), -1);
 	cr_assert_eq(errno, EINVAL);
 	expect(&log, kn, "prewarm after destroy");
+	/* The pool keeps its slabs for these reports: owns must not say yes
+	 * for an object of a pool that has none. */
+	errno = 0;
+	cr_assert_eq(owns(k, p, o), 0, "%s: a destroyed pool owns nothing", kn);
+	cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
+	expect(&log, kn, "owns after destroy");
 	lfpool_set_error_hook(NULL, NULL);
 }
 

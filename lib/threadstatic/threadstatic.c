@@ -405,6 +405,10 @@ LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
 {
+	/* Closing: a fini hook of destroy may still ask. */
+	if (p->magic != LFP_MAGIC_CLOSING &&
+	    lfp_core_dead(&p->core, &p->magic, ptr, "owns after destroy"))
+		return 0;
 	return lfp_core_owns(&p->core, ptr);
 }
 
