@@ -558,6 +558,12 @@ EVERY_KIND(after_destroy, every_call_is_reported_with_the_pools_name, .timeout =
 	cr_assert_eq(owns(k, p, o), 0, "%s: a destroyed pool owns nothing", kn);
 	cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
 	expect(&log, kn, "owns after destroy");
+	if (k == K_TS || k == K_PERCPU) {
+		errno = 0;
+		cr_assert_eq(lfpool_ts_drain(p), 0, "%s", kn);
+		cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
+		expect(&log, kn, "drain after destroy");
+	}
 	lfpool_set_error_hook(NULL, NULL);
 }
 
