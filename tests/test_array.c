@@ -1017,6 +1017,18 @@ Test(array_debug, put_after_destroy_is_reported)
 		cr_assert_eq(errno, EINVAL);
 		cr_assert_eq(st.created, 0);
 		expect_report(&log, "bufs", ap, "stats of an array pool after destroy");
+		errno = 0;
+		cr_assert_null(lfpool_array_get(ap, 100, NULL));
+		cr_assert_eq(errno, EINVAL);
+		expect_report(&log, "bufs", ap, "get from an array pool after destroy");
+		cr_assert_null(lfpool_array_get(ap, 2 * MAX, NULL), "oversize: no allocation");
+		expect_report(&log, "bufs", ap, "get from an array pool after destroy");
+		uint64_t gets = 7, out = 7;
+		errno = 0;
+		lfpool_array_oversize_stats(ap, &gets, &out);
+		cr_assert(gets == 0 && out == 0 && errno == EINVAL, "%llu %llu, errno %d",
+			  (unsigned long long)gets, (unsigned long long)out, errno);
+		expect_report(&log, "bufs", ap, "oversize stats of an array pool after destroy");
 		lfpool_array_destroy(ap);
 		expect_report(&log, "bufs", ap, "already destroyed");
 	}
