@@ -595,6 +595,16 @@ ParameterizedTest(lfpool_flavour *fl, after_destroy, rc_release_is_reported)
 	expect(&log, "rc", "destroyed with 1 object still out");
 	cr_assert_eq(lfpool_rc_release(o), 0);
 	expect(&log, "rc", "release after destroy");
+	lfpool_rc_retain(o);
+	expect(&log, "rc", "retain after destroy");
+	errno = 0;
+	cr_assert_null(lfpool_rc_get(rc));
+	cr_assert_eq(errno, EINVAL);
+	expect(&log, "rc", "get after destroy");
+	lfpool_stats st;
+	lfpool_rc_stats(rc, &st);
+	cr_assert_eq(st.created, 0);
+	expect(&log, "rc", "stats after destroy");
 	lfpool_set_error_hook(NULL, NULL);
 }
 
