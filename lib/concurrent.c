@@ -334,18 +334,61 @@ LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *c, void *obj)
 				 (slab_no << ob) | off);
 }
 
+/* n new objects, marked out, into objs: 0, or errno with nothing created
+ * and no memory kept (lfp_core_create). */
+static int create_out(lfpool_concurrent *c, void **objs, size_t n)
+{
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
+		return EINVAL;
+	uint32_t chain;
+	int err = lfp_core_create(&c->core, &c->created, true, n, LFP_OBJ_OUT, &chain);
+	if (err)
+		return err;
+	lfp_faa_u64_rlx(&c->misses, n);
+	hot_open(c);
+	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i)))
+		*objs++ = lfp_slabs_ptr(&c->core.slabs, i);
+	return 0;
+}
+
+/*
+ * Pooled objects while the stack has some, then the rest made in one
+ * lfp_core_create, which grows every slab they need or none: all or none,
+ * and a failure keeps no memory (common.h).  Got one by one, a bulk get
+ * that failed on its k-th new slab kept the slabs grown before it, with
+ * their objects as pooled ones.  At capacity, as get_create: ENOBUFS only
+ * when no trim held objects meanwhile.
+ */
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		objs[i] = lfpool_concurrent_get(c);
-		if (!objs[i]) {
-			int err = errno;
-			lfpool_concurrent_put_bulk(c, objs, i);
-			errno = err;
-			return -1;
+	size_t i = 0;
+	int err = 0;
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	while (i < n) {
+		void *obj = pop_out(c);
+		if (obj) {
+			objs[i++] = obj;
+			continue;
 		}
+		uint64_t ended = lfp_load_u64_acq(&c->trims_ended);
+		err = create_out(c, objs + i, n - i);
+		if (!err)
+			return 0;
+		if (err != ENOBUFS || lfp_fini_running == &c->core)
+			break;
+		if ((obj = pop_out(c)) != NULL) {
+			objs[i++] = obj;	/* put back meanwhile */
+			continue;
+		}
+		if (lfp_load_u64_acq(&c->trims_begun) == ended)
+			break;
+		lfp_backoff_wait(&b);	/* a trim holds objects: it gives them back soon */
 	}
-	return 0;
+	if (i == n)
+		return 0;
+	lfpool_concurrent_put_bulk(c, objs, i);
+	errno = err;
+	return -1;
 }
 
 LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *objs, size_t n)
@@ -441,6 +484,8 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)
 {
+	if (lfp_core_dead(&c->core, &c->magic, ptr, "owns after destroy"))
+		return 0;
 	return lfp_core_owns(&c->core, ptr);
 }
 

@@ -40,13 +40,28 @@
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t cores_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lfp_core *cores;		/* under cores_lock */
-static struct lfp_fork_hooks upper;	/* set once, before any pool of it exists */
+/*
+ * The upper layer's handlers: set once, by the process's first
+ * ThreadStatic create, which another thread's fork() may overlap.  upper
+ * is written whole before armed points to it (release); each fork reads
+ * armed once, in prepare (acquire), and its parent and child handlers run
+ * the upper layer's only if its prepare did (upper_ran, written and read
+ * under cores_lock, which a fork holds from prepare to them).  Read in
+ * each handler, a create between them made a parent release the upper
+ * layer's locks that its prepare never took, lfp_ts_lock perhaps while
+ * the creating thread held it (TSan: stress/lffork's first phase).
+ */
+static struct lfp_fork_hooks upper;
+static void *armed;
+static bool upper_ran;
 
 static void prepare(void)
 {
-	if (upper.prepare)
-		upper.prepare();
+	const struct lfp_fork_hooks *up = lfp_load_ptr_acq(&armed);
+	if (up && up->prepare)
+		up->prepare();
 	pthread_mutex_lock(&cores_lock);
+	upper_ran = up != NULL;
 	for (struct lfp_core *c = cores; c; c = c->fork_next)
 		pthread_mutex_lock(&c->grow_lock);
 	lfp_debug_fork_lock();
@@ -65,15 +80,17 @@ static void release(void)
 
 static void parent(void)
 {
+	bool ran = upper_ran;	/* before release: under cores_lock */
 	release();
-	if (upper.parent)
+	if (ran && upper.parent)
 		upper.parent();
 }
 
 static void child(void)
 {
+	bool ran = upper_ran;
 	release();
-	if (upper.child)
+	if (ran && upper.child)
 		upper.child();
 }
 
@@ -91,7 +108,9 @@ void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
 {
 	lfp_fork_init();
 	pthread_mutex_lock(&cores_lock);
+	LFP_ASSERT(!armed);	/* once: a fork's parent or child reads upper unlocked */
 	upper = *h;
+	lfp_store_ptr_rel(&armed, &upper);	/* release: upper whole, for prepare */
 	pthread_mutex_unlock(&cores_lock);
 }
 

@@ -272,6 +272,10 @@ LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 
 LFPOOL_API int lfpool_pool_owns(const lfpool_pool *p, const void *ptr)
 {
+	/* A destroyed debug pool keeps its slabs (for these reports): it
+	 * owns nothing, whatever they hold. */
+	if (lfp_core_dead(&p->core, &p->magic, ptr, "owns after destroy"))
+		return 0;
 	return lfp_core_owns(&p->core, ptr);
 }
 

@@ -479,6 +479,56 @@ static int run_mode(enum mode m, int forks, const char *pass)
 	return failed + hung;
 }
 
+/*
+ * The process's first ThreadStatic pool, made on one thread while the
+ * main thread forks (a Pool made first installed the fork handlers): its
+ * create installs ThreadStatic's handlers into fork.c while a fork may be
+ * between its prepare and its parent or child handler.  Each of those
+ * must run the upper layer's handler only if that fork's prepare ran it
+ * (else the parent releases ThreadStatic's locks that it never took,
+ * perhaps while the creating thread holds one); ThreadSanitizer reports
+ * the unordered reads of the handlers otherwise.  Returns 0, or 1 when a
+ * child did not exit cleanly.
+ */
+static volatile int first_ts_done;
+
+static void *first_ts(void *arg)
+{
+	(void)arg;
+	lfpool_config c = config(M_TS);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	if (p) {
+		lfpool_ts_put(p, lfpool_ts_get(p));
+		lfpool_ts_destroy(p);
+	}
+	__atomic_store_n(&first_ts_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int forks_during_first_ts_create(void)
+{
+	step_to("forks while the first ThreadStatic pool is made");
+	lfpool_config c = config(M_POOL);
+	lfpool_pool_destroy(lfpool_pool_create(&c));	/* installs fork.c's handlers */
+	pthread_t th;
+	if (pthread_create(&th, NULL, first_ts, NULL) != 0) {
+		perror("pthread_create");
+		return 1;
+	}
+	int bad = 0;
+	do {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(0);
+		bad |= pid < 0 || wait_child(pid) != 0;
+	} while (!__atomic_load_n(&first_ts_done, __ATOMIC_ACQUIRE));
+	pthread_join(th, NULL);
+	if (bad)
+		printf("  %s: forks while the first ThreadStatic pool is made: a child failed\n",
+		       pass_name);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	int forks = argc > 1 ? atoi(argv[1]) : 100;
@@ -489,7 +539,7 @@ int main(int argc, char **argv)
 		perror("pthread_create");
 		return 2;
 	}
-	int bad = 0, runs = M_COUNT;
+	int bad = forks_during_first_ts_create(), runs = M_COUNT;
 	for (enum mode m = 0; m < M_COUNT; m++)
 		bad += run_mode(m, forks, pass) != 0;
 	if (strcmp(pass, "default") == 0) {

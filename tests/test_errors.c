@@ -262,3 +262,54 @@ FLAVOUR_TEST(noop, destroy_null_and_put_null)
 	ops->put(pool, obj);
 	ops->destroy(pool);
 }
+
+/* lfpool_concurrent_get_bulk is all or none (concurrent.h), and a call
+ * that fails keeps nothing it took (common.h): a bulk get that needs three
+ * new slabs, made to fail at its 1st, 2nd, ... allocation, leaves the
+ * pool's objects and slabs as they were, and ran no init hook.  (It got
+ * its objects one by one, and gave back on failure only the objects, as
+ * pooled ones: the slabs grown before the failing one stayed, and so did
+ * their objects, counted as created.) */
+Test(enomem, concurrent_get_bulk_fails_cleanly_at_every_allocation)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 64);
+	c.prewarm = 1;		/* slab 0 and the directory exist */
+	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
+	cr_assert_not_null(pool);
+	enum { N = 40 };	/* 4 KiB objects: three slabs more */
+	void *objs[N];
+	int failures = 0;
+	lfpool_stats was, now;
+	lfpool_concurrent_stats(pool, &was);
+	for (long k = 0;; k++) {
+		test_alloc_fail_after(&t, k);
+		errno = 0;
+		int rc = lfpool_concurrent_get_bulk(pool, objs, N);
+		test_alloc_fail_after(&t, -1);
+		if (rc == 0)
+			break;
+		failures++;
+		cr_assert_eq(errno, ENOMEM, "failing at allocation %ld: errno %d", k, errno);
+		lfpool_concurrent_stats(pool, &now);
+		assert_same_objects(&was, &now, "concurrent get_bulk");
+		assert_same_slabs(&was, &now, "concurrent get_bulk");
+		cr_assert_eq(hook_count(&h.init), 1, "failing at allocation %ld: init ran", k);
+	}
+	cr_assert_geq(failures, 3, "%d failures", failures);
+	lfpool_concurrent_stats(pool, &now);
+	cr_assert(now.created == N && now.live == N, "created %llu, live %llu",
+		  (unsigned long long)now.created, (unsigned long long)now.live);
+	for (int i = 0; i < N; i++)
+		fill_pattern(objs[i], OBJ, (unsigned)i);
+	for (int i = 0; i < N; i++)
+		cr_assert(check_pattern(objs[i], OBJ, (unsigned)i), "object %d is shared", i);
+	lfpool_concurrent_put_bulk(pool, objs, N);
+	lfpool_concurrent_trim(pool, 0);
+	lfpool_concurrent_stats(pool, &now);
+	cr_assert_eq(now.slab_frees, now.slab_allocs, "%llu slabs still held",
+		     (unsigned long long)(now.slab_allocs - now.slab_frees));
+	lfpool_concurrent_destroy(pool);
+	test_alloc_finish(&t);
+}

@@ -76,6 +76,12 @@ static size_t trim(enum kind k, void *p)
 	     : k == K_CONCURRENT ? lfpool_concurrent_trim(p, 0) : lfpool_ts_trim(p, 0);
 }
 
+static int owns(enum kind k, void *p, const void *obj)
+{
+	return k == K_POOL ? lfpool_pool_owns(p, obj)
+	     : k == K_CONCURRENT ? lfpool_concurrent_owns(p, obj) : lfpool_ts_owns(p, obj);
+}
+
 static lfpool_stats stats(enum kind k, void *p)
 {
 	lfpool_stats st;
@@ -546,6 +552,18 @@ EVERY_KIND(after_destroy, every_call_is_reported_with_the_pools_name, .timeout =
 	cr_assert_eq(prewarm(k, p, 4), -1);
 	cr_assert_eq(errno, EINVAL);
 	expect(&log, kn, "prewarm after destroy");
+	/* The pool keeps its slabs for these reports: owns must not say yes
+	 * for an object of a pool that has none. */
+	errno = 0;
+	cr_assert_eq(owns(k, p, o), 0, "%s: a destroyed pool owns nothing", kn);
+	cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
+	expect(&log, kn, "owns after destroy");
+	if (k == K_TS || k == K_PERCPU) {
+		errno = 0;
+		cr_assert_eq(lfpool_ts_drain(p), 0, "%s", kn);
+		cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
+		expect(&log, kn, "drain after destroy");
+	}
 	lfpool_set_error_hook(NULL, NULL);
 }
 
@@ -577,6 +595,16 @@ ParameterizedTest(lfpool_flavour *fl, after_destroy, rc_release_is_reported)
 	expect(&log, "rc", "destroyed with 1 object still out");
 	cr_assert_eq(lfpool_rc_release(o), 0);
 	expect(&log, "rc", "release after destroy");
+	lfpool_rc_retain(o);
+	expect(&log, "rc", "retain after destroy");
+	errno = 0;
+	cr_assert_null(lfpool_rc_get(rc));
+	cr_assert_eq(errno, EINVAL);
+	expect(&log, "rc", "get after destroy");
+	lfpool_stats st;
+	lfpool_rc_stats(rc, &st);
+	cr_assert_eq(st.created, 0);
+	expect(&log, "rc", "stats after destroy");
 	lfpool_set_error_hook(NULL, NULL);
 }
 

@@ -637,6 +637,14 @@ Test(closure_debug, double_release_and_calls_after_destroy_are_reported)
 		lfpool_closure_release(cp, d);
 		expect_report(&log, d, "after destroy");
 		errno = 0;
+		cr_assert_null(lfpool_closure_get(cp, sum_fn, &cap, sizeof(cap)));
+		cr_assert_eq(errno, EINVAL);
+		expect_report(&log, NULL, "get after destroy");
+		errno = 0;
+		cr_assert_null(lfpool_closure_pool_ts(cp), "no pool of a destroyed pool");
+		cr_assert_eq(errno, EINVAL);
+		expect_report(&log, cp, "after destroy");
+		errno = 0;
 		cr_assert_eq(lfpool_closure_pool_destroy(cp), -1);
 		cr_assert_eq(errno, EINVAL);
 		expect_report(&log, cp, "already destroyed");

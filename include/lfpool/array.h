@@ -206,7 +206,8 @@ LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep);
  * are not in these figures: see lfpool_array_oversize_stats. */
 LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st);
 /* Buffers the backing allocator served above the largest class: how many
- * were got (*gets) and how many of those are out now (*out). */
+ * were got (*gets) and how many of those are out now (*out).  On a
+ * destroyed debug array pool: reported, both 0, errno EINVAL. */
 LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out);
 
 /* Under TSan the inline paths below annotate through their flavour's get

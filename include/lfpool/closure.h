@@ -69,7 +69,8 @@ LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_cl
 /* Give c back to cp.  NULL: no-op. */
 LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *c);
 /* The ThreadStatic pool under cp, for lfpool_ts_cache_create and worker
- * caches; NULL with errno EINVAL when cp is of another flavour. */
+ * caches; NULL with errno EINVAL when cp is of another flavour (or, reported,
+ * a destroyed debug pool). */
 LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp);
 /* The flavour's figures for the pool. */
 LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_stats *st);

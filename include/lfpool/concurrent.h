@@ -51,7 +51,8 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *pool);
 /* Through the inline lfpool_concurrent_get and lfpool_concurrent_put,
  * below. */
-/* n objects into objs, all or none: 0, or -1 with errno as get. */
+/* n objects into objs, all or none: 0, or -1 with errno as get, with
+ * nothing created and no memory kept (pooled objects it took go back). */
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
 LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *pool, void *const *objs, size_t n);

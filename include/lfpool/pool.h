@@ -4,7 +4,12 @@
  *
  * Synchronization: none.  A Pool belongs to one thread at a time; every call
  * on one Pool must be serialized by the caller.  Distinct Pools are
- * independent.  No call runs an atomic instruction or takes a lock.
+ * independent.  A get or put that hits runs no atomic instruction and
+ * takes no lock.  Memory is shared with other pools, though: a get that
+ * grows the Pool, prewarm, trim, create and destroy take the lock of the
+ * library's cache of small blocks (lfpool/common.h,
+ * lfpool_release_memory) and count the slabs' bytes with relaxed atomic
+ * adds, as every flavour does.
  *
  * get and put are inline: a hit is a bounds test and an array access.  The
  * rare cases (empty pool, reset hook, debug checks) go to exported

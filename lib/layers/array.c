@@ -501,6 +501,10 @@ LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_st
 
 LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out)
 {
+	if (lfp_dead(ap->name, &ap->magic, ap, "oversize stats of an array pool after destroy")) {
+		*gets = *out = 0;
+		return;
+	}
 	*gets = lfp_load_u64_rlx(&ap->oversize_gets);
 	*out = lfp_load_u64_rlx(&ap->oversize_out);
 }

@@ -80,6 +80,8 @@ LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *
 
 LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp)
 {
+	if (lfp_dead(cp->name, &cp->magic, cp, "ThreadStatic pool of a closure pool after destroy"))
+		return NULL;
 	if (cp->pool.kind != LFPOOL_FLAVOUR_TS) {
 		errno = EINVAL;
 		return NULL;

@@ -429,11 +429,18 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 {
-	return refused_in_fini(p) ? 0 : lfp_steal_drain_all(p);
+	/* From the pool's fini hook first: in destroy (closing) too, EDEADLK. */
+	if (refused_in_fini(p) || lfp_core_dead(&p->core, &p->magic, NULL, "drain after destroy"))
+		return 0;
+	return lfp_steal_drain_all(p);
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
 {
+	/* Closing: a fini hook of destroy may still ask. */
+	if (p->magic != LFP_MAGIC_CLOSING &&
+	    lfp_core_dead(&p->core, &p->magic, ptr, "owns after destroy"))
+		return 0;
 	return lfp_core_owns(&p->core, ptr);
 }
 

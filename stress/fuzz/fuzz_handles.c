@@ -266,13 +266,16 @@ static void raw_put_bulk(struct hm *m, unsigned h, void **objs, size_t k)
 	}
 }
 
-/* A failed get of k objects: errno must be allowed, nothing taken. */
+/* A failed get of k objects: errno must be allowed, nothing taken.
+ * ENOBUFS: ThreadStatic's once every object it may make is made; the
+ * others' when k more than are out would pass capacity (Concurrent's bulk
+ * get makes none of them then, concurrent.h). */
 static void check_failure(struct hm *m, const char *call, size_t k, size_t out_before)
 {
 	int err = errno;
 	bool ok = fz_enomem_ok(&m->sa, err) ||
-		  (err == ENOBUFS && m->cap && m->hw == m->cap &&
-		   (is_ts(m) || m->out + k > m->cap));
+		  (err == ENOBUFS && m->cap &&
+		   (is_ts(m) ? m->hw == m->cap : m->out + k > m->cap));
 	HM_CHECK(m, ok, "%s of %zu failed with %s: %zu out, %zu made (at most %zu), capacity %zu",
 		 call, k, strerror(err), m->out, m->n, m->hw, m->cap);
 	HM_CHECK(m, m->out == out_before, "a failed %s changed the objects out", call);
