@@ -613,11 +613,11 @@ struct lfpool_ts_fast {
  * per-CPU test came first.  Without it GCC reloaded the offset from the
  * GOT on every per-thread operation (1.6 -> 2.1x the floor's time).
  * GCC and Clang fold the difference into that one load. */
-# if defined(__has_builtin)
-#  if __has_builtin(__builtin_thread_pointer)
-#   define LFPOOL_TS_HOIST_() __asm__ __volatile__("" : : "r"( \
+# if defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 11
+/* (Clang 12 and 13 say they have __builtin_thread_pointer but cannot
+ * compile it on x86-64; GCC has it there from 11.) */
+#  define LFPOOL_TS_HOIST_() __asm__ __volatile__("" : : "r"( \
 		(const char *)&lfpool_ts_tls_ - (const char *)__builtin_thread_pointer()))
-#  endif
 # endif
 # ifndef LFPOOL_TS_HOIST_
 #  define LFPOOL_TS_HOIST_() ((void)0)
