@@ -400,6 +400,8 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 
 LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "drain after destroy"))
+		return 0;
 	return refused_in_fini(p) ? 0 : lfp_steal_drain_all(p);
 }
 
@@ -565,6 +567,8 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
+	if (destroyed(p, NULL, "flush after destroy"))
+		return;
 	if (p->percpu)
 		lfp_ts_percpu_flush(p);
 	lfpool_ts_cache *c = lfp_tls_find(p);
@@ -581,5 +585,7 @@ LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)
 
 LFPOOL_API void lfpool_ts_detach(lfpool_ts *p)
 {
+	if (destroyed(p, NULL, "detach after destroy"))
+		return;
 	lfp_tls_detach(p);
 }
