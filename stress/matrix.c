@@ -180,6 +180,15 @@ static void step_trim(struct worker *w, struct mx *m)
 	w->t.trimmed += n;
 }
 
+/* Drain every cache and CPU area (of both threads) onto the depot while
+ * the other thread gets and puts (lfpool/ts.h: "Safe while other threads
+ * get and put"); every object it moved is pooled, so no get may fail. */
+static void step_drain(struct worker *w, struct mx *m)
+{
+	step_get(w, m);
+	lfpool_ts_drain(w->rd->pool);
+}
+
 /* owns: no for an object of the sibling pool (trimmed to nothing after
  * every get, so that each get takes a slab, perhaps one the pool just gave
  * back), yes for our object, no for its interior or a local. */
@@ -333,6 +342,7 @@ static const struct call calls[] = {
 				"ts_detach+attach" } },
 	{ step_prewarm, NULL, { NULL, "prewarm", "ts_prewarm", "ts_prewarm", "ts_prewarm" } },
 	{ step_trim, NULL, { NULL, "trim", "ts_trim", "ts_trim", "ts_trim" } },
+	{ step_drain, NULL, TS3("drain") },
 	{ step_owns, NULL, { NULL, "owns", "ts_owns", "ts_owns", "ts_owns" } },
 	{ step_stats, NULL, { NULL, "stats", "ts_stats", "ts_stats", "ts_stats" } },
 	{ step_max_bytes, NULL, TS3("max_bytes") },
@@ -390,14 +400,15 @@ static void row_worker(struct worker *w)
 	}
 }
 
-/* Room for what the threads hold, what every cache and CPU area may keep,
- * and a margin: no get needs to fail with ENOBUFS. */
+/* ThreadStatic: exactly what the two threads may hold out at once (each
+ * a stash of HOLD that thread 0 got for it and HOLD in a step), nothing
+ * for what caches and CPU areas keep: lfpool/ts.h's capacity is exact (a
+ * get steals from every cache and area before it fails), so every row
+ * checks it.  (Built without stealing, LFP_STEAL_OWNED 0, ts_get||ts_get_bulk
+ * in percpu mode fails with ENOBUFS.)  Concurrent: a margin. */
 static size_t row_capacity(unsigned mode)
 {
-	if (mode == M_CONC)
-		return CONC_CAP;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	return 4 * HOLD + (MAX_CACHES + (size_t)(ncpu > 0 ? ncpu : 1)) * 2 * MAG + 8;
+	return mode == M_CONC ? CONC_CAP : 4 * HOLD;
 }
 
 /* One pool instance of the row, with its sibling. */
@@ -441,9 +452,11 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 		    unsigned b, bool yield)
 {
 	struct mx m = { .mode = mode, .call = { a, b }, .cap = row_capacity(mode) };
-	/* lfpool/ts.h: "A trim running at the same time may make such a get
-	 * fail too".  Concurrent promises no such thing. */
-	m.enobufs_ok = mode != M_CONC && (calls[a].step == step_trim || calls[b].step == step_trim);
+	/* No header lets a trim make a get fail while objects are pooled
+	 * (lfpool/ts.h's capacity is exact: a get at capacity steals, waiting
+	 * for a trim or drain to end, before it fails; it once said "a trim
+	 * running at the same time may make such a get fail too", no more). */
+	m.enobufs_ok = false;
 	snprintf(row_name, sizeof(row_name), "%s||%s%s", calls[a].name[mode], calls[b].name[mode],
 		 yield ? "+yield" : "");
 	run_begin(r, opt, row_name, mode_flavour[mode], 2);

@@ -633,3 +633,52 @@ Test(ts_exchange, magazines_beyond_the_inline_directory_stay_reachable)
 	cr_assert_eq(after.retained, after.created, "every object left is pooled");
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
+
+/* Every call that makes a cache takes its two magazines from the backing
+ * allocator (the pool's first ones: no magazine slab yet).  When it fails,
+ * lfpool_ts_attach is -1 (lfpool/ts.h: "0, or -1 + ENOMEM"),
+ * lfpool_ts_cache_create and lfpool_ts_worker_cache NULL, and the thread's
+ * get and bulk get too, each with errno ENOMEM; nothing is kept (no block,
+ * no object, no explicit cache that would make destroy fail with EBUSY),
+ * and each works once the allocator does. */
+Test(ts_config, a_cache_without_magazines_is_enomem)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, 32, 16);
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	long live = test_alloc_live(&t);
+	test_alloc_fail_after(&t, 0);
+	errno = 0;
+	cr_assert_eq(lfpool_ts_attach(p), -1);
+	cr_assert_eq(errno, ENOMEM, "attach: errno %d", errno);
+	errno = 0;
+	cr_assert_null(lfpool_ts_cache_create(p));
+	cr_assert_eq(errno, ENOMEM, "cache_create: errno %d", errno);
+	errno = 0;
+	cr_assert_null(lfpool_ts_worker_cache(p, 1));
+	cr_assert_eq(errno, ENOMEM, "worker_cache: errno %d", errno);
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(p));
+	cr_assert_eq(errno, ENOMEM, "get: errno %d", errno);
+	void *o[2];
+	errno = 0;
+	cr_assert_eq(lfpool_ts_get_bulk(p, o, 2), -1);
+	cr_assert_eq(errno, ENOMEM, "get_bulk: errno %d", errno);
+	cr_assert_eq(test_alloc_live(&t), live, "nothing kept");
+	cr_assert_eq(stats_of(p).created, 0);
+	test_alloc_fail_after(&t, -1);
+	cr_assert_eq(lfpool_ts_attach(p), 0);
+	lfpool_ts_cache *k = lfpool_ts_cache_create(p), *w = lfpool_ts_worker_cache(p, 1);
+	cr_assert(k && w);
+	void *x = lfpool_ts_get(p);
+	cr_assert_not_null(x);
+	lfpool_ts_cache_put(k, x);
+	cr_assert_eq(lfpool_ts_cache_get_bulk(w, o, 2), 0);
+	lfpool_ts_put_bulk(p, o, 2);
+	lfpool_ts_cache_destroy(k);
+	cr_assert_eq(lfpool_ts_destroy(p), 0, "no explicit cache left: errno %d", errno);
+	cr_assert_eq(hook_count(&h.init), hook_count(&h.fini));
+	test_alloc_finish(&t);
+}

@@ -231,3 +231,56 @@ Test(ts_destroy, a_destroyed_debug_pools_id_finds_no_cache)
 	cr_assert_eq(lfpool_ts_destroy(b), 0);
 	cr_assert_eq(lfpool_ts_destroy(other), 0);
 }
+
+/* One call after destroy: reported once, naming the pool and the call. */
+static void expect_dead(struct error_log *log, const char *call)
+{
+	cr_assert_eq(log->calls, 1, "%s: %d reports (last '%s')", call, log->calls, log->problem);
+	cr_assert_str_eq(log->pool, "dbg", "%s: named '%s'", call, log->pool);
+	cr_assert(strstr(log->problem, call) && strstr(log->problem, "after destroy"),
+		  "'%s' does not say '%s after destroy'", log->problem, call);
+	record_errors(log);
+}
+
+/* The calls of the ThreadStatic API that the hostile suite's every-flavour
+ * test leaves out, after destroy of a debug pool (lfpool/ts.h: "Any other
+ * call on a destroyed pool is an error (reported for LFPOOL_F_DEBUG
+ * pools)"): each is reported, gives NULL (or 0) with errno EINVAL, and
+ * touches neither the freed depot (a cache made on it) nor the freed
+ * worker slot tables (a slot used before destroy: its chunk and cache
+ * are freed; under ASan a read of them fails here). */
+Test(ts_destroy, every_call_on_a_destroyed_debug_pool_is_reported)
+{
+	struct error_log log;
+	lfpool_config c = { .obj_size = 32, .flags = LFPOOL_F_DEBUG, .name = "dbg" };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	lfpool_ts_cache *w = lfpool_ts_worker_cache(p, 3);
+	cr_assert_not_null(w);
+	lfpool_ts_cache_put(w, lfpool_ts_cache_get(w));
+	lfpool_ts_put(p, lfpool_ts_get(p));
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	record_errors(&log);
+
+	errno = 0;
+	cr_assert_null(lfpool_ts_cache_create(p));
+	cr_assert_eq(errno, EINVAL, "errno %d", errno);
+	expect_dead(&log, "cache_create");
+	errno = 0;
+	cr_assert_null(lfpool_ts_worker_cache(p, 3), "the slot used before destroy");
+	cr_assert_eq(errno, EINVAL, "errno %d", errno);
+	expect_dead(&log, "worker_cache");
+	cr_assert_null(lfpool_ts_worker_cache(p, 70), "a slot never used");
+	expect_dead(&log, "worker_cache");
+	lfpool_ts_worker_release(p, 3);
+	expect_dead(&log, "worker_release");
+	errno = 0;
+	cr_assert_eq(lfpool_ts_drain(p), 0);
+	cr_assert_eq(errno, EINVAL, "errno %d", errno);
+	expect_dead(&log, "drain");
+	lfpool_ts_flush(p);
+	expect_dead(&log, "flush");
+	lfpool_ts_detach(p);
+	expect_dead(&log, "detach");
+	lfpool_set_error_hook(NULL, NULL);
+}

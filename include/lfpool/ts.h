@@ -230,7 +230,8 @@ typedef struct lfpool_ts_cache lfpool_ts_cache;
 
 /* A new pool per cfg (magazine_size, depot_max used here); prewarmed objects
  * go to the shared depot, not the creating thread's magazines.
- * NULL with errno EINVAL, ENOMEM or ENOBUFS (prewarm > capacity). */
+ * NULL with errno EINVAL (prewarm > capacity too, as for every pool) or
+ * ENOMEM. */
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg);
 /* Destroy the pool: reclaim implicit and worker caches, fini every pooled
  * object, free all memory.  NULL: no-op, 0.  0, or -1 with errno EBUSY

@@ -593,6 +593,9 @@ void lfp_cache_abandon(lfpool_ts_cache *c)
 
 LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 {
+	/* A cache made on a destroyed pool would join its freed depot. */
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "cache_create after destroy"))
+		return NULL;
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
 	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);

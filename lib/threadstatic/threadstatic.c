@@ -601,6 +601,8 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 
 LFPOOL_API void lfpool_ts_flush(lfpool_ts *p)
 {
+	if (destroyed(p, NULL, "flush after destroy"))
+		return;
 	if (p->percpu)
 		lfp_ts_percpu_flush(p);
 	lfpool_ts_cache *c = lfp_tls_find(p);
@@ -617,5 +619,7 @@ LFPOOL_API int lfpool_ts_attach(lfpool_ts *p)
 
 LFPOOL_API void lfpool_ts_detach(lfpool_ts *p)
 {
+	if (destroyed(p, NULL, "detach after destroy"))
+		return;
 	lfp_tls_detach(p);
 }

@@ -51,6 +51,9 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker
 		errno = EINVAL;
 		return NULL;
 	}
+	/* Destroy freed the slot tables (debug pools: reported here). */
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "worker_cache after destroy"))
+		return NULL;
 	lfpool_ts_cache *c = slot(p, worker);
 	if (LFPOOL_LIKELY(c != NULL))
 		return c;
@@ -80,6 +83,8 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker
 /* Model: stress/model/flush.pml, W0-W7 (two releases of one slot; without the turn: its control). */
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *p, unsigned worker)
 {
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "worker_release after destroy"))
+		return;
 	lfpool_ts_cache *c = worker < LFPOOL_TS_WORKERS_MAX ? slot(p, worker) : NULL;
 	if (!c)
 		return;
