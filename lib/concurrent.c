@@ -188,34 +188,20 @@ static void *pop_out(lfpool_concurrent *c)
  * before the reserve; begun after the pop, whose acquire read of the head
  * saw every trim whose pop emptied the stack, and so that trim's begin.
  */
+static int get_or_make(lfpool_concurrent *c, void **objs, size_t n);
+
+/* A get that found the stack empty: one object as a bulk get of one. */
 __attribute__((noinline)) static void *get_create(lfpool_concurrent *c)
 {
 	lfp_core_prefetch_block(&c->core, c, LFP_HOT_BYTES(struct lfpool_concurrent, core),
 				sizeof(*c));
-	if (lfp_core_dead(&c->core, &c->magic, NULL, "get after destroy"))
+	void *obj;
+	int err = get_or_make(c, &obj, 1);
+	if (err) {
+		errno = err;
 		return NULL;
-	lfp_faa_u64_rlx(&c->misses, 1);
-	lfp_backoff b = LFP_BACKOFF_INIT;
-	for (;;) {
-		uint64_t ended = lfp_load_u64_acq(&c->trims_ended);
-		uint32_t idx;
-		int err = lfp_core_create(&c->core, &c->created, true, 1, LFP_OBJ_OUT, &idx);
-		if (!err) {
-			hot_open(c);
-			return lfp_slabs_ptr(&c->core.slabs, idx);
-		}
-		void *obj = err == ENOBUFS ? pop_out(c) : NULL;
-		if (obj)
-			return obj;
-		/* From a fini hook: the trim that overlaps may be the one
-		 * running the hook, which never ends while it waits. */
-		if (err != ENOBUFS || lfp_fini_running == &c->core ||
-		    lfp_load_u64_acq(&c->trims_begun) == ended) {
-			errno = err;
-			return NULL;
-		}
-		lfp_backoff_wait(&b);	/* a trim holds objects: it gives them back soon */
 	}
+	return obj;
 }
 
 /* The object of an index a pop took (slot: its slab's, from the pop), or
@@ -359,7 +345,7 @@ static int create_out(lfpool_concurrent *c, void **objs, size_t n)
  * their objects as pooled ones.  At capacity, as get_create: ENOBUFS only
  * when no trim held objects meanwhile.
  */
-LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)
+static int get_or_make(lfpool_concurrent *c, void **objs, size_t n)
 {
 	size_t i = 0;
 	int err = 0;
@@ -387,8 +373,17 @@ LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, siz
 	if (i == n)
 		return 0;
 	lfpool_concurrent_put_bulk(c, objs, i);
-	errno = err;
-	return -1;
+	return err;
+}
+
+LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *c, void **objs, size_t n)
+{
+	int err = get_or_make(c, objs, n);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *objs, size_t n)
