@@ -629,8 +629,8 @@ Test(percpu, areas_keep_off_the_page_offset_of_the_hot_table)
 		cr_assert_not_null(p[i]);
 		const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p[i];
 		const struct lfpool_percpu_hot_ *h = f->rseq_get;
-		if (!h)
-			continue;	/* no rseq here: the fallback reads no such table */
+		if (!h->areas)
+			continue;	/* no rseq here: the shut table, no areas */
 		cr_assert_eq((uintptr_t)h % 32, 0, "the hot table lies in one block");
 		cr_assert_eq((uintptr_t)h->areas % 128, 0);
 		cr_assert_eq(h->stride % 256, 0);
@@ -687,6 +687,63 @@ Test(percpu, a_pools_head_tells_its_kind_by_its_address)
 		}
 		for (int i = 0; i < POOLS; i++)
 			cr_assert_eq(lfpool_ts_destroy(p[i]), 0);
+	}
+}
+
+/* lfpool/ts.h, struct lfpool_ts_fast: a pool's rseq_get and rseq_put are
+ * never NULL (the inline get and put load them without a test).  Where no
+ * sequence may run inline (a per-thread pool, a debug one, a per-CPU pool
+ * with a reset hook, which checks every put) they name a table whose gate
+ * is shut, on which the header's own sequences miss: a get returns NULL,
+ * a put goes to its miss label, and nothing is stored; so a per-thread
+ * pool whose head had the per-CPU bit would take its slow path, not fault.
+ * (Fails with the NULL tables of before: a segmentation fault.) */
+static void reset_nothing(void *obj, void *user)
+{
+	(void)obj;
+	(void)user;
+}
+
+Test(percpu, pools_without_inline_sequences_have_a_shut_table)
+{
+	for (int kind = 0; kind < 4; kind++) {
+		lfpool_config c = ts_config(64, 8, 4);
+		c.flags = kind == 1 ? LFPOOL_F_DEBUG : kind >= 2 ? LFPOOL_F_PERCPU : 0;
+		if (kind == 3)
+			c.reset = reset_nothing;
+		lfpool_ts *p = lfpool_ts_create(&c);
+		cr_assert_not_null(p);
+		const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p;
+		cr_assert_not_null(f->rseq_get, "kind %d", kind);
+		cr_assert_not_null(f->rseq_put, "kind %d", kind);
+		/* per-thread and debug pools: both shut; a reset hook: the put's */
+		bool get_shut = !f->rseq_get->areas, put_shut = !f->rseq_put->areas;
+		cr_assert(kind == 2 || put_shut, "kind %d: a put runs inline", kind);
+		cr_assert(kind >= 2 || get_shut, "kind %d: a get runs inline", kind);
+		if (get_shut) {
+			cr_assert_eq(f->rseq_get->gate, 0, "kind %d", kind);
+#ifdef LFPOOL_RSEQ_INLINE_
+			cr_assert_null(lfpool_rseq_get_(f->rseq_get), "kind %d", kind);
+#endif
+		}
+		if (put_shut) {
+			cr_assert_eq(f->rseq_put->gate, 0, "kind %d", kind);
+#ifdef LFPOOL_RSEQ_INLINE_
+			const struct lfpool_percpu_hot_ *h = f->rseq_put;
+			void *obj = &c;
+			int missed = 0;
+			LFPOOL_RSEQ_PUT_(h, obj, shut);
+			goto done;
+shut:
+			missed = 1;
+done:
+			cr_assert(missed, "kind %d: a put on the shut table did not miss", kind);
+#endif
+		}
+		void *o = lfpool_ts_get(p);
+		cr_assert_not_null(o);
+		lfpool_ts_put(p, o);
+		cr_assert_eq(lfpool_ts_destroy(p), 0);
 	}
 }
 

@@ -93,8 +93,9 @@
  * ts_get and ts_put are inline.  A thread's first cache (its home; again
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
- * run lfpool_ts_cache_get or _put at a fixed TLS address (9 instructions
- * per call in a loop; 13 on other pools), so a thread should make its
+ * run lfpool_ts_cache_get or _put at a fixed TLS address (10 instructions
+ * per call in a loop, its share of the loop's included; 16 on the pool
+ * used last of the others: callgrind, tenth session), so a thread should make its
  * first call, or lfpool_ts_attach, on the pool it uses most.  On another
  * pool, when it is the one the thread used last of those, they compare a
  * second pointer and run them on its cache; otherwise they read the
@@ -411,29 +412,30 @@ struct lfpool_ts_cache_fast {
 #endif
 
 /* A get's store of top - 1 into top and t, and a put's store of t + 1
- * after its slot's (release).  On x86-64 with GCC or Clang, outside
- * ThreadSanitizer: a load, a subtract in the register and a store (one
- * load of top, not the two of a subtract in memory and a load after it:
- * implicit and explicit pairs 1.66 -> 1.55x and 1.38 -> 1.29x the floor's
- * time, quiet machine), and an add in memory (after a compiler fence: the
- * release that a plain store is there; a load-add-store there made the
- * explicit cache's pair 1.4x slower), where the compilers make a load, an
- * add and a store and a copy of the old value.  Pointer arithmetic through uintptr_t: top - 1 may lie before
- * the magazine (an empty one), which only the compare with low reads. */
+ * after its slot's (release: a plain move on x86-64).  On x86-64 with GCC
+ * or Clang, outside ThreadSanitizer, the get is a load, a subtract in the
+ * register and a store (one load of top, not the two of a subtract in
+ * memory and a load after it: implicit and explicit pairs 1.66 -> 1.55x
+ * and 1.38 -> 1.29x the floor's time on AMD Zen 5).  The put stores t + 1
+ * from the register that holds the top it loaded, rather than adding 8 in
+ * memory: on Intel Xeon (Emerald Rapids, tenth session) the add in memory
+ * made each pair wait on a second forwarding of top through the store
+ * buffer, and the store from the register runs implicit pairs 2.0x and
+ * explicit ones 3.3x faster (1.48 -> 0.72 and 1.72 -> 0.52x the floor's
+ * median time, both forms in one process); on Zen 5 the ninth session
+ * measured implicit 1.55 -> 1.43x but the explicit cache 1.29 -> 1.9x.
+ * Pointer arithmetic through uintptr_t: top - 1 may lie before the
+ * magazine (an empty one), which only the compare with low reads. */
 #if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_)
 # define LFPOOL_CACHE_POPPED_(f, t) \
 	__asm__("movq %0, %1\n\tsubq $8, %1\n\tmovq %1, %0" : "+m"((f)->top), "=&r"(t))
-# define LFPOOL_CACHE_PUSHED_(f, t) do { \
-		__atomic_signal_fence(__ATOMIC_SEQ_CST); \
-		__asm__("addq $8, %0" : "+m"((f)->top)); \
-	} while (0)
 #else
 # define LFPOOL_CACHE_POPPED_(f, t) do { \
 		(t) = (void **)((uintptr_t)(f)->top - sizeof(void *)); \
 		__atomic_store_n(&(f)->top, (t), LFPOOL_CACHE_DEKKER_); \
 	} while (0)
-# define LFPOOL_CACHE_PUSHED_(f, t) __atomic_store_n(&(f)->top, (t) + 1, __ATOMIC_RELEASE)
 #endif
+#define LFPOOL_CACHE_PUSHED_(f, t) __atomic_store_n(&(f)->top, (t) + 1, __ATOMIC_RELEASE)
 
 /* Inline whole wherever they are used: lfpool_ts_get and _put run them at
  * two places (the home cache, another), and GCC would otherwise call the
@@ -583,8 +585,9 @@ struct lfpool_percpu_hot_ {
 #define LFPOOL_TS_THREAD_SLOTS_ 4
 
 /* The head of every ThreadStatic pool, one cache line: the per-CPU tables
- * whose gets and puts may run inline, or NULL (per-thread pools, the
- * fallback path, debug checks, a reset hook); and the implicit caches of
+ * whose gets and puts may run inline, or a table whose gate is always
+ * shut (per-thread pools, the fallback path, debug checks, a reset hook:
+ * lib/threadstatic/ts_percpu.c), never NULL; and the implicit caches of
  * the first threads to hold a slot (lfpool_ts_tls_.tslot), so that a
  * switch of pool reads the cache's address from this line, the one its id
  * is in, rather than from the thread's directory after it: one dependent
@@ -604,29 +607,15 @@ struct lfpool_ts_fast {
 
 /* The bit of its head's address that tells a per-CPU pool, whose gets and
  * puts may run the restartable sequences inline (set), from the others
- * (clear; lib/threadstatic/threadstatic.c places the heads): a per-CPU
- * pool's get or put tests one bit of a register and skips the thread's
- * home and most recently used pools, whose compares (two loads from TLS)
- * cost it a third of its time (issue 14).  No path's correctness depends
- * on the bit: a pool whose head has it wrong only takes the other way. */
+ * (clear; lib/threadstatic/threadstatic.c places the heads): a get or
+ * put compares the thread's home pool first (a per-thread hit), then tests
+ * one bit of a register and skips the most recently used pool and the
+ * directory, whose compares and loads would cost a per-CPU call a third
+ * of its time (issue 14).  No path's correctness depends on the bit: a
+ * per-thread pool whose head had it would run the sequence on a table
+ * whose gate is shut, and go to its slow path; a per-CPU pool without it
+ * finds no cache of its own and goes there too. */
 #define LFPOOL_TS_PERCPU_TAG_ 64
-#ifdef LFPOOL_RSEQ_INLINE_
-/* A use of the TLS block's offset from the thread pointer (what the
- * per-thread path's %fs-relative accesses add) on every path, with no
- * instruction of its own: GCC then loads it once per loop, as before the
- * per-CPU test came first.  Without it GCC reloaded the offset from the
- * GOT on every per-thread operation (1.6 -> 2.1x the floor's time).
- * GCC and Clang fold the difference into that one load. */
-# if defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 11
-/* (Clang 12 and 13 say they have __builtin_thread_pointer but cannot
- * compile it on x86-64; GCC has it there from 11.) */
-#  define LFPOOL_TS_HOIST_() __asm__ __volatile__("" : : "r"( \
-		(const char *)&lfpool_ts_tls_ - (const char *)__builtin_thread_pointer()))
-# endif
-# ifndef LFPOOL_TS_HOIST_
-#  define LFPOOL_TS_HOIST_() ((void)0)
-# endif
-#endif
 
 /* The pool's own cache, its address made from the pool's alone: after the
  * compare that found by_thread naming it, the CPU loads the cache's fast
@@ -723,28 +712,24 @@ __attribute__((always_inline)) static inline void lfpool_ts_put(lfpool_ts *pool,
 
 /* An object through the calling thread's implicit cache (per-CPU pools:
  * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline for
- * a per-CPU pool whose area serves (told by its address first:
- * LFPOOL_TS_PERCPU_TAG_), the thread's home pool (one compare, then
- * lfpool_ts_cache_get on its cache in TLS), the pool it used last of the
+ * the thread's home pool (one compare, then lfpool_ts_cache_get on its
+ * cache in TLS), a per-CPU pool whose area serves (told by its address
+ * next: LFPOOL_TS_PERCPU_TAG_), the pool the thread used last of the
  * others (a second compare), and a pool whose cache its head or the
  * thread's directory holds. */
 static inline void *lfpool_ts_get(lfpool_ts *pool)
 {
 	lfpool_ts_cache *c;
-#ifdef LFPOOL_RSEQ_INLINE_
-	LFPOOL_TS_HOIST_();
-	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
-		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_get;
-		void *obj;
-		if (h) {
-			if (LFPOOL_LIKELY((obj = lfpool_rseq_get_(h)) != NULL))
-				return obj;
-			return lfpool_ts_get_slow(pool);
-		}
-	}
-#endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_() == pool))
 		return lfpool_ts_cache_get(LFPOOL_TS_HOME_);
+#ifdef LFPOOL_RSEQ_INLINE_
+	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
+		void *obj = lfpool_rseq_get_(((const struct lfpool_ts_fast *)pool)->rseq_get);
+		if (LFPOOL_LIKELY(obj != NULL))
+			return obj;
+		return lfpool_ts_get_slow(pool);
+	}
+#endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
 		c = lfpool_ts_tls_.cache;
 	else if (!(c = lfpool_ts_dir_find_(pool)))
@@ -757,25 +742,22 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 {
 	lfpool_ts_cache *c;
-#ifdef LFPOOL_RSEQ_INLINE_
-	LFPOOL_TS_HOIST_();
-	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
-		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
-		if (h) {
-			if (obj) {
-				LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
-				return;
-			}
-lfpool_miss:
-			lfpool_ts_put_slow(pool, obj);
-			return;
-		}
-	}
-#endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_() == pool)) {
 		lfpool_ts_cache_put(LFPOOL_TS_HOME_, obj);
 		return;
 	}
+#ifdef LFPOOL_RSEQ_INLINE_
+	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
+		if (obj) {
+			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+			return;
+		}
+lfpool_miss:
+		lfpool_ts_put_slow(pool, obj);
+		return;
+	}
+#endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
 		c = lfpool_ts_tls_.cache;
 	else if (!(c = lfpool_ts_dir_find_(pool))) {

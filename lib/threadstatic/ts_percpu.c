@@ -60,8 +60,23 @@ size_t lfp_ts_percpu_state_bytes(const lfpool_config *cfg)
 	return cfg->flags & LFPOOL_F_PERCPU ? sizeof(struct lfp_ts_percpu) : 0;
 }
 
+/* What lfpool/ts.h's inline get and put read where no sequence may run
+ * inline (per-thread pools, the fallback path, debug checks, a reset
+ * hook, a pool being destroyed): a table whose gate is shut for good
+ * (ncpu 0, below every CPU number), so that the sequence goes to the
+ * pool's slow path at its first compare.  The inline calls then need no
+ * test of the table's pointer, and a per-thread pool whose head had the
+ * per-CPU bit (LFPOOL_TS_PERCPU_TAG_) would only take its slow path. */
+static const struct lfp_percpu_hot closed_table;
+
+static void close_inline(lfpool_ts *p)
+{
+	p->fast.rseq_get = p->fast.rseq_put = (const struct lfpool_percpu_hot_ *)&closed_table;
+}
+
 int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 {
+	close_inline(p);
 	if (!(cfg->flags & LFPOOL_F_PERCPU))
 		return 0;
 	struct lfp_ts_percpu *t = memset(mem, 0, sizeof(struct lfp_ts_percpu));
@@ -85,8 +100,10 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 	/* The inline sequences of lfpool/ts.h read the hot table
 	 * through its public twin. */
 	const struct lfpool_percpu_hot_ *pub = (const struct lfpool_percpu_hot_ *)&t->pc.hot;
-	p->fast.rseq_get = t->fast_gets ? pub : NULL;
-	p->fast.rseq_put = t->fast_puts ? pub : NULL;
+	if (t->fast_gets)
+		p->fast.rseq_get = pub;
+	if (t->fast_puts)
+		p->fast.rseq_put = pub;
 	return 0;
 }
 
@@ -103,7 +120,7 @@ uint64_t lfp_ts_percpu_fini(lfpool_ts *p)
 	/* Puts from fini hooks go to the depot meanwhile, the inline ones
 	 * (lfpool/ts.h) included. */
 	p->percpu = NULL;
-	p->fast.rseq_get = p->fast.rseq_put = NULL;
+	close_inline(p);
 	uint64_t n = lfp_percpu_count(&t->pc);
 	lfp_percpu_drain(&t->pc, fini_obj, &p->core);
 	lfp_percpu_fini(&t->pc);	/* t lies in p's block: freed with it */
