@@ -15,9 +15,10 @@
 
 #define FLOOR_CAP 4096
 
-/* One thread's array, in thread-local storage. */
+/* One thread's array, in thread-local storage: objs[0 .. top). */
 struct floor_stack {
-	unsigned count;
+	void **top;		/* one past the top object */
+	unsigned prewarm;	/* the open configuration's: objects per thread */
 	size_t obj_size;	/* for a miss */
 	void *objs[FLOOR_CAP];
 };
@@ -27,7 +28,11 @@ struct floor_stack {
  * %fs on every access: measured here (AMD EPYC), the %fs-relative form ran
  * a pair at 2.2 ns per operation against 0.3 ns through the pointer, likely
  * because the core forwards a store to a later load at no cost only when
- * both use the same base register.  The floor must be the fastest form.
+ * both use the same base register.  The floor must be the fastest form:
+ * top is a pointer that get and put load once and store from the register
+ * (measured on Intel Xeon, Emerald Rapids, tenth session: 0.45 ns per
+ * operation against 0.87 for a 32-bit count kept as an index, the form
+ * before, which lfpool's caches had come to beat).
  */
 static __thread struct floor_stack floor_tls;
 
@@ -38,7 +43,7 @@ static void *floor_open(size_t obj_size, unsigned prewarm, const char **why)
 	if (!cfg)
 		bench_die("out of memory");
 	cfg->obj_size = obj_size;
-	cfg->count = prewarm < FLOOR_CAP ? prewarm : FLOOR_CAP;
+	cfg->prewarm = prewarm < FLOOR_CAP ? prewarm : FLOOR_CAP;
 	return cfg;
 }
 
@@ -50,27 +55,33 @@ __attribute__((noinline)) static void *floor_miss(const struct floor_stack *s)
 static inline void *floor_get(void *h)
 {
 	struct floor_stack *s = h;
-	if (LFPOOL_LIKELY(s->count != 0))
-		return s->objs[--s->count];
+	void **t = s->top;
+	if (LFPOOL_LIKELY(t != s->objs)) {
+		s->top = --t;
+		return *t;
+	}
 	return floor_miss(s);
 }
 
 static inline void floor_put(void *h, void *obj)
 {
 	struct floor_stack *s = h;
-	if (LFPOOL_LIKELY(s->count < FLOOR_CAP))
-		s->objs[s->count++] = obj;
-	else
+	void **t = s->top;
+	if (LFPOOL_LIKELY(t != s->objs + FLOOR_CAP)) {
+		*t = obj;
+		s->top = t + 1;
+	} else {
 		free(obj);
+	}
 }
 
 /* Bulk calls: one copy of n pointers when the array allows it. */
 static inline int floor_get_bulk(void *h, void **objs, size_t n)
 {
 	struct floor_stack *s = h;
-	if (LFPOOL_LIKELY(s->count >= n)) {
-		s->count -= (unsigned)n;
-		memcpy(objs, &s->objs[s->count], n * sizeof(void *));
+	if (LFPOOL_LIKELY((size_t)(s->top - s->objs) >= n)) {
+		s->top -= n;
+		memcpy(objs, s->top, n * sizeof(void *));
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -81,9 +92,9 @@ static inline int floor_get_bulk(void *h, void **objs, size_t n)
 static inline void floor_put_bulk(void *h, void **objs, size_t n)
 {
 	struct floor_stack *s = h;
-	if (LFPOOL_LIKELY(s->count + n <= FLOOR_CAP)) {
-		memcpy(&s->objs[s->count], objs, n * sizeof(void *));
-		s->count += (unsigned)n;
+	if (LFPOOL_LIKELY((size_t)(s->objs + FLOOR_CAP - s->top) >= n)) {
+		memcpy(s->top, objs, n * sizeof(void *));
+		s->top += n;
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -91,14 +102,14 @@ static inline void floor_put_bulk(void *h, void **objs, size_t n)
 }
 
 /* The thread's array, filled as the pools are prewarmed (the open
- * configuration's count says how many). */
+ * configuration's prewarm says how many). */
 static void *floor_attach(void *shared)
 {
 	const struct floor_stack *cfg = shared;
 	struct floor_stack *s = &floor_tls;
-	s->count = 0;
+	s->top = s->objs;
 	s->obj_size = cfg->obj_size;
-	for (unsigned i = 0; i < cfg->count; i++)
+	for (unsigned i = 0; i < cfg->prewarm; i++)
 		floor_put(s, bench_got(malloc(cfg->obj_size)));
 	return s;
 }
@@ -107,8 +118,8 @@ static void floor_detach(void *shared, void *h)
 {
 	(void)shared;
 	struct floor_stack *s = h;
-	while (s->count)
-		free(s->objs[--s->count]);
+	while (s->top != s->objs)
+		free(*--s->top);
 }
 
 #define IMPL floor
