@@ -871,11 +871,26 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 			return NULL;
 		uint8_t *state = (uint8_t *)(links + s->per_slab);
 		memset(state, LFP_OBJ_RAW, s->per_slab);
-		lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
+		if (links != s->inline_side)	/* not the pool's own block */
+			lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
 		SLOT_SET(s, n, state, state);
 		SLOT_SET(s, n, links, links);
 	}
 	return slot;
+}
+
+/* Give slot n's side data back and clear the slot's pointers to it; slot
+ * 0's in the pool's own block stays there (side_bytes never counted it:
+ * bytes_held is what the backing allocator gave). */
+static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	if (slot->links != s->inline_side) {
+		backing_free(s, slot->links, side_size(s));
+		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+	}
+	SLOT_SET(s, n, state, NULL);
+	SLOT_SET(s, n, links, NULL);
 }
 
 /*
@@ -893,14 +908,8 @@ static void unprepare_slot(struct lfp_slabs *s, uint32_t n, bool had_side,
 			   const struct lfp_slab_slot *leaf_was)
 {
 	uint32_t l = n >> LFP_LEAF_BITS;
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
-	if (!had_side && slot->links) {
-		if (slot->links != s->inline_side)
-			backing_free(s, slot->links, side_size(s));
-		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
-		SLOT_SET(s, n, state, NULL);
-		SLOT_SET(s, n, links, NULL);
-	}
+	if (!had_side && lfp_slabs_slot(s, n)->links)
+		drop_slot_side(s, n);
 	if (s->leaf[l] == leaf_was || n != l << LFP_LEAF_BITS)
 		return;
 	backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
@@ -958,14 +967,8 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 	for (uint32_t n = s->high_water; n-- > high0;) {
 		if (!s->leaf[n >> LFP_LEAF_BITS])
 			continue;
-		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
-		if (slot->links) {
-			if (slot->links != s->inline_side)
-				backing_free(s, slot->links, side_size(s));
-			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
-			SLOT_SET(s, n, state, NULL);
-			SLOT_SET(s, n, links, NULL);
-		}
+		if (lfp_slabs_slot(s, n)->links)
+			drop_slot_side(s, n);
 	}
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
@@ -1023,12 +1026,9 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		/* The pool's own block keeps slot 0's inline side data. */
 		if (slot->mem || !slot->links || slot->links == s->inline_side)
 			continue;
-		backing_free(s, slot->links, side_size(s));
-		SLOT_SET(s, n, links, NULL);
-		SLOT_SET(s, n, state, NULL);
+		drop_slot_side(s, n);
 		freed += side_size(s);
 	}
-	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - freed);
 	return freed;
 }
 
