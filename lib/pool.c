@@ -289,7 +289,9 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 	st->created = p->created;
 	st->retained = p->core.debug ? p->debug_count : p->fast.count;
 	st->live = st->created - st->retained;
-	st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
+	/* The item array counts only when the allocator gave it (common.h). */
+	if (p->fast.items != inline_items((lfpool_pool *)p))
+		st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
 }
 
 #ifdef LFPOOL_DEBUG

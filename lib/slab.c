@@ -846,8 +846,8 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 	 * every high_water ever stored is read by nobody: a lookup's acquire
 	 * load of high_water pairs with grow's release store of n + 1, which
 	 * comes after this clear.  But high_water also goes down:
-	 * lfp_slabs_shrink lowers it to n again after a growth that failed
-	 * past this point (the slab's own allocation failed), and a lookup
+	 * lfp_slabs_shrink lowers it to n again after a growth of several
+	 * slabs that failed at a later one than n, and a lookup
 	 * that loaded n + 1 before that may still be reading slot n's mem
 	 * (NULL) when the next growth clears it again, with nothing ordering
 	 * the two.  So the clear is made of the same
@@ -871,11 +871,50 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 			return NULL;
 		uint8_t *state = (uint8_t *)(links + s->per_slab);
 		memset(state, LFP_OBJ_RAW, s->per_slab);
-		lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
+		if (links != s->inline_side)	/* not the pool's own block */
+			lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
 		SLOT_SET(s, n, state, state);
 		SLOT_SET(s, n, links, links);
 	}
 	return slot;
+}
+
+/* Give slot n's side data back and clear the slot's pointers to it; slot
+ * 0's in the pool's own block stays there (side_bytes never counted it:
+ * bytes_held is what the backing allocator gave). */
+static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	if (slot->links != s->inline_side) {
+		backing_free(s, slot->links, side_size(s));
+		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+	}
+	SLOT_SET(s, n, state, NULL);
+	SLOT_SET(s, n, links, NULL);
+}
+
+/*
+ * Undo what a growth of slot n that failed made (slot n has no slab, and
+ * high_water counts n only if it did before): the side data it gave the
+ * slot (had_side: the slot kept its own, as slots do after a trim), and
+ * the leaf it made when n is the leaf's first slot.  No other thread
+ * reached either: a lookup walks only the slots below high_water, and no
+ * index of slot n, or of any slot of a leaf made for it, was ever out.  A
+ * leaf 0 moved out of the inline slots at n == LFP_INLINE_SLOTS stays:
+ * lookups of slots 0 and 1 may be reading it (lfp_slabs_shrink gives it
+ * back where no thread can).
+ */
+static void unprepare_slot(struct lfp_slabs *s, uint32_t n, bool had_side,
+			   const struct lfp_slab_slot *leaf_was)
+{
+	uint32_t l = n >> LFP_LEAF_BITS;
+	if (!had_side && lfp_slabs_slot(s, n)->links)
+		drop_slot_side(s, n);
+	if (s->leaf[l] == leaf_was || n != l << LFP_LEAF_BITS)
+		return;
+	backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
+	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
+	lfp_store_ptr_rel((void **)&s->leaf[l], (void *)leaf_was);
 }
 
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
@@ -886,16 +925,16 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	if (n == s->max_slabs)
 		return ENOMEM;
 	s->misaligned = false;
+	const struct lfp_slab_slot *leaf_was = s->leaf[n >> LFP_LEAF_BITS];
+	bool had_side = n < s->high_water && lfp_slabs_slot(s, n)->links;
 	struct lfp_slab_slot *slot = prepare_slot(s, n);
-	if (!slot)
+	char *mem = slot ? backing_alloc(s, s->slab_bytes, s->slab_bytes) : NULL;
+	if (!mem) {
+		/* A failed call keeps no memory (common.h): not even the
+		 * directory leaf of a pool's first growth. */
+		unprepare_slot(s, n, had_side, leaf_was);
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
-	/* Count the slot now: its side data must be freed at fini even if the
-	 * slab memory below cannot be had. */
-	if (n == s->high_water)
-		lfp_store_u32_rel(&s->high_water, n + 1);
-	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
-	if (!mem)
-		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
+	}
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
 	h->owner = s;
@@ -913,6 +952,10 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 		lfp_store_u32_rlx(&slot->links[(r + i) % per], base + (r + i + 1) % per);
 	lfp_store_u32_rlx(&slot->links[(r + per - 1) % per], LFP_NIL);
 	SLOT_SET(s, n, mem, mem);
+	/* Release, after the slot's writes: lookups walk the slots below it
+	 * (lfp_slabs_lookup's acquire). */
+	if (n == s->high_water)
+		lfp_store_u32_rel(&s->high_water, n + 1);
 	lfp_faa_u64_rlx(&s->slab_allocs, 1);
 	*first = base + r;
 	*last = base + (r + per - 1) % per;
@@ -924,14 +967,8 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 	for (uint32_t n = s->high_water; n-- > high0;) {
 		if (!s->leaf[n >> LFP_LEAF_BITS])
 			continue;
-		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
-		if (slot->links) {
-			if (slot->links != s->inline_side)
-				backing_free(s, slot->links, side_size(s));
-			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
-			SLOT_SET(s, n, state, NULL);
-			SLOT_SET(s, n, links, NULL);
-		}
+		if (lfp_slabs_slot(s, n)->links)
+			drop_slot_side(s, n);
 	}
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
@@ -989,12 +1026,9 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		/* The pool's own block keeps slot 0's inline side data. */
 		if (slot->mem || !slot->links || slot->links == s->inline_side)
 			continue;
-		backing_free(s, slot->links, side_size(s));
-		SLOT_SET(s, n, links, NULL);
-		SLOT_SET(s, n, state, NULL);
+		drop_slot_side(s, n);
 		freed += side_size(s);
 	}
-	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - freed);
 	return freed;
 }
 

@@ -87,7 +87,7 @@ struct lfp_slabs {
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
 	uint32_t leaves;	/* leaves ever set (leaf 0 from init): leaf[l] is unset from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
-	uint64_t side_bytes;	/* directory and side data held */
+	uint64_t side_bytes;	/* directory and side data held of the allocator */
 	bool misaligned;	/* the last growth failed on a misaligned block */
 	/* Sized for more slabs than LFP_INLINE_SLOTS (capacity 0 or above
 	 * them): leaf 0 is a full leaf from the first growth on, as every
@@ -163,7 +163,9 @@ void lfp_slabs_fini(struct lfp_slabs *s);
 /*
  * Allocate one slab and chain its objects first -> ... -> last through their
  * link words.  Caller serialized.  Returns 0, or ENOMEM with nothing changed
- * that the caller can see.
+ * that the caller can see and no memory kept: the side data and the
+ * directory leaf taken for the slab go back (but leaf 0 moved out of the
+ * inline slots, which lookups may be reading: slab.c, unprepare_slot).
  */
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
 /* What lfp_slabs_grow returns when the allocator's block was not aligned as
@@ -205,7 +207,8 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s);
 /* Map any pointer to an index without touching the memory it points to. */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);
 
-/* Slab memory held now, in bytes. */
+/* The bytes held now of the backing allocator: slabs, their side data and
+ * the directory's leaves (not slot 0's side data in the pool's own block). */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
 /* The bytes of one slab's side data, as allocated (slab.c). */
 size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);

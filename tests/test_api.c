@@ -153,6 +153,82 @@ FLAVOUR_TEST(stats, counts_add_up)
 	ops->destroy(pool);
 }
 
+/* bytes_held is what the pool holds from its backing allocator
+ * (lfpool/common.h): a small pool's own block (its struct, Pool's item
+ * array, slot 0's side data: lfp_core_inline) is not.  Pools of capacity 8
+ * of the system allocator (a NULL t) keep both in that block, so with their
+ * one slab trimmed they hold nothing; the same pools of a test allocator,
+ * which gets every block, hold what it has out.  Debug pools keep no array
+ * or side data in their block (--enable-debug: every pool). */
+static void assert_held(const char *name, const lfpool_stats *st, const struct test_alloc *t)
+{
+	cr_assert(st->slab_allocs == 1 && st->slab_frees == 1, "%s: slabs %llu, %llu", name,
+		  (unsigned long long)st->slab_allocs, (unsigned long long)st->slab_frees);
+	if (t)
+		cr_assert_eq(st->bytes_held, t->live_bytes,
+			     "%s: %llu bytes held, the allocator has %zu out", name,
+			     (unsigned long long)st->bytes_held, t->live_bytes);
+	else if (!DEBUG_BUILD)
+		cr_assert_eq(st->bytes_held, 0, "%s: %llu bytes held, none from the allocator",
+			     name, (unsigned long long)st->bytes_held);
+}
+
+/* Make a pool of c, one object, trim it and assert_held(..., t) before
+ * destroy. */
+typedef void (*trimmed_fn)(const struct flavour_ops *ops, const lfpool_config *c,
+			   const struct test_alloc *t);
+
+/* Capacity 8, of the system allocator, then of a test allocator. */
+static void assert_small_pools_hold(trimmed_fn trimmed, const struct flavour_ops *ops)
+{
+	struct test_alloc t;
+	test_alloc_init(&t);
+	for (int user = 0; user < 2; user++) {
+		lfpool_config c = { .obj_size = 32, .capacity = 8, .allocator = user ? &t.a : NULL };
+		trimmed(ops, &c, user ? &t : NULL);
+	}
+	test_alloc_finish(&t);
+}
+
+static void flavour_trimmed(const struct flavour_ops *ops, const lfpool_config *c,
+			    const struct test_alloc *t)
+{
+	lfpool_stats st;
+	void *pool = ops->create(c);
+	cr_assert_not_null(pool);
+	ops->put(pool, ops->get(pool));
+	cr_assert_eq(ops->trim(pool, 0), 1);
+	ops->stats(pool, &st);
+	assert_held(ops->name, &st, t);
+	ops->destroy(pool);
+}
+
+FLAVOUR_TEST(stats, bytes_held_is_only_what_the_backing_allocator_gave)
+{
+	assert_small_pools_hold(flavour_trimmed, ops);
+}
+
+/* ThreadStatic's too: its prewarmed object lies in the depot, no cache or
+ * magazine made. */
+static void ts_trimmed(const struct flavour_ops *ops, const lfpool_config *c,
+		       const struct test_alloc *t)
+{
+	(void)ops;
+	lfpool_stats st;
+	lfpool_ts *pool = lfpool_ts_create(c);
+	cr_assert_not_null(pool);
+	cr_assert_eq(lfpool_ts_prewarm(pool, 1), 0);
+	cr_assert_eq(lfpool_ts_trim(pool, 0), 1);
+	lfpool_ts_stats(pool, &st);
+	assert_held("ts", &st, t);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}
+
+Test(stats, ts_bytes_held_is_only_what_the_backing_allocator_gave)
+{
+	assert_small_pools_hold(ts_trimmed, NULL);
+}
+
 /* ---- Concurrent's inline paths (lfpool/concurrent.h) ---- */
 
 /* The view the inline get and put read. */

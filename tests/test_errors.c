@@ -75,6 +75,18 @@ static void assert_same_slabs(const lfpool_stats *was, const lfpool_stats *now, 
 				 (was->slab_allocs - was->slab_frees)));
 }
 
+/* ... and every byte it took: what the backing allocator has out, and what
+ * the pool says it holds (a slab directory leaf is neither an object nor
+ * a slab). */
+static void assert_same_bytes(const struct test_alloc *t, size_t was_live, const lfpool_stats *was,
+			      const lfpool_stats *now, const char *name)
+{
+	cr_assert_eq(t->live_bytes, was_live, "%s: a failed call kept %lld bytes of the allocator",
+		     name, (long long)(t->live_bytes - was_live));
+	cr_assert_eq(now->bytes_held, was->bytes_held, "%s: bytes_held %llu -> %llu", name,
+		     (unsigned long long)was->bytes_held, (unsigned long long)now->bytes_held);
+}
+
 FLAVOUR_TEST(enomem, prewarm_fails_cleanly_and_works_after_recovery)
 {
 	struct test_alloc t;
@@ -132,6 +144,7 @@ FLAVOUR_TEST(enomem, get_fails_cleanly_at_every_allocation)
 	 * it needs no more: only gets that grow the pool can fail. */
 	while (n < 64) {
 		ops->stats(pool, &was);
+		size_t was_live = t.live_bytes;
 		for (long k = 0;; k++) {
 			test_alloc_fail_after(&t, k);
 			errno = 0;
@@ -144,6 +157,7 @@ FLAVOUR_TEST(enomem, get_fails_cleanly_at_every_allocation)
 			ops->stats(pool, &now);
 			assert_same_objects(&was, &now, ops->name);
 			assert_same_slabs(&was, &now, ops->name);
+			assert_same_bytes(&t, was_live, &was, &now, ops->name);
 			cr_assert_eq(hook_count(&h.init), n);
 		}
 		fill_pattern(objs[n], OBJ, n);
@@ -295,7 +309,12 @@ Test(enomem, concurrent_get_bulk_fails_cleanly_at_every_allocation)
 		lfpool_concurrent_stats(pool, &now);
 		assert_same_objects(&was, &now, "concurrent get_bulk");
 		assert_same_slabs(&was, &now, "concurrent get_bulk");
-		cr_assert_eq(hook_count(&h.init), 1, "failing at allocation %ld: init ran", k);
+		/* The prewarmed object, which each call took and gave back, is
+		 * remade in debug builds (build.h): fini and init once more. */
+		cr_assert_eq(hook_count(&h.fini), REMAKES * (k + 1), "failing at allocation %ld: "
+			     "fini ran %ld times", k, hook_count(&h.fini));
+		cr_assert_eq(hook_count(&h.init), 1 + REMAKES * (k + 1),
+			     "failing at allocation %ld: init ran", k);
 	}
 	cr_assert_geq(failures, 3, "%d failures", failures);
 	lfpool_concurrent_stats(pool, &now);
@@ -311,5 +330,41 @@ Test(enomem, concurrent_get_bulk_fails_cleanly_at_every_allocation)
 	cr_assert_eq(now.slab_frees, now.slab_allocs, "%llu slabs still held",
 		     (unsigned long long)(now.slab_allocs - now.slab_frees));
 	lfpool_concurrent_destroy(pool);
+	test_alloc_finish(&t);
+}
+
+/* A ThreadStatic get whose cache is empty makes its object in the depot:
+ * made to fail at each allocation of the pool's first growth (the slab
+ * directory's leaf, the side data, the slab), it keeps none of them, as
+ * Pool's and Concurrent's gets (enomem/get_fails_cleanly_at_every_allocation). */
+Test(enomem, ts_get_at_the_first_growth_keeps_no_memory)
+{
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, OBJ, 64);
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	cr_assert_eq(lfpool_ts_attach(pool), 0);	/* the cache's magazines first */
+	lfpool_stats was = stats_of(pool), now;
+	size_t was_live = t.live_bytes;
+	void *o;
+	long k = 0;
+	for (;; k++) {
+		test_alloc_fail_after(&t, k);
+		errno = 0;
+		o = lfpool_ts_get(pool);
+		test_alloc_fail_after(&t, -1);
+		if (o)
+			break;
+		cr_assert_eq(errno, ENOMEM, "failing at allocation %ld: errno %d", k, errno);
+		now = stats_of(pool);
+		assert_same_objects(&was, &now, "ts get");
+		assert_same_slabs(&was, &now, "ts get");
+		assert_same_bytes(&t, was_live, &was, &now, "ts get");
+	}
+	cr_assert_geq(k, 2, "only %ld allocations to fail", k);
+	lfpool_ts_put(pool, o);
+	lfpool_ts_detach(pool);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
 	test_alloc_finish(&t);
 }

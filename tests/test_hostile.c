@@ -546,8 +546,11 @@ EVERY_KIND(after_destroy, every_call_is_reported_with_the_pools_name, .timeout =
 	expect(&log, kn, "put after destroy");
 	cr_assert_eq(trim(k, p), 0);
 	expect(&log, kn, "trim after destroy");
+	errno = 0;
 	lfpool_stats st = stats(k, p);
 	cr_assert_eq(st.created, 0);
+	cr_assert_eq(st.bytes_held, 0, "%s: stats of a destroyed pool are zeroed", kn);
+	cr_assert_eq(errno, EINVAL, "%s: errno %d", kn, errno);
 	expect(&log, kn, "stats after destroy");
 	cr_assert_eq(prewarm(k, p, 4), -1);
 	cr_assert_eq(errno, EINVAL);

@@ -258,7 +258,9 @@ Test(ts_destroy, every_call_on_a_destroyed_debug_pool_is_reported)
 	lfpool_ts_cache *w = lfpool_ts_worker_cache(p, 3);
 	cr_assert_not_null(w);
 	lfpool_ts_cache_put(w, lfpool_ts_cache_get(w));
-	lfpool_ts_put(p, lfpool_ts_get(p));
+	void *o = lfpool_ts_get(p);
+	cr_assert_not_null(o);
+	lfpool_ts_put(p, o);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	record_errors(&log);
 
@@ -282,5 +284,15 @@ Test(ts_destroy, every_call_on_a_destroyed_debug_pool_is_reported)
 	expect_dead(&log, "flush");
 	lfpool_ts_detach(p);
 	expect_dead(&log, "detach");
+	/* The queries too: the graveyard keeps the slabs, which hold o. */
+	errno = 0;
+	cr_assert_eq(lfpool_ts_owns(p, o), 0, "a destroyed pool owns nothing");
+	cr_assert_eq(errno, EINVAL, "errno %d", errno);
+	expect_dead(&log, "owns");
+	errno = 0;
+	size_t max = lfpool_ts_max_bytes(p, 4);
+	cr_assert_eq(max, 0, "a destroyed pool holds nothing: max_bytes %zu", max);
+	cr_assert_eq(errno, EINVAL, "errno %d", errno);
+	expect_dead(&log, "max_bytes");
 	lfpool_set_error_hook(NULL, NULL);
 }

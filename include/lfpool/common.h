@@ -298,7 +298,11 @@ typedef struct lfpool_stats {
 	uint64_t created;		/* objects alive: out with users or pooled */
 	uint64_t retained;		/* of those, pooled (free lists, caches, depot) */
 	uint64_t live;			/* of those, out with users */
-	uint64_t bytes_held;		/* slab and magazine bytes held */
+	/* Bytes held now of the pool's backing allocator: slabs, their side
+	 * data and directory, ThreadStatic's magazines and CPU areas, Pool's
+	 * item array.  Not the pool's own struct, nor what a small pool keeps
+	 * in the same block (Pool's item array, the first slab's side data). */
+	uint64_t bytes_held;
 	/* ThreadStatic per-CPU pools: which fast path this process runs,
 	 * "rseq" (restartable sequences) or "sched_getcpu" (a per-CPU lock);
 	 * NULL for every other pool. */

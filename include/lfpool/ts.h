@@ -294,7 +294,8 @@ LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
 /* The most bytes this pool can hold from its backing allocator while at
  * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
- * pool without a capacity. */
+ * pool without a capacity.  On a destroyed debug pool: reported, 0 with
+ * errno EINVAL. */
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *pool, size_t caches);
 
 /* Explicit cache handles: owned by one worker or fiber at a time. */

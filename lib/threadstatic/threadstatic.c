@@ -471,6 +471,9 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *p, size_t caches)
 {
+	/* Destroy freed the depot and the CPU areas that the bound counts. */
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "max_bytes after destroy"))
+		return 0;
 	uint64_t b = lfp_depot_max_bytes(&p->depot, &p->core, caches);
 	uint64_t areas = lfp_ts_percpu_bytes(p);
 	b = b > UINT64_MAX - areas ? UINT64_MAX : b + areas;
