@@ -50,6 +50,16 @@ stress_lfmatrix_CFLAGS = $(stress_lfstress_CFLAGS)
 stress_lfmatrix_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfmatrix_LDADD = $(liblfpool_la_LIBADD)
 CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfmatrix$(EXEEXT)
+# The matrix's negative control: over the library built without stealing
+# (-DLFPOOL_STRESS_NO_STEAL, as stress/capacity-nosteal), its strand rows
+# must fail (matrix.c counts them caught).  Built by stress/variants.sh in
+# the normal build only.
+EXTRA_PROGRAMS += stress/lfmatrix-nosteal
+stress_lfmatrix_nosteal_SOURCES = $(stress_lfmatrix_SOURCES)
+stress_lfmatrix_nosteal_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
+stress_lfmatrix_nosteal_CCASFLAGS = $(AM_CCASFLAGS)
+stress_lfmatrix_nosteal_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfmatrix-nosteal$(EXEEXT)
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.

@@ -23,6 +23,10 @@
  *    reuses freed blocks at once, stress.h);
  *  - afterwards the census (round.c): conservation of objects, none twice,
  *    stats exact, every byte back, backing memory within the bound.
+ * ThreadStatic modes also get a strand row (below calls_epoch): one thread
+ * parks every object in its caches, the other gets at capacity, which
+ * only stealing lets it do; stress/lfmatrix-nosteal, built without
+ * stealing, must fail it.
  * Each row runs once as is and once with yield injection: a random yield or
  * spin around every atomic step of the library (lib/atomic.h) and in the
  * stack's CAS windows (lfp_stress_yield).
@@ -67,6 +71,7 @@ struct call {
 
 /* The state a row's two threads share. */
 struct mx {
+	void (*epoch)(struct worker *w, struct mx *m);	/* after the epoch's barrier */
 	unsigned mode, call[2];
 	size_t cap;
 	bool enobufs_ok;		/* a header allows ENOBUFS in this row */
@@ -377,12 +382,10 @@ static bool round_done(struct worker *w, unsigned e)
 	       (e >= MIN_EPOCHS && now_seconds() > w->rd->until);
 }
 
-/* A thread of the row: epochs of STEPS steps of its call, started
- * together, with the calls' preparation on thread 0 in between. */
+/* A thread of the row: epochs of m->epoch, started together. */
 static void row_worker(struct worker *w)
 {
 	struct mx *m = w->arg;
-	const struct call *mine = &calls[m->call[w->index]];
 	yield_rng = w->rng;
 	for (unsigned e = 0;; e++) {
 		if (w->index == 0)
@@ -390,22 +393,86 @@ static void row_worker(struct worker *w)
 		pthread_barrier_wait(&m->bar);
 		if (__atomic_load_n(&m->done, __ATOMIC_RELAXED))
 			break;
-		if (w->index == 0)
-			for (unsigned who = 0; who < 2; who++)
-				if (calls[m->call[who]].prep)
-					calls[m->call[who]].prep(w, m, who);
-		pthread_barrier_wait(&m->bar);
-		for (unsigned s = 0; s < STEPS; s++)
-			mine->step(w, m);
+		m->epoch(w, m);
 	}
+}
+
+/* A table row's epoch: the calls' preparation on thread 0, then STEPS
+ * steps of each thread's call at once. */
+static void calls_epoch(struct worker *w, struct mx *m)
+{
+	if (w->index == 0)
+		for (unsigned who = 0; who < 2; who++)
+			if (calls[m->call[who]].prep)
+				calls[m->call[who]].prep(w, m, who);
+	pthread_barrier_wait(&m->bar);
+	for (unsigned s = 0; s < STEPS; s++)
+		calls[m->call[w->index]].step(w, m);
+}
+
+/*
+ * The strand rows (ThreadStatic modes): the negative control of the exact
+ * capacity.  In the table's rows the two threads seldom leave objects in
+ * their caches while the other gets at capacity, so a build without
+ * stealing passes most of them.  Here, one at a time (barriers):
+ *   1. thread 1 gets all capacity objects through its handle, then parks
+ *      half of them in its handle (an implicit or explicit cache's two
+ *      magazines, or its CPU area: 2 x MAG each) and half in its worker
+ *      slot, which no get but a steal reaches;
+ *   2. thread 0 gets the capacity through its handle (one by one, then in
+ *      bulk): every object is pooled, none in the depot or thread 0's
+ *      cache, so each get past those thread 0 shares a CPU area with must
+ *      steal; a get that fails with ENOBUFS fails the row;
+ *   3. thread 0 puts them all back (in its cache and the depot: thread 1's
+ *      next gets steal from it too).
+ * Built without stealing (stress/lfmatrix-nosteal) the first epoch fails
+ * at step 2; matrix.c counts a strand row that failed there as caught.
+ */
+#define STRAND_NAME "strand:park||get_capacity"
+
+static void strand_park(struct worker *w, struct mx *m)
+{
+	void *objs[4 * HOLD];
+	unsigned n = get_some(w, m, objs, (unsigned)m->cap), half = n / 2;
+	lfpool_ts_cache *slot = lfpool_ts_worker_cache(w->rd->pool, W_OWN + w->index);
+	if (!slot) {
+		run_fail(w->rd->run, "worker_cache: %s", strerror(errno));
+		half = 0;
+	}
+	while (n > half)
+		worker_put(w, objs[--n]);
+	while (n) {
+		void *o = objs[--n];
+		if (obj_release(w, o))
+			lfpool_ts_cache_put(slot, o);
+	}
+}
+
+static void strand_get_capacity(struct worker *w, struct mx *m)
+{
+	void *objs[4 * HOLD];
+	unsigned n = get_some(w, m, objs, (unsigned)(m->cap / 2));
+	if (n == m->cap / 2 && worker_get_bulk(w, objs + n, m->cap - n, false))
+		n = (unsigned)m->cap;
+	step_stats(w, m);
+	worker_put_bulk(w, objs, n);
+}
+
+static void strand_epoch(struct worker *w, struct mx *m)
+{
+	if (w->index == 1)
+		strand_park(w, m);
+	pthread_barrier_wait(&m->bar);
+	if (w->index == 0)
+		strand_get_capacity(w, m);
 }
 
 /* ThreadStatic: exactly what the two threads may hold out at once (each
  * a stash of HOLD that thread 0 got for it and HOLD in a step), nothing
  * for what caches and CPU areas keep: lfpool/ts.h's capacity is exact (a
  * get steals from every cache and area before it fails), so every row
- * checks it.  (Built without stealing, LFP_STEAL_OWNED 0, ts_get||ts_get_bulk
- * in percpu mode fails with ENOBUFS.)  Concurrent: a margin. */
+ * checks it (the strand rows fail without stealing, lfmatrix-nosteal;
+ * the other rows seldom strand enough).  Concurrent: a margin. */
 static size_t row_capacity(unsigned mode)
 {
 	return mode == M_CONC ? CONC_CAP : 4 * HOLD;
@@ -447,18 +514,36 @@ static void row_round(struct run *r, struct mx *m)
 
 static char row_name[128];
 
+/* Rows: a <= b < ncalls, the calls' row; a == b == ncalls, the strand row. */
+static bool is_row(unsigned mode, unsigned a, unsigned b)
+{
+	if (a == ncalls)
+		return b == ncalls && mode >= M_TS;
+	return b < ncalls && calls[a].name[mode] && calls[b].name[mode];
+}
+
+/* The name of the row of calls a and b in mode. */
+static const char *name_of(unsigned mode, unsigned a, unsigned b)
+{
+	static char name[96];
+	if (a == ncalls)
+		return STRAND_NAME;
+	snprintf(name, sizeof(name), "%s||%s", calls[a].name[mode], calls[b].name[mode]);
+	return name;
+}
+
 /* Run the row of calls a and b in mode, with or without yield injection. */
 static bool run_row(const struct options *opt, struct run *r, unsigned mode, unsigned a,
 		    unsigned b, bool yield)
 {
-	struct mx m = { .mode = mode, .call = { a, b }, .cap = row_capacity(mode) };
+	struct mx m = { .epoch = a == ncalls ? strand_epoch : calls_epoch, .mode = mode,
+			.call = { a, b }, .cap = row_capacity(mode) };
 	/* No header lets a trim make a get fail while objects are pooled
 	 * (lfpool/ts.h's capacity is exact: a get at capacity steals, waiting
 	 * for a trim or drain to end, before it fails; it once said "a trim
 	 * running at the same time may make such a get fail too", no more). */
 	m.enobufs_ok = false;
-	snprintf(row_name, sizeof(row_name), "%s||%s%s", calls[a].name[mode], calls[b].name[mode],
-		 yield ? "+yield" : "");
+	snprintf(row_name, sizeof(row_name), "%s%s", name_of(mode, a, b), yield ? "+yield" : "");
 	run_begin(r, opt, row_name, mode_flavour[mode], 2);
 	r->yield = yield ? 1 : -1;	/* every atomic step (lib/atomic.h) */
 	lfp_stress_yield = yield ? matrix_yield : NULL;	/* and the CAS windows */
@@ -475,9 +560,27 @@ static bool wanted(const char *only, unsigned mode, unsigned a, unsigned b)
 	if (!only)
 		return true;
 	char name[128];
-	snprintf(name, sizeof(name), "%s %s||%s", mode_flavour[mode]->name, calls[a].name[mode],
-		 calls[b].name[mode]);
+	snprintf(name, sizeof(name), "%s %s", mode_flavour[mode]->name, name_of(mode, a, b));
 	return strstr(name, only) != NULL;
+}
+
+/* stress/lfmatrix-nosteal: the library without stealing (steal.c). */
+#ifdef LFPOOL_STRESS_NO_STEAL
+static const bool negative = true;
+#else
+static const bool negative = false;
+#endif
+
+/* Without stealing, whether the strand row r failed as it must: a get
+ * at capacity that found no object pooled within its reach. */
+static bool caught(const struct run *r)
+{
+	bool ok = r->failures && strstr(r->first_error, strerror(ENOBUFS));
+	printf("%s negative %s %s: stealing compiled out (LFPOOL_STRESS_NO_STEAL), %s\n",
+	       ok ? "PASS" : "FAIL", r->fl->name, r->scenario,
+	       ok ? "caught: a get at capacity failed with ENOBUFS" :
+	       r->failures ? "failed otherwise" : "not caught");
+	return ok;
 }
 
 int main(int argc, char **argv)
@@ -490,10 +593,9 @@ int main(int argc, char **argv)
 	uint64_t ops[M_MODES] = { 0 };
 	for (unsigned pass = 0; pass < 2; pass++) {
 		for (unsigned mode = 0; mode < M_MODES; mode++) {
-			for (unsigned a = 0; a < ncalls; a++) {
-				for (unsigned b = a; b < ncalls; b++) {
-					if (!calls[a].name[mode] || !calls[b].name[mode] ||
-					    !wanted(only, mode, a, b))
+			for (unsigned a = 0; a <= ncalls; a++) {
+				for (unsigned b = a; b <= ncalls; b++) {
+					if (!is_row(mode, a, b) || !wanted(only, mode, a, b))
 						continue;
 					if (pass == 0) {
 						rows[mode]++;
@@ -502,7 +604,10 @@ int main(int argc, char **argv)
 					}
 					for (int y = 0; y < 2; y++) {
 						r.index++;
-						if (run_row(&opt, &r, mode, a, b, y))
+						bool ok = run_row(&opt, &r, mode, a, b, y);
+						if (a == ncalls && negative)
+							ok = caught(&r);
+						if (ok)
 							passed++;
 						else
 							failed++;

@@ -30,6 +30,8 @@ const char *variant_name(void)
 {
 #if defined(LFPOOL_STRESS_NO_ABA_TAG)
 # define VARIANT "noaba"
+#elif defined(LFPOOL_STRESS_NO_STEAL)
+# define VARIANT "nosteal"
 #elif defined(LFPOOL_TSAN)
 # define VARIANT "tsan"
 #elif defined(__SANITIZE_ADDRESS__)

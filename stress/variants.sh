@@ -243,7 +243,7 @@ stress() {
 }
 
 negative_control() {
-	if ! prepare normal stress/lfstress-noaba stress/capacity-nosteal; then
+	if ! prepare normal stress/lfstress-noaba stress/capacity-nosteal stress/lfmatrix-nosteal; then
 		echo "FAIL [noaba] the build failed"
 		failed=$((failed + 1))
 		return
@@ -253,6 +253,10 @@ negative_control() {
 	# ThreadStatic without stealing: stress/capacity must see the stranding.
 	job capacity-nosteal "$(build_dir normal)/stress/capacity-nosteal" --rounds 30 \
 		--churn-ops 20000
+	# and lfmatrix's strand rows must fail with ENOBUFS (each such run
+	# counts as passed when it does; stress/matrix.c).
+	job matrix-nosteal "$(build_dir normal)/stress/lfmatrix-nosteal" --only strand \
+		--seconds "$matrix_seconds" --seed "$seed"
 }
 
 # The libFuzzer target: clang, ASan + UBSan, the sources compiled in

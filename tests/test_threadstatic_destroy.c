@@ -3,13 +3,15 @@
  * test_threadstatic_destroy.c - destroy ordering of ThreadStatic: implicit
  * caches of live threads are reclaimed (and those threads later exit or
  * use a new pool at the same address without touching the old one),
- * explicit caches make destroy fail with EBUSY, thread exits race with
- * destroy, and one thread uses many pools.  Run under ASan, a touch of a
- * freed pool or cache fails these tests.
+ * explicit caches make destroy fail with EBUSY (in a fork's child too),
+ * thread exits race with destroy, and one thread uses many pools.  Run
+ * under ASan, a touch of a freed pool or cache fails these tests.
  */
 #include <errno.h>
 #include <semaphore.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -115,6 +117,104 @@ Test(ts_destroy, explicit_caches_make_it_fail_with_ebusy)
 	lfpool_ts_cache_destroy(NULL);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
+}
+
+/* A thread that makes an explicit cache, uses it and parks (outside any
+ * call: its cache is in no step at the fork) until told to go. */
+struct cache_maker {
+	lfpool_ts *pool;
+	lfpool_ts_cache *cache;
+	sem_t made, go;
+};
+
+static void *make_cache_and_park(void *arg)
+{
+	struct cache_maker *m = arg;
+	m->cache = lfpool_ts_cache_create(m->pool);
+	if (m->cache)
+		lfpool_ts_cache_put(m->cache, lfpool_ts_cache_get(m->cache));
+	sem_post(&m->made);
+	sem_wait(&m->go);
+	return NULL;
+}
+
+/* Whether destroy fails with EBUSY and leaves the pool working. */
+static bool destroy_is_ebusy(lfpool_ts *p)
+{
+	errno = 0;
+	if (lfpool_ts_destroy(p) != -1 || errno != EBUSY)
+		return false;
+	void *o = lfpool_ts_get(p);
+	lfpool_ts_put(p, o);
+	return o != NULL;
+}
+
+/* The child's steps; it exits with the number of the first that failed. */
+static const char *const fork_busy_steps[] = {
+	NULL,
+	"destroy with both pre-fork caches alive is not EBUSY (or the pool broke)",
+	"destroy of the forking thread's pre-fork cache",
+	"destroy with the other thread's pre-fork cache alive is not EBUSY",
+	"destroy once both caches are gone is not 0",
+	"objects not all finalized by that destroy",
+};
+
+static int fork_busy_child(lfpool_ts *p, lfpool_ts_cache *own, struct cache_maker *m,
+			   struct hooks *h)
+{
+	if (!destroy_is_ebusy(p))
+		return 1;
+	lfpool_ts_cache_destroy(own);
+	if (hook_count(&h->fini) != 0)
+		return 2;
+	if (!destroy_is_ebusy(p))
+		return 3;
+	/* Its thread does not exist here; it was parked, so its cache is in
+	 * no step and the child may destroy it. */
+	lfpool_ts_cache_destroy(m->cache);
+	if (lfpool_ts_destroy(p) != 0)
+		return 4;
+	return hook_count(&h->fini) == hook_count(&h->init) ? 0 : 5;
+}
+
+/* lfpool/ts.h, fork(): explicit caches belong to no thread and are kept in
+ * the child, where "destroy fails with EBUSY while an explicit cache made
+ * before the fork exists": one the forking thread made and one another
+ * thread (absent in the child) made; the child destroys them and then the
+ * pool; the parent's pool and caches are untouched. */
+Test(ts_destroy, a_fork_childs_destroy_is_ebusy_while_a_pre_fork_cache_exists)
+{
+	struct hooks h;
+	lfpool_config c = hooked_config(&h, 32, 16);
+	c.magazine_size = 4;
+	struct cache_maker m = { .pool = lfpool_ts_create(&c) };
+	cr_assert_not_null(m.pool);
+	lfpool_ts_cache *own = lfpool_ts_cache_create(m.pool);
+	cr_assert_not_null(own);
+	lfpool_ts_cache_put(own, lfpool_ts_cache_get(own));
+	sem_init(&m.made, 0, 0);
+	sem_init(&m.go, 0, 0);
+	pthread_t t;
+	pthread_create(&t, NULL, make_cache_and_park, &m);
+	sem_wait(&m.made);
+	cr_assert_not_null(m.cache);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fork_busy_child(m.pool, own, &m, &h));
+	int status = -1;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	int step = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	cr_assert(step == 0, "child status %#x: %s", status,
+		  step > 0 && step < 6 ? fork_busy_steps[step] : "killed");
+	sem_post(&m.go);
+	pthread_join(t, NULL);
+	cr_assert(destroy_is_ebusy(m.pool), "the parent's caches are its own");
+	lfpool_ts_cache_destroy(m.cache);
+	lfpool_ts_cache_destroy(own);
+	cr_assert_eq(lfpool_ts_destroy(m.pool), 0);
+	cr_assert_eq(hook_count(&h.fini), hook_count(&h.init));
+	sem_destroy(&m.made);
+	sem_destroy(&m.go);
 }
 
 struct quitter {

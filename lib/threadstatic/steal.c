@@ -94,9 +94,10 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 	lfp_ts_percpu_restart(p);
 }
 
-/* The capacity harness's negative control (stress/capacity.c, built as
- * stress/capacity-nosteal): a thief takes from the depot only, never from
- * another cache, worker slot or CPU area, as before issue 13. */
+/* The negative control of the capacity harness (stress/capacity.c, built
+ * as stress/capacity-nosteal) and of the matrix's strand rows (stress/
+ * lfmatrix-nosteal): a thief takes from the depot only, never from another
+ * cache, worker slot or CPU area, as before issue 13. */
 #ifdef LFPOOL_STRESS_NO_STEAL
 # define LFP_STEAL_OWNED 0
 #else
