@@ -817,18 +817,23 @@ static int prepare_leaf(struct lfp_slabs *s, uint32_t l)
 	return 0;
 }
 
-/* The slot for slab number n, allocating its leaf and side data if needed. */
-static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
+/* The leaf of slab number n, made (or leaf 0 moved out of the inline
+ * slots) if needed: 0 or ENOMEM, nothing made.  A pool that is not wide
+ * moves its leaf 0 when a slab number first reaches LFP_INLINE_SLOTS:
+ * rarely for a bounded pool (only while a trim's objects are in flight),
+ * routinely for a ThreadStatic pool's magazines (their core is sized by a
+ * hint, unbounded: about 15 caches need a third slab of them), while other
+ * threads read the directory lock-free.  Readers load leaf pointers with
+ * acquire (lfp_slabs_slot), so the copy is visible through the new leaf. */
+static int prepare_slot_leaf(struct lfp_slabs *s, uint32_t n)
 {
-	/* A pool that is not wide moves its leaf 0 when a slab number first
-	 * reaches LFP_INLINE_SLOTS: rarely for a bounded pool (only while a
-	 * trim's objects are in flight), routinely for a ThreadStatic pool's
-	 * magazines (their core is sized by a hint, unbounded: about 15
-	 * caches need a third slab of them), while other threads read the
-	 * directory lock-free.  Readers load leaf pointers with acquire
-	 * (lfp_slabs_slot), so the copy is visible through the new leaf. */
-	if ((n >= LFP_INLINE_SLOTS || s->wide) && prepare_leaf(s, n >> LFP_LEAF_BITS) != 0)
-		return NULL;
+	return n >= LFP_INLINE_SLOTS || s->wide ? prepare_leaf(s, n >> LFP_LEAF_BITS) : 0;
+}
+
+/* Slot n of a leaf that exists (prepare_slot_leaf), given side data
+ * (NULL: the slot keeps its own, as slots do after a trim). */
+static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint32_t *side)
+{
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);
 	/*
 	 * A leaf's slots are cleared one by one as they come into use, here,
@@ -864,11 +869,8 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n)
 		if (copy)
 			copy->mark = 0;
 	}
-	if (!slot->links) {
-		uint32_t *links = n == 0 && s->inline_side ? s->inline_side
-			: backing_alloc(s, side_size(s), 64);
-		if (!links)
-			return NULL;
+	if (side) {
+		uint32_t *links = side;
 		uint8_t *state = (uint8_t *)(links + s->per_slab);
 		memset(state, LFP_OBJ_RAW, s->per_slab);
 		if (links != s->inline_side)	/* not the pool's own block */
@@ -893,30 +895,6 @@ static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
 	SLOT_SET(s, n, links, NULL);
 }
 
-/*
- * Undo what a growth of slot n that failed made (slot n has no slab, and
- * high_water counts n only if it did before): the side data it gave the
- * slot (had_side: the slot kept its own, as slots do after a trim), and
- * the leaf it made when n is the leaf's first slot.  No other thread
- * reached either: a lookup walks only the slots below high_water, and no
- * index of slot n, or of any slot of a leaf made for it, was ever out.  A
- * leaf 0 moved out of the inline slots at n == LFP_INLINE_SLOTS stays:
- * lookups of slots 0 and 1 may be reading it (lfp_slabs_shrink gives it
- * back where no thread can).
- */
-static void unprepare_slot(struct lfp_slabs *s, uint32_t n, bool had_side,
-			   const struct lfp_slab_slot *leaf_was)
-{
-	uint32_t l = n >> LFP_LEAF_BITS;
-	if (!had_side && lfp_slabs_slot(s, n)->links)
-		drop_slot_side(s, n);
-	if (s->leaf[l] == leaf_was || n != l << LFP_LEAF_BITS)
-		return;
-	backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
-	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
-	lfp_store_ptr_rel((void **)&s->leaf[l], (void *)leaf_was);
-}
-
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 {
 	uint32_t n = 0;
@@ -925,16 +903,29 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	if (n == s->max_slabs)
 		return ENOMEM;
 	s->misaligned = false;
-	const struct lfp_slab_slot *leaf_was = s->leaf[n >> LFP_LEAF_BITS];
+	/*
+	 * A failed call keeps no memory (common.h), so everything a growth
+	 * needs is had before anything is published: the slab, the slot's
+	 * side data (unless it kept its own: had_side), then the directory
+	 * leaf, whose making or move (leaf 0 out of the inline slots at slab
+	 * LFP_INLINE_SLOTS) lookups on other threads may see at once, and
+	 * which nothing after it can fail.  (Made in the other order, a failed
+	 * growth could not give a moved leaf 0 back, which lookups of slots 0
+	 * and 1 may be reading, and kept 32 KiB.)
+	 */
 	bool had_side = n < s->high_water && lfp_slabs_slot(s, n)->links;
-	struct lfp_slab_slot *slot = prepare_slot(s, n);
-	char *mem = slot ? backing_alloc(s, s->slab_bytes, s->slab_bytes) : NULL;
-	if (!mem) {
-		/* A failed call keeps no memory (common.h): not even the
-		 * directory leaf of a pool's first growth. */
-		unprepare_slot(s, n, had_side, leaf_was);
+	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
+	uint32_t *side = NULL;
+	if (mem && !had_side)
+		side = n == 0 && s->inline_side ? s->inline_side : backing_alloc(s, side_size(s), 64);
+	if (!mem || (!had_side && !side) || prepare_slot_leaf(s, n) != 0) {
+		if (side && side != s->inline_side)
+			backing_free(s, side, side_size(s));
+		if (mem)
+			backing_free(s, mem, s->slab_bytes);
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
 	}
+	struct lfp_slab_slot *slot = prepare_slot(s, n, side);
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
 	h->owner = s;

@@ -163,9 +163,8 @@ void lfp_slabs_fini(struct lfp_slabs *s);
 /*
  * Allocate one slab and chain its objects first -> ... -> last through their
  * link words.  Caller serialized.  Returns 0, or ENOMEM with nothing changed
- * that the caller can see and no memory kept: the side data and the
- * directory leaf taken for the slab go back (but leaf 0 moved out of the
- * inline slots, which lookups may be reading: slab.c, unprepare_slot).
+ * and no memory kept: the slab, its side data and its directory leaf are
+ * all had before any is published (slab.c).
  */
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
 /* What lfp_slabs_grow returns when the allocator's block was not aligned as

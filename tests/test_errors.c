@@ -368,3 +368,49 @@ Test(enomem, ts_get_at_the_first_growth_keeps_no_memory)
 	cr_assert_eq(lfpool_ts_destroy(pool), 0);
 	test_alloc_finish(&t);
 }
+
+/* A cache's magazines come from the pool's own slabs of magazines, whose
+ * slab directory moves its leaf 0 out of the pool's struct when a third
+ * slab is needed.  Explicit caches made one after another, each made to
+ * fail at every allocation before it succeeds: a failed cache_create is
+ * NULL with ENOMEM and keeps no byte of the allocator, also when the
+ * allocation that fails is that leaf's (the fuzzer's crash: the failed
+ * growth then read slot 2 past the two inline slots, and freed what lay
+ * there as its side data). */
+Test(enomem, cache_create_fails_cleanly_while_the_magazines_grow)
+{
+	enum { CACHES = 40 };
+	struct test_alloc t;
+	struct hooks h;
+	lfpool_config c = counted_config(&t, &h, 16, 0);
+	c.magazine_size = 2;	/* 16-byte magazines: a third slab of them soon */
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	lfpool_ts_cache *caches[CACHES];
+	long failed = 0;
+	for (int i = 0; i < CACHES; i++) {
+		for (long k = 0;; k++) {
+			size_t was_live = t.live_bytes;
+			test_alloc_fail_after(&t, k);
+			errno = 0;
+			caches[i] = lfpool_ts_cache_create(pool);
+			test_alloc_fail_after(&t, -1);
+			if (caches[i])
+				break;
+			cr_assert_eq(errno, ENOMEM, "cache %d, failing at allocation %ld: errno %d", i, k,
+				     errno);
+			cr_assert_eq(t.live_bytes, was_live,
+				     "cache %d, failing at allocation %ld: kept %lld bytes", i, k,
+				     (long long)(t.live_bytes - was_live));
+			failed++;
+		}
+		void *o = lfpool_ts_cache_get(caches[i]);
+		cr_assert_not_null(o);
+		lfpool_ts_cache_put(caches[i], o);
+	}
+	cr_assert_geq(failed, CACHES / 4, "only %ld allocations failed", failed);
+	for (int i = 0; i < CACHES; i++)
+		lfpool_ts_cache_destroy(caches[i]);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+	test_alloc_finish(&t);
+}
