@@ -526,13 +526,31 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	__attribute__((tls_model("initial-exec")));
 /* The home cache, at a constant offset from the thread pointer. */
 #define LFPOOL_TS_HOME_ ((lfpool_ts_cache *)&lfpool_ts_tls_.home)
+/* The calling thread's home cache as a plain pointer, which the compiler
+ * computes once per loop (the thread pointer plus the block's offset; the
+ * empty asm hides that it is TLS), and the home pool beside it: the home
+ * pool's compare, the home cache's accesses and a miss's argument then
+ * use one base register, not %fs-relative addresses (Intel Xeon, Emerald
+ * Rapids, tenth session: an implicit pair 0.66 -> 0.59 ns per operation,
+ * both forms in one process). */
+#if defined(__GNUC__)
+# define LFPOOL_TS_HOME_AT_(c) do { \
+		uintptr_t c_ = (uintptr_t)&lfpool_ts_tls_.home; \
+		__asm__("" : "+r"(c_)); \
+		(c) = (lfpool_ts_cache *)c_; \
+	} while (0)
+#else
+# define LFPOOL_TS_HOME_AT_(c) ((c) = LFPOOL_TS_HOME_)
+#endif
+#define LFPOOL_TS_HOME_POOL_AT_(c) ((const lfpool_ts **)((char *)(c) - \
+	((char *)&lfpool_ts_tls_.home - (char *)&lfpool_ts_tls_.home_pool)))
 
 /* The pools of those entries, and a slot of the directory.  A destroy on
  * another thread may clear them: relaxed atomic loads under
  * ThreadSanitizer, otherwise plain loads (moves on x86-64 either way). */
 #ifdef LFPOOL_TSAN_
-# define LFPOOL_TS_HOME_POOL_() \
-	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.home_pool, __ATOMIC_RELAXED))
+# define LFPOOL_TS_HOME_POOL_(c) \
+	((const lfpool_ts *)__atomic_load_n(LFPOOL_TS_HOME_POOL_AT_(c), __ATOMIC_RELAXED))
 # define LFPOOL_TS_MRU_POOL_() \
 	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
 # define LFPOOL_TS_DIR_(id) \
@@ -540,7 +558,7 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 # define LFPOOL_TS_BY_THREAD_(f) \
 	((lfpool_ts_cache *)__atomic_load_n(&(f)->by_thread[lfpool_ts_tls_.tslot], __ATOMIC_RELAXED))
 #else
-# define LFPOOL_TS_HOME_POOL_() (lfpool_ts_tls_.home_pool)
+# define LFPOOL_TS_HOME_POOL_(c) (*LFPOOL_TS_HOME_POOL_AT_(c))
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
 # define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
 # define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
@@ -721,8 +739,9 @@ __attribute__((always_inline)) static inline void lfpool_ts_put(lfpool_ts *pool,
 static inline void *lfpool_ts_get(lfpool_ts *pool)
 {
 	lfpool_ts_cache *c;
-	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_() == pool))
-		return lfpool_ts_cache_get(LFPOOL_TS_HOME_);
+	LFPOOL_TS_HOME_AT_(c);
+	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool))
+		return lfpool_ts_cache_get(c);
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
 		void *obj = lfpool_rseq_get_(((const struct lfpool_ts_fast *)pool)->rseq_get);
@@ -743,8 +762,9 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 {
 	lfpool_ts_cache *c;
-	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_() == pool)) {
-		lfpool_ts_cache_put(LFPOOL_TS_HOME_, obj);
+	LFPOOL_TS_HOME_AT_(c);
+	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool)) {
+		lfpool_ts_cache_put(c, obj);
 		return;
 	}
 #ifdef LFPOOL_RSEQ_INLINE_
