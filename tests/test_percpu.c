@@ -697,11 +697,14 @@ Test(percpu, a_pools_head_tells_its_kind_by_its_address)
  * is shut, on which the header's own sequences miss: a get returns NULL,
  * a put goes to its miss label, and nothing is stored; so a per-thread
  * pool whose head had the per-CPU bit would take its slow path, not fault.
- * (Fails with the NULL tables of before: a segmentation fault.) */
-static void reset_nothing(void *obj, void *user)
+ * The per-CPU pool with a reset hook has the per-CPU bit and a shut put
+ * table: its inline put runs the sequence on it, misses, and its slow path
+ * runs the hook.  (With the NULL tables of before the test fails at its
+ * first cr_assert_not_null.) */
+static void reset_count(void *obj, void *user)
 {
 	(void)obj;
-	(void)user;
+	++*(int *)user;
 }
 
 Test(percpu, pools_without_inline_sequences_have_a_shut_table)
@@ -709,8 +712,11 @@ Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 	for (int kind = 0; kind < 4; kind++) {
 		lfpool_config c = ts_config(64, 8, 4);
 		c.flags = kind == 1 ? LFPOOL_F_DEBUG : kind >= 2 ? LFPOOL_F_PERCPU : 0;
-		if (kind == 3)
-			c.reset = reset_nothing;
+		int resets = 0;
+		if (kind == 3) {
+			c.reset = reset_count;
+			c.hook_ctx = &resets;
+		}
 		lfpool_ts *p = lfpool_ts_create(&c);
 		cr_assert_not_null(p);
 		const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p;
@@ -743,6 +749,9 @@ done:
 		void *o = lfpool_ts_get(p);
 		cr_assert_not_null(o);
 		lfpool_ts_put(p, o);
+		cr_assert_eq(resets, kind == 3, "kind %d: %d resets for one put", kind, resets);
+		if (kind == 3 && !DEBUG_BUILD)
+			cr_assert((uintptr_t)p & LFPOOL_TS_PERCPU_TAG_, "the reset pool's head has no tag");
 		cr_assert_eq(lfpool_ts_destroy(p), 0);
 	}
 }

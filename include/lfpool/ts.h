@@ -131,7 +131,11 @@
  * start/stop hooks).  A thread may use any number of pools.  Implicit
  * caches are NOT fiber-safe: a fiber that may resume on another thread
  * must use an explicit lfpool_ts_cache, which belongs to whoever holds it
- * (jemalloc#2890 is the trap).
+ * (jemalloc#2890 is the trap).  The inline calls keep the address of the
+ * thread's home cache in a register across the calls of a function
+ * (LFPOOL_TS_HOME_AT_ below): code that resumes on another thread inside
+ * such a function goes on using the first thread's home cache, with no
+ * lock, while that thread uses it too, and loses or duplicates objects.
  *
  * Per-CPU mode.  A pool created with LFPOOL_F_PERCPU keeps no cache per
  * thread: ts_get, ts_put, their bulk forms and ts_flush use an area of
@@ -498,13 +502,14 @@ union lfpool_ts_home_ {
 /*
  * The calling thread's implicit caches as the inline lfpool_ts_get and
  * lfpool_ts_put reach them; owned by the library (lib/threadstatic/tls.c
- * says why it is safe), not for users.  Initial-exec TLS: one
- * %fs-relative load, no call.
+ * says why it is safe), not for users.  Initial-exec TLS: its address
+ * is the thread pointer plus an offset loaded once, no call.
  *
  * The home cache is the thread's first implicit cache (the first it takes
  * while it has none here), and it lives in this TLS block itself: a hit
  * on its pool compares home_pool and runs lfpool_ts_cache_get or _put at
- * a constant %fs-relative address, loading no cache pointer.  (Measured on
+ * an address computed once per loop (LFPOOL_TS_HOME_AT_), loading no
+ * cache pointer.  (Measured on
  * AMD Zen: a get's top - 1 stored in memory and the put's reload of it
  * are forwarded at no cost only when the address's base register holds
  * its value across operations; a cache pointer loaded on every operation,
