@@ -5,8 +5,10 @@
  *
  * The free list is an array of object pointers (outside the objects), sized
  * to hold every object the pool has created, so a put never allocates and
- * never fails.  In debug pools the fast view stays empty (count 0, room 0)
- * and the real count lives here, so that every get and put is checked.
+ * never fails.  The items array is fast.low; a pool's pooled objects are
+ * [low, top).  In debug pools the fast view stays empty (top at low, end
+ * NULL) and the real count lives here, so that every get and put is
+ * checked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,20 +57,29 @@ _Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
 /* The pool's own fields fill its first line; its core starts the next. */
 _Static_assert(offsetof(struct lfpool_pool, core) == 64, "the core's lines stay where they were");
 
-static uint32_t *pooled(lfpool_pool *p)
+/* The pooled objects, items[0 .. count). */
+static uint32_t count_of(const lfpool_pool *p)
 {
-	return p->core.debug ? &p->debug_count : &p->fast.count;
+	return p->core.debug ? p->debug_count : (uint32_t)(p->fast.top - p->fast.low);
+}
+
+static void set_count(lfpool_pool *p, uint32_t n)
+{
+	if (p->core.debug)
+		p->debug_count = n;
+	else
+		p->fast.top = p->fast.low + n;
 }
 
 /* An items array for need pointers, not yet installed: *items stays the
  * pool's own when it is big enough.  0 or ENOMEM. */
 static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap_out)
 {
-	*items = p->fast.items;
+	*items = p->fast.low;
 	*cap_out = p->items_cap;
 	if (need <= p->items_cap)
 		return 0;
-	if (!p->fast.items && need <= p->inline_cap) {
+	if (!p->fast.low && need <= p->inline_cap) {
 		*items = inline_items(p);
 		*cap_out = p->inline_cap;
 		return 0;
@@ -97,22 +108,24 @@ static int new_items(lfpool_pool *p, uint64_t need, void ***items, uint32_t *cap
 static void free_items(lfpool_pool *p)
 {
 	const lfpool_allocator *a = &p->core.slabs.alloc;
-	if (p->fast.items && p->fast.items != inline_items(p))
-		a->free(p->fast.items, p->items_cap * sizeof(void *), a->ctx);
+	if (p->fast.low && p->fast.low != inline_items(p))
+		a->free(p->fast.low, p->items_cap * sizeof(void *), a->ctx);
 }
 
 /* Switch to items (of cap pointers), freeing the old array. */
 static void install_items(lfpool_pool *p, void **items, uint32_t cap)
 {
-	if (items == p->fast.items)
+	if (items == p->fast.low)
 		return;
-	if (p->fast.items) {
-		memcpy(items, p->fast.items, *pooled(p) * sizeof(void *));
+	uint32_t n = count_of(p);
+	if (p->fast.low) {
+		memcpy(items, p->fast.low, n * sizeof(void *));
 		free_items(p);
 	}
-	p->fast.items = items;
+	p->fast.low = items;
 	p->items_cap = cap;
-	p->fast.room = p->fast_put ? p->items_cap : 0;
+	p->fast.top = items + (p->core.debug ? 0 : n);
+	p->fast.end = p->fast_put ? items + cap : NULL;
 }
 
 /* Create n objects as a chain, in the given debug state; 0 or errno, with
@@ -132,7 +145,7 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 	if (!err)
 		err = lfp_core_create(&p->core, &p->created, false, n, state, chain);
 	if (err) {
-		if (items && items != p->fast.items && items != inline_items(p))
+		if (items && items != p->fast.low && items != inline_items(p))
 			p->core.slabs.alloc.free(items, cap * sizeof(void *), p->core.slabs.alloc.ctx);
 		return err;
 	}
@@ -171,16 +184,17 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 		return -1;
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
-	uint32_t *n = pooled(p);
 	uint64_t finalized = 0;
 	if (!p->core.fini && !p->core.debug) {
 		/* Nothing to run on them: the array is not read (a cache miss
 		 * per destroy with 10^5 pools alive, issue 14). */
-		finalized = *n;
-		*n = 0;
+		finalized = count_of(p);
+		set_count(p, 0);
 	}
-	for (; *n; finalized++)
-		lfp_core_fini_obj(&p->core, p->fast.items[--*n]);
+	for (uint32_t n; (n = count_of(p)) != 0; finalized++) {
+		set_count(p, n - 1);
+		lfp_core_fini_obj(&p->core, p->fast.low[n - 1]);
+	}
 	uint64_t out = p->created - finalized;
 	free_items(p);
 	memset(&p->fast, 0, sizeof(p->fast));
@@ -194,9 +208,10 @@ LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "get after destroy"))
 		return NULL;
-	uint32_t *n = pooled(p);
-	if (*n) {
-		void *obj = p->fast.items[--*n];
+	uint32_t n = count_of(p);
+	if (n) {
+		set_count(p, n - 1);
+		void *obj = p->fast.low[n - 1];
 		if (p->core.debug)
 			lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, obj));
 		return obj;
@@ -219,13 +234,15 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 		return;
 	/* Debug pools need no bound here: their checks accept only objects
 	 * out with users, for which the item array has room. */
-	uint32_t *n = pooled(p);
-	if (!p->core.debug && *n >= p->items_cap) {
+	uint32_t n = count_of(p);
+	if (!p->core.debug && n >= p->items_cap) {
 		lfp_debug_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
 		return;
 	}
-	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL)
-		p->fast.items[(*n)++] = obj;
+	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL) {
+		p->fast.low[n] = obj;
+		set_count(p, n + 1);
+	}
 }
 
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
@@ -240,9 +257,10 @@ LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 		errno = err;
 		return -1;
 	}
-	uint32_t *count = pooled(p);
+	uint32_t count = count_of(p);
 	for (uint32_t i = chain; i != LFP_NIL; i = *lfp_slabs_link(&p->core.slabs, i))
-		p->fast.items[(*count)++] = lfp_slabs_ptr(&p->core.slabs, i);
+		p->fast.low[count++] = lfp_slabs_ptr(&p->core.slabs, i);
+	set_count(p, count);
 	return 0;
 }
 
@@ -250,20 +268,20 @@ LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
 		return 0;
-	uint32_t *n = pooled(p);
-	if (*n <= keep) {
+	uint32_t n = count_of(p);
+	if (n <= keep) {
 		lfp_core_destroy_chain(&p->core, false, LFP_NIL);	/* wholly raw slabs */
 		return 0;
 	}
 	/* The bottom of the stack is the coldest: destroy from there. */
-	uint32_t drop = *n - (uint32_t)keep, chain = LFP_NIL;
+	uint32_t drop = n - (uint32_t)keep, chain = LFP_NIL;
 	for (uint32_t i = 0; i < drop; i++) {
-		uint32_t idx = lfp_slabs_index(&p->core.slabs, p->fast.items[i]);
+		uint32_t idx = lfp_slabs_index(&p->core.slabs, p->fast.low[i]);
 		*lfp_slabs_link(&p->core.slabs, idx) = chain;
 		chain = idx;
 	}
-	memmove(p->fast.items, p->fast.items + drop, keep * sizeof(void *));
-	*n = (uint32_t)keep;
+	memmove(p->fast.low, p->fast.low + drop, keep * sizeof(void *));
+	set_count(p, (uint32_t)keep);
 	lfp_core_destroy_chain(&p->core, false, chain);
 	p->created -= drop;
 	p->core.trims++;
@@ -287,10 +305,10 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 	lfp_core_stats(&p->core, st);
 	st->misses = p->misses;
 	st->created = p->created;
-	st->retained = p->core.debug ? p->debug_count : p->fast.count;
+	st->retained = count_of(p);
 	st->live = st->created - st->retained;
 	/* The item array counts only when the allocator gave it (common.h). */
-	if (p->fast.items != inline_items((lfpool_pool *)p))
+	if (p->fast.low != inline_items((lfpool_pool *)p))
 		st->bytes_held += (uint64_t)p->items_cap * sizeof(void *);
 }
 
@@ -299,11 +317,11 @@ int lfp_pool_validate(const lfpool_pool *p, char *why, size_t why_size)
 {
 	struct lfp_census cs;
 	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
-		uint32_t n = p->core.debug ? p->debug_count : p->fast.count;
+		uint32_t n = count_of(p);
 		if (n > p->items_cap)
 			lfp_census_fail(&cs, "%u pooled objects in an array of %u", n, p->items_cap);
 		for (uint32_t i = 0; i < n && !cs.bad; i++)
-			lfp_census_obj(&cs, p->fast.items[i], "the pool's array");
+			lfp_census_obj(&cs, p->fast.low[i], "the pool's array");
 	}
 	return lfp_census_end(&cs, p->created);
 }

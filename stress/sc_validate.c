@@ -42,7 +42,7 @@ static void pool_duplicate(struct run *r)
 		run_fail(r, "pool create failed");
 		return;
 	}
-	expect_duplicate(r, "pool", p, validate_pool, ((struct lfpool_pool_fast *)p)->items);
+	expect_duplicate(r, "pool", p, validate_pool, ((struct lfpool_pool_fast *)p)->low);
 	lfpool_pool_destroy(p);
 }
 

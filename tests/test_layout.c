@@ -161,7 +161,7 @@ Test(layout, small_pools_one_block)
 	cr_assert(a && b);
 	const struct lfpool_pool_fast *pf = (const struct lfpool_pool_fast *)p;
 	const struct lfpool_concurrent_fast *cf = (const struct lfpool_concurrent_fast *)q;
-	cr_assert(within_block(p, pf->items), "a small Pool's items array outside its block");
+	cr_assert(within_block(p, pf->low), "a small Pool's items array outside its block");
 	cr_assert(within_block(q, cf->links), "a small Concurrent pool's side data outside its block");
 	lfpool_pool_put(p, a);
 	lfpool_concurrent_put(q, b);
@@ -172,7 +172,7 @@ Test(layout, small_pools_one_block)
 	a = lfpool_pool_get(p);
 	b = lfpool_concurrent_get(q);
 	cr_assert(a && b && lfpool_pool_owns(p, a) && lfpool_concurrent_owns(q, b));
-	cr_assert(within_block(p, pf->items));
+	cr_assert(within_block(p, pf->low));
 	cr_assert(within_block(q, cf->links));
 	lfpool_pool_put(p, a);
 	lfpool_concurrent_put(q, b);
@@ -197,4 +197,50 @@ Test(layout, percpu_state_in_pool_block)
 	cr_assert_not_null(o);
 	lfpool_ts_put(p, o);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+/* lfpool/pool.h, struct lfpool_pool_fast: the pooled objects are [low,
+ * top) of the items array; a fast put may store while top < end.  A debug
+ * pool keeps top at low and end NULL (its every call is checked, so the
+ * inline get and put always miss), a pool with a reset hook end NULL (its
+ * every put runs the hook), others end at the array's end. */
+static void reset_counted(void *obj, void *ctx)
+{
+	(void)obj;
+	++*(int *)ctx;
+}
+
+Test(layout, pool_fast_view_is_the_items_array)
+{
+	for (int kind = 0; kind < 3; kind++) {
+		int resets = 0;
+		lfpool_config c = { .obj_size = 32, .prewarm = 5, .name = "fast-view" };
+		if (kind == 1)
+			c.flags = LFPOOL_F_DEBUG;
+		if (kind == 2) {
+			c.reset = reset_counted;
+			c.hook_ctx = &resets;
+		}
+		lfpool_pool *p = lfpool_pool_create(&c);
+		cr_assert_not_null(p);
+		const struct lfpool_pool_fast *f = (const struct lfpool_pool_fast *)p;
+		bool debug = kind == 1 || DEBUG_BUILD;
+		cr_assert_not_null(f->low, "kind %d", kind);
+		cr_assert_eq(f->top - f->low, debug ? 0 : 5, "kind %d: %td objects in the fast view",
+			     kind, f->top - f->low);
+		if (debug || kind == 2)
+			cr_assert_null(f->end, "kind %d: a fast put would skip the checks or the hook", kind);
+		else
+			cr_assert_geq(f->end - f->low, 5);
+		void *o = lfpool_pool_get(p);
+		cr_assert_not_null(o);
+		cr_assert_eq(f->top - f->low, debug ? 0 : 4, "kind %d", kind);
+		lfpool_pool_put(p, o);
+		cr_assert_eq(f->top - f->low, debug ? 0 : 5, "kind %d", kind);
+		cr_assert_eq(resets, kind == 2, "kind %d: %d resets", kind, resets);
+		lfpool_stats st;
+		lfpool_pool_stats(p, &st);
+		cr_assert_eq(st.retained, 5, "kind %d", kind);
+		cr_assert_eq(lfpool_pool_destroy(p), 0);
+	}
 }
