@@ -57,18 +57,23 @@ _Static_assert(offsetof(struct lfpool_pool, fast) == 0, "fast view first");
 /* The pool's own fields fill its first line; its core starts the next. */
 _Static_assert(offsetof(struct lfpool_pool, core) == 64, "the core's lines stay where they were");
 
-/* The pooled objects, items[0 .. count). */
+/* The pooled objects, [low, low + count).  A pool without an items array
+ * yet has none (low NULL: no pointer arithmetic on it, which C leaves
+ * undefined and clang's UBSan reports). */
 static uint32_t count_of(const lfpool_pool *p)
 {
-	return p->core.debug ? p->debug_count : (uint32_t)(p->fast.top - p->fast.low);
+	if (p->core.debug)
+		return p->debug_count;
+	return p->fast.low ? (uint32_t)(p->fast.top - p->fast.low) : 0;
 }
 
 static void set_count(lfpool_pool *p, uint32_t n)
 {
 	if (p->core.debug)
 		p->debug_count = n;
-	else
+	else if (p->fast.low)
 		p->fast.top = p->fast.low + n;
+	LFP_ASSERT(p->fast.low || n == 0);
 }
 
 /* An items array for need pointers, not yet installed: *items stays the
@@ -226,23 +231,32 @@ LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
 	return lfp_slabs_ptr(&p->core.slabs, idx);
 }
 
+/* Whether the items array is full, which only more puts than gets can
+ * make it (reported).  Debug pools need no bound here: their checks
+ * accept only objects out with users, for which the array has room. */
+static bool array_full(lfpool_pool *p, const void *obj)
+{
+	if (p->core.debug || count_of(p) < p->items_cap)
+		return false;
+	lfp_debug_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
+	return true;
+}
+
 LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 {
 	if (!obj)
 		return;
 	if (lfp_core_dead(&p->core, &p->magic, obj, "put after destroy"))
 		return;
-	/* Debug pools need no bound here: their checks accept only objects
-	 * out with users, for which the item array has room. */
-	uint32_t n = count_of(p);
-	if (!p->core.debug && n >= p->items_cap) {
-		lfp_debug_report(p->core.name, obj, "more puts than gets (double put or foreign pointer)");
+	if (array_full(p, obj) || lfp_core_accept_put(&p->core, obj) == LFP_NIL)
 		return;
-	}
-	if (lfp_core_accept_put(&p->core, obj) != LFP_NIL) {
-		p->fast.low[n] = obj;
-		set_count(p, n + 1);
-	}
+	/* The count (and the array) after the reset hook, which may get from
+	 * and put to its own pool (common.h): read again, bound again. */
+	if (array_full(p, obj))
+		return;
+	uint32_t n = count_of(p);
+	p->fast.low[n] = obj;
+	set_count(p, n + 1);
 }
 
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)

@@ -176,6 +176,74 @@ FLAVOUR_TEST(hooks, reset_runs_on_every_put_with_the_object)
 	cr_assert_eq(k.resets, before, "%s: reset ran at trim or destroy", ops->name);
 }
 
+/* A reset hook may get from and put to its own pool (common.h): the put
+ * that runs it stores its object where the pool is after the hook.  The
+ * hook runs once, on the put of a: it gets one object and keeps it (mode
+ * 0), or puts b (mode 1).  Every object then comes out of the pool once.
+ * (Pool stored at the count it read before the hook: mode 0 retained 2
+ * and handed the hook's object out again; mode 1 retained 2, b lost.) */
+struct reenter {
+	const struct flavour_ops *ops;
+	void *pool, *kept, *other;
+	int mode, armed;
+};
+
+static void reset_reenter(void *obj, void *ctx)
+{
+	struct reenter *r = ctx;
+	(void)obj;
+	if (!r->armed)
+		return;
+	r->armed = 0;
+	if (r->mode == 0) {
+		r->kept = r->ops->get(r->pool);
+	} else {
+		void *o = r->other;
+		r->other = NULL;
+		r->ops->put(r->pool, o);
+	}
+}
+
+FLAVOUR_TEST(hooks, a_reset_hook_may_get_and_put_on_its_own_pool)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct reenter r = { .ops = ops, .mode = mode };
+		lfpool_config c = { .obj_size = 32, .prewarm = 3, .reset = reset_reenter,
+				    .hook_ctx = &r, .name = "reenter" };
+		void *pool = r.pool = ops->create(&c);
+		cr_assert_not_null(pool);
+		void *a = ops->get(pool), *b = ops->get(pool);
+		r.other = b;
+		r.armed = 1;
+		ops->put(pool, a);
+		cr_assert_eq(r.armed, 0, "%s: the hook did not run", ops->name);
+		lfpool_stats st;
+		ops->stats(pool, &st);
+		cr_assert_eq(st.retained, mode == 0 ? 1 : 3, "%s, mode %d: retained %llu", ops->name,
+			     mode, (unsigned long long)st.retained);
+		void *seen[3] = { 0 };
+		for (uint64_t i = 0; i < st.retained; i++) {
+			seen[i] = ops->get(pool);
+			cr_assert_not_null(seen[i]);
+			cr_assert_neq(seen[i], r.kept, "%s, mode %d: the hook's object handed out again",
+				      ops->name, mode);
+			for (uint64_t k = 0; k < i; k++)
+				cr_assert_neq(seen[i], seen[k], "%s, mode %d: one object twice", ops->name, mode);
+		}
+		if (mode == 0) {
+			cr_assert_eq(seen[0], a);
+			ops->put(pool, r.kept);
+			ops->put(pool, b);
+		}
+		for (uint64_t i = 0; i < st.retained; i++)
+			ops->put(pool, seen[i]);
+		ops->stats(pool, &st);
+		cr_assert_eq(st.retained, 3, "%s, mode %d", ops->name, mode);
+		cr_assert_eq(st.live, 0, "%s, mode %d", ops->name, mode);
+		ops->destroy(pool);
+	}
+}
+
 FLAVOUR_TEST(hooks, fini_runs_once_per_object_at_trim_and_destroy)
 {
 	struct calls k = { 0 };
