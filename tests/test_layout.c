@@ -204,22 +204,16 @@ Test(layout, percpu_state_in_pool_block)
  * pool keeps top at low and end NULL (its every call is checked, so the
  * inline get and put always miss), a pool with a reset hook end NULL (its
  * every put runs the hook), others end at the array's end. */
-static void reset_counted(void *obj, void *ctx)
-{
-	(void)obj;
-	++*(int *)ctx;
-}
-
 Test(layout, pool_fast_view_is_the_items_array)
 {
 	for (int kind = 0; kind < 3; kind++) {
-		int resets = 0;
+		struct hooks h = { .obj_size = 32 };
 		lfpool_config c = { .obj_size = 32, .prewarm = 5, .name = "fast-view" };
 		if (kind == 1)
 			c.flags = LFPOOL_F_DEBUG;
 		if (kind == 2) {
-			c.reset = reset_counted;
-			c.hook_ctx = &resets;
+			c.reset = hook_reset;
+			c.hook_ctx = &h;
 		}
 		lfpool_pool *p = lfpool_pool_create(&c);
 		cr_assert_not_null(p);
@@ -237,7 +231,8 @@ Test(layout, pool_fast_view_is_the_items_array)
 		cr_assert_eq(f->top - f->low, debug ? 0 : 4, "kind %d", kind);
 		lfpool_pool_put(p, o);
 		cr_assert_eq(f->top - f->low, debug ? 0 : 5, "kind %d", kind);
-		cr_assert_eq(resets, kind == 2, "kind %d: %d resets", kind, resets);
+		cr_assert_eq(hook_count(&h.reset), kind == 2, "kind %d: %ld resets", kind,
+			     hook_count(&h.reset));
 		lfpool_stats st;
 		lfpool_pool_stats(p, &st);
 		cr_assert_eq(st.retained, 5, "kind %d", kind);

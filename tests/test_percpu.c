@@ -701,21 +701,16 @@ Test(percpu, a_pools_head_tells_its_kind_by_its_address)
  * table: its inline put runs the sequence on it, misses, and its slow path
  * runs the hook.  (With the NULL tables of before the test fails at its
  * first cr_assert_not_null.) */
-static void reset_count(void *obj, void *user)
-{
-	(void)obj;
-	++*(int *)user;
-}
 
 Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 {
 	for (int kind = 0; kind < 4; kind++) {
 		lfpool_config c = ts_config(64, 8, 4);
 		c.flags = kind == 1 ? LFPOOL_F_DEBUG : kind >= 2 ? LFPOOL_F_PERCPU : 0;
-		int resets = 0;
+		struct hooks h = { .obj_size = 64 };
 		if (kind == 3) {
-			c.reset = reset_count;
-			c.hook_ctx = &resets;
+			c.reset = hook_reset;
+			c.hook_ctx = &h;
 		}
 		lfpool_ts *p = lfpool_ts_create(&c);
 		cr_assert_not_null(p);
@@ -749,7 +744,8 @@ done:
 		void *o = lfpool_ts_get(p);
 		cr_assert_not_null(o);
 		lfpool_ts_put(p, o);
-		cr_assert_eq(resets, kind == 3, "kind %d: %d resets for one put", kind, resets);
+		cr_assert_eq(hook_count(&h.reset), kind == 3, "kind %d: %ld resets for one put", kind,
+			     hook_count(&h.reset));
 		if (kind == 3 && !DEBUG_BUILD)
 			cr_assert((uintptr_t)p & LFPOOL_TS_PERCPU_TAG_, "the reset pool's head has no tag");
 		cr_assert_eq(lfpool_ts_destroy(p), 0);
