@@ -127,9 +127,9 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
 		memcpy(items, p->fast.low, n * sizeof(void *));
 		free_items(p);
 	}
-	p->fast.low = items;
+	p->fast.low = p->fast.top = items;
 	p->items_cap = cap;
-	p->fast.top = items + (p->core.debug ? 0 : n);
+	set_count(p, n);	/* a debug pool's top stays at low */
 	p->fast.end = p->fast_put ? items + cap : NULL;
 }
 

@@ -548,7 +548,7 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 # define LFPOOL_TS_HOME_AT_(c) ((c) = LFPOOL_TS_HOME_)
 #endif
 #define LFPOOL_TS_HOME_POOL_AT_(c) ((const lfpool_ts **)((char *)(c) - \
-	((char *)&lfpool_ts_tls_.home - (char *)&lfpool_ts_tls_.home_pool)))
+	(offsetof(struct lfpool_ts_tls, home) - offsetof(struct lfpool_ts_tls, home_pool))))
 
 /* The pools of those entries, and a slot of the directory.  A destroy on
  * another thread may clear them: relaxed atomic loads under
