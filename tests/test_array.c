@@ -74,6 +74,27 @@ Test(array, slot_of_is_ceil_log2)
 	cr_assert_eq(lfpool_array_slot_of(SIZE_MAX), 64);
 }
 
+/* The table index of a runtime size (the inline paths' lzcnt form on
+ * x86-64, which must agree with slot_of whether or not the CPU has LZCNT):
+ * volatile keeps n from folding to a constant. */
+Test(array, index_of_a_runtime_size_is_slot_of_minus_one)
+{
+	volatile size_t v;
+	for (size_t n = 0; n <= 70000; n++) {
+		v = n;
+		cr_assert_eq(lfpool_array_index_of_(v), lfpool_array_slot_of(n) - 1, "n %zu", n);
+	}
+	for (unsigned k = 1; k < 64; k++) {
+		size_t p = (size_t)1 << k;
+		for (size_t n = p - 1; n <= p + 1; n++) {
+			v = n;
+			cr_assert_eq(lfpool_array_index_of_(v), lfpool_array_slot_of(n) - 1, "n %zu", n);
+		}
+	}
+	v = SIZE_MAX;
+	cr_assert_eq(lfpool_array_index_of_(v), 63);
+}
+
 Test(array, get_returns_the_class_size)
 {
 	static const size_t sizes[] = { 1, 15, 16, 17, 100, 128, 129, 1000, 2049, MAX };
