@@ -327,11 +327,26 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 }
 
 #ifdef LFPOOL_DEBUG
+/* Every pool of a debug build is a debug pool (core.h, lfp_debug_wanted),
+ * whose fast view stays empty, top at low and end NULL, so that every get
+ * and put takes the checked slow path: an inline path that found an
+ * object or room in the view would skip the checks. */
+static void census_fast_view(struct lfp_census *cs, const lfpool_pool *p)
+{
+	const struct lfpool_pool_fast *f = &p->fast;
+	if (f->top != f->low)
+		lfp_census_fail(cs, "a debug pool's fast view has top %td bytes above low, not 0",
+				(char *)f->top - (char *)f->low);
+	else if (f->end)
+		lfp_census_fail(cs, "a debug pool's fast view has end %p, not NULL", (void *)f->end);
+}
+
 int lfp_pool_validate(const lfpool_pool *p, char *why, size_t why_size)
 {
 	struct lfp_census cs;
 	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
-		uint32_t n = count_of(p);
+		census_fast_view(&cs, p);
+		uint32_t n = cs.bad ? 0 : count_of(p);
 		if (n > p->items_cap)
 			lfp_census_fail(&cs, "%u pooled objects in an array of %u", n, p->items_cap);
 		for (uint32_t i = 0; i < n && !cs.bad; i++)

@@ -479,6 +479,15 @@ static void handoff_drain(struct rs_run *r, void *p)
 	handed_destroy(r, p);
 }
 
+/* Whether the pools of a release run (no LFPOOL_F_DEBUG) may take array
+ * homes: not in an --enable-debug library, whose every pool is a debug
+ * one (lib/core.h, lfp_debug_wanted) and takes the exported slow paths. */
+#ifdef LFPOOL_DEBUG
+# define RELEASE_POOLS_TAKE_HOMES false
+#else
+# define RELEASE_POOLS_TAKE_HOMES true
+#endif
+
 /* As array_close, and a ThreadStatic release run in which some step ran
  * must have checked some maker's table after its home's destroy (else the
  * check above proves nothing: no pool took an array home, or none was
@@ -487,7 +496,8 @@ static bool handoff_close(struct rs_run *r, char *why, size_t len)
 {
 	if (!array_run_close(r, why, len, false))
 		return false;
-	if (r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->gets && !r->home_checks) {
+	if (RELEASE_POOLS_TAKE_HOMES && r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->gets &&
+	    !r->home_checks) {
 		snprintf(why, len, "no maker's table was checked after its array home's destroy");
 		return false;
 	}

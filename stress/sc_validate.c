@@ -46,6 +46,43 @@ static void pool_duplicate(struct run *r)
 	lfpool_pool_destroy(p);
 }
 
+/* validate must fail with a problem naming needle while *field holds bad,
+ * and pass again once its value is back. */
+static void expect_bad_view(struct run *r, const char *what, const void *pool,
+			    int (*validate)(const void *, char *, size_t), void ***field,
+			    void **bad, const char *needle)
+{
+	char why[256];
+	void **saved = *field;
+	*field = bad;
+	int rc = validate(pool, why, sizeof(why));
+	*field = saved;
+	if (rc == 0 || !strstr(why, needle))
+		run_fail(r, "%s: validate missed a broken fast view (%s)", what,
+			 rc == 0 ? "it passed" : why);
+	else if (validate(pool, why, sizeof(why)) != 0)
+		run_fail(r, "%s: validate fails after the repair: %s", what, why);
+}
+
+/* Pool: a debug pool's fast view stays empty (top at low, end NULL), so
+ * that the inline get and put take the checked slow path; validate fails
+ * on a view that holds an object or has room. */
+static void pool_fast_view(struct run *r)
+{
+	lfpool_config cfg = { .obj_size = 32, .prewarm = 2 };
+	lfpool_pool *p = lfpool_pool_create(&cfg);
+	if (!p) {
+		run_fail(r, "pool create failed");
+		return;
+	}
+	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)p;
+	expect_bad_view(r, "pool, an object in the fast view", p, validate_pool, &f->top,
+			f->low + 1, "fast view has top");
+	expect_bad_view(r, "pool, room in the fast view", p, validate_pool, &f->end, f->low + 2,
+			"fast view has end");
+	lfpool_pool_destroy(p);
+}
+
 /* ThreadStatic: two objects put into an explicit cache's loaded magazine. */
 static void cache_duplicate(struct run *r)
 {
@@ -68,6 +105,7 @@ static void cache_duplicate(struct run *r)
 static void validate_control(struct run *r)
 {
 	pool_duplicate(r);
+	pool_fast_view(r);
 	cache_duplicate(r);
 	r->t.rounds++;
 }
