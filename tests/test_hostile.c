@@ -7,6 +7,7 @@
  * clear error with nothing changed and nothing held, or works.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -236,12 +237,15 @@ EVERY_KIND(prewarm, failing_prewarm_gives_back_all_memory)
 
 /* ---- the allocator's result is checked ----------------------------------- */
 
-/* Hands out blocks 8 bytes off every alignment above 8 it is asked for,
- * and takes them back by the pointer it handed out. */
+/* Hands out blocks 8 bytes off every alignment above 8 it is asked for
+ * (or only the one numbered skew_at among those: 0 the first), and takes
+ * them back by the pointer it handed out. */
 #define SKEW_MAX 64
 struct skew_alloc {
 	struct test_alloc inner;
 	lfpool_allocator a;
+	long skew_at;		/* -1: every one */
+	long seq;		/* allocations asked above 8 so far */
 	long skewed, wrong_size;
 	struct { char *ret; size_t size, inner_size; } out[SKEW_MAX];
 };
@@ -249,14 +253,20 @@ struct skew_alloc {
 static void *skew_alloc(size_t size, size_t align, void *ctx)
 {
 	struct skew_alloc *s = ctx;
-	if (align <= 8 || s->skewed == SKEW_MAX)
+	if (align <= 8)
+		return s->inner.a.alloc(size, align, &s->inner);
+	long n = s->seq++;
+	int i = 0;
+	while (i < SKEW_MAX && s->out[i].ret)
+		i++;
+	if (i == SKEW_MAX || (s->skew_at >= 0 && n != s->skew_at))
 		return s->inner.a.alloc(size, align, &s->inner);
 	char *p = s->inner.a.alloc(size + align, align, &s->inner);
 	if (!p)
 		return NULL;
-	s->out[s->skewed].ret = p + 8;
-	s->out[s->skewed].size = size;
-	s->out[s->skewed].inner_size = size + align;
+	s->out[i].ret = p + 8;
+	s->out[i].size = size;
+	s->out[i].inner_size = size + align;
 	s->skewed++;
 	return p + 8;
 }
@@ -264,7 +274,7 @@ static void *skew_alloc(size_t size, size_t align, void *ctx)
 static void skew_free(void *ptr, size_t size, void *ctx)
 {
 	struct skew_alloc *s = ctx;
-	for (long i = 0; i < s->skewed; i++) {
+	for (int i = 0; i < SKEW_MAX; i++) {
 		if (ptr && s->out[i].ret == ptr) {
 			if (s->out[i].size != size)
 				s->wrong_size++;
@@ -281,6 +291,7 @@ static void skew_init(struct skew_alloc *s)
 {
 	test_alloc_init(&s->inner);
 	s->a = (lfpool_allocator){ skew_alloc, skew_free, s };
+	s->skew_at = -1;
 }
 
 EVERY_KIND(alloc, misaligned_blocks_are_refused_and_given_back)
@@ -309,6 +320,61 @@ EVERY_KIND(alloc, misaligned_blocks_are_refused_and_given_back)
 	lfpool_set_error_hook(NULL, NULL);
 	cr_assert_eq(s->wrong_size, 0);
 	test_alloc_finish(&s->inner);	/* every block back, skewed ones too */
+	free(s);
+}
+
+/* A cache's magazines come from the pool's slabs of magazines, whose growth
+ * takes a slab, its side data and, at the third slab, a directory leaf
+ * (lib/slab.c, lfp_slabs_grow).  Explicit caches made one after another,
+ * each with its k-th aligned allocation misaligned for k = 0, 1, ... until
+ * one succeeds: each failed create is NULL with ENOMEM, reported, and
+ * keeps no byte, whichever block came back misaligned (the leaf's too). */
+Test(alloc, cache_create_refuses_a_misaligned_block_at_every_step_of_a_growth)
+{
+	enum { CACHES = 40 };
+	struct skew_alloc *s = calloc(1, sizeof(*s));
+	skew_init(s);
+	struct error_log log;
+	record_errors(&log);
+	lfpool_config c = { .obj_size = 16, .magazine_size = 2, .allocator = &s->a,
+			    .flags = LFPOOL_F_DEBUG, .name = "skewed" };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	lfpool_ts_cache *caches[CACHES];
+	long refused = 0, third_refused = 0;
+	for (int i = 0; i < CACHES; i++) {
+		for (long k = 0;; k++) {
+			size_t was_live = s->inner.live_bytes;
+			int was_calls = log.calls;
+			s->seq = 0;
+			s->skew_at = k;
+			errno = 0;
+			caches[i] = lfpool_ts_cache_create(pool);
+			s->skew_at = LONG_MAX;	/* none while the test checks */
+			if (caches[i])
+				break;
+			cr_assert_eq(errno, ENOMEM, "cache %d, block %ld misaligned: errno %d", i, k,
+				     errno);
+			cr_assert_eq(s->inner.live_bytes, was_live,
+				     "cache %d, block %ld misaligned: kept %lld bytes", i, k,
+				     (long long)(s->inner.live_bytes - was_live));
+			cr_assert_gt(log.calls, was_calls, "cache %d, block %ld misaligned: no report",
+				     i, k);
+			cr_assert(strstr(log.problem, "not aligned"), "'%s'", log.problem);
+			refused++;
+			third_refused += k == 2;
+		}
+	}
+	cr_assert_geq(refused, CACHES / 4, "only %ld creates refused", refused);
+	/* slab, side data, leaf: the growth that moves leaf 0 out had its
+	 * leaf's block refused */
+	cr_assert_geq(third_refused, 1, "no growth had its third block refused");
+	for (int i = 0; i < CACHES; i++)
+		lfpool_ts_cache_destroy(caches[i]);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+	lfpool_set_error_hook(NULL, NULL);
+	cr_assert_eq(s->wrong_size, 0);
+	test_alloc_finish(&s->inner);
 	free(s);
 }
 
