@@ -334,9 +334,10 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)
 static void census_fast_view(struct lfp_census *cs, const lfpool_pool *p)
 {
 	const struct lfpool_pool_fast *f = &p->fast;
-	if (f->top != f->low)
-		lfp_census_fail(cs, "a debug pool's fast view has top %td bytes above low, not 0",
-				(char *)f->top - (char *)f->low);
+	if (f->top != f->low)	/* through uintptr_t: low may be NULL */
+		lfp_census_fail(cs, "a debug pool's fast view has top %lld slots above low, not 0",
+				(long long)((intptr_t)((uintptr_t)f->top - (uintptr_t)f->low) /
+					    (intptr_t)sizeof(void *)));
 	else if (f->end)
 		lfp_census_fail(cs, "a debug pool's fast view has end %p, not NULL", (void *)f->end);
 }

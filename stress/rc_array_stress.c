@@ -491,7 +491,7 @@ static void handoff_drain(struct rs_run *r, void *p)
 /* As array_close, and a ThreadStatic release run in which some step ran
  * must have checked some maker's table after its home's destroy (else the
  * check above proves nothing: no pool took an array home, or none was
- * seen destroyed). */
+ * seen destroyed); in a debug library, no pool may take one. */
 static bool handoff_close(struct rs_run *r, char *why, size_t len)
 {
 	if (!array_run_close(r, why, len, false))
@@ -499,6 +499,10 @@ static bool handoff_close(struct rs_run *r, char *why, size_t len)
 	if (RELEASE_POOLS_TAKE_HOMES && r->flavour == LFPOOL_FLAVOUR_TS && !r->flags && r->gets &&
 	    !r->home_checks) {
 		snprintf(why, len, "no maker's table was checked after its array home's destroy");
+		return false;
+	}
+	if (!RELEASE_POOLS_TAKE_HOMES && r->home_checks) {
+		snprintf(why, len, "a pool of a debug library took an array home");
 		return false;
 	}
 	return true;

@@ -53,6 +53,10 @@ static void expect_bad_view(struct run *r, const char *what, const void *pool,
 			    void **bad, const char *needle)
 {
 	char why[256];
+	if (validate(pool, why, sizeof(why)) != 0) {
+		run_fail(r, "%s: validate fails on a sound pool: %s", what, why);
+		return;
+	}
 	void **saved = *field;
 	*field = bad;
 	int rc = validate(pool, why, sizeof(why));

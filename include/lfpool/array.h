@@ -42,22 +42,22 @@
  * freed (the call does nothing).  An unsized put reads the class from the
  * prefix: a pointer that is no buffer of this pool is undefined.
  *
- * The fast paths.  get, put and put_sized are inline.  A size's class is
- * one bit scan of n - 1 (lfpool_array_index_of_), and with a size known at
- * compile time, lfpool_array_get(ap, 64, &real) picks its class at compile
- * time (the index folds to a constant).  ThreadStatic classes are then
- * served from a per-thread table of the thread's class caches (struct
- * lfpool_array_tls, one entry per class slot): for the class of the
- * thread's array home (its first class cache, of a pool with the default
- * alignment) one compare of the entry with ap and the inline get or put of
- * lfpool_ts_cache_get/_put at a fixed TLS address (11 instructions per
- * call with a constant size, 16 with a runtime one, against 7 for an
- * explicit cache's, in a loop of pairs); for another class a second
- * compare, of the entry with the pool's key, and the same on the cache it
- * names, with no call.  A thread's first call on a class, or one after
- * another pool took the entry, fills it out of line (the implicit cache of
- * lfpool_ts_get, made on first use as there).  Pool classes are inline too
- * (lfpool_pool_get/put), Concurrent ones call
+ * The fast paths.  get, put and put_sized are inline.  A size's class is a
+ * leading-zero count of n - 1 (lfpool_array_index_of_), and with a size
+ * known at compile time, lfpool_array_get(ap, 64, &real) picks its class
+ * at compile time (the index folds to a constant).  ThreadStatic classes
+ * are then served from a per-thread table of the thread's class caches
+ * (struct lfpool_array_tls, one entry per class slot): for the class of
+ * the thread's array home (its first class cache, of a pool with the
+ * default alignment) one compare of the entry with ap and the inline get
+ * or put of lfpool_ts_cache_get/_put at a fixed TLS address (11
+ * instructions per call with a constant size, 16 with a runtime one,
+ * against 7 for an explicit cache's, in a loop of pairs compiled by GCC);
+ * for another class a second compare, of the entry with the pool's key,
+ * and the same on the cache it names, with no call.  A thread's first call
+ * on a class, or one after another pool took the entry, fills it out of
+ * line (the implicit cache of lfpool_ts_get, made on first use as there).
+ * Pool classes are inline too (lfpool_pool_get/put), Concurrent ones call
  * lfpool_concurrent_get_slow/_put_slow; debug pools and oversize buffers
  * take the exported slow paths.
  *
@@ -250,8 +250,8 @@ static inline unsigned lfpool_array_slot_of(size_t n)
  * does not).
  *
  * On x86-64 with GCC or Clang a runtime n takes an lzcnt, xored with the
- * lzcnt of 1, which the compiler hoists out of loops (the asm is not
- * volatile).  Any x86-64 runs it: a CPU without LZCNT executes its
+ * lzcnt of 1, which GCC hoists out of loops (the asm is not volatile;
+ * clang 14 runs it on every call, one instruction more).  Any x86-64 runs it: a CPU without LZCNT executes its
  * encoding (rep bsr) as bsr, so both are bsr's, floor(log2 x) and 0, and
  * the xor gives floor(log2 x); a CPU with it gives 63 - floor(log2 x) and
  * 63, whose xor is floor(log2 x) too.  Not bsr alone, which baseline x86-64
@@ -265,8 +265,8 @@ static inline size_t lfpool_array_index_of_(size_t n)
 #if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__)
 	if (!__builtin_constant_p(n)) {
 		uint64_t lz, lz_of_one;
-		__asm__("lzcntq %1, %0" : "=r"(lz) : "r"((uint64_t)((n - 1) | 1)) : "cc");
-		__asm__("lzcntq %1, %0" : "=r"(lz_of_one) : "r"((uint64_t)1) : "cc");
+		__asm__("{lzcntq %1, %0|lzcnt %0, %1}" : "=r"(lz) : "r"((uint64_t)((n - 1) | 1)) : "cc");
+		__asm__("{lzcntq %1, %0|lzcnt %0, %1}" : "=r"(lz_of_one) : "r"((uint64_t)1) : "cc");
 		return (size_t)(lz ^ lz_of_one);
 	}
 #endif
