@@ -251,15 +251,17 @@ static inline unsigned lfpool_array_slot_of(size_t n)
  *
  * On x86-64 with GCC or Clang a runtime n takes an lzcnt, xored with the
  * lzcnt of 1, which GCC hoists out of loops (the asm is not volatile;
- * clang 14 runs it on every call, one instruction more).  Any x86-64 runs it: a CPU without LZCNT executes its
- * encoding (rep bsr) as bsr, so both are bsr's, floor(log2 x) and 0, and
- * the xor gives floor(log2 x); a CPU with it gives 63 - floor(log2 x) and
- * 63, whose xor is floor(log2 x) too.  Not bsr alone, which baseline x86-64
- * would otherwise get: on AMD Zen 3 (EPYC, family 25, eleventh session) a
- * get and put_sized of a runtime size took 3.25x an explicit cache pair
- * with a bsr each, 1.51x with this (both forms in one process; the plain
- * lzcnt of -mlzcnt, 1.63x).  Not the builtin either: its int result costs
- * GCC a sign extension (movslq), one instruction of every call. */
+ * clang 14 runs it on every call, one instruction more).  Any x86-64 runs
+ * it: a CPU without LZCNT executes its encoding (rep bsr) as bsr, so both
+ * are bsr's, floor(log2 x) and 0, and the xor gives floor(log2 x); a CPU
+ * with it gives 63 - floor(log2 x) and 63, whose xor is floor(log2 x) too.
+ * Not bsr alone, which baseline x86-64 would otherwise get: on AMD Zen 3
+ * (EPYC, family 25, eleventh session) a get and put_sized of a runtime
+ * size took 2.97..3.55x an explicit cache pair with a bsr each,
+ * 1.51..1.73x with this (six and four runs, both forms in one process; the
+ * plain lzcnt of -mlzcnt, 1.63..1.89x).  Not the builtin either: its int
+ * result costs GCC a sign extension (movslq), one instruction of every
+ * call. */
 static inline size_t lfpool_array_index_of_(size_t n)
 {
 #if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__)
