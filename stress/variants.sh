@@ -17,7 +17,9 @@
 # Each variant also runs lfmatrix, every row of the synchronization-table
 # matrix without and with yield injection: MATRIX_SECONDS per row (quick
 # 0.1, full 0.2, long 0.5).
-# Every mode but fuzz also runs the negative control; every mode fuzzes:
+# Every mode but fuzz and debug also runs the negative controls (no ABA
+# tag, no stealing, and validate's own in an --enable-debug build); every
+# mode fuzzes:
 # the seed corpus (stress/fuzz/corpus/), then random inputs for
 # FUZZ_SECONDS (quick 20, else 30), then the corpus again with rseq off
 # (the per-CPU fallback path), and prints the line coverage of lib/ that
@@ -257,6 +259,16 @@ negative_control() {
 	# counts as passed when it does; stress/matrix.c).
 	job matrix-nosteal "$(build_dir normal)/stress/lfmatrix-nosteal" --only strand \
 		--seconds "$matrix_seconds" --seed "$seed"
+	# validate's own negative control (stress/sc_validate.c: broken
+	# pools must fail it), which only an --enable-debug build has; the
+	# other scenarios of that build run in modes long and debug.
+	if ! prepare debug stress/lfstress; then
+		echo "FAIL [debug-validate] the build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	job debug-validate "$(build_dir debug)/stress/lfstress" --only validate --seconds 1 \
+		--seed "$seed"
 }
 
 # The libFuzzer target: clang, ASan + UBSan, the sources compiled in
