@@ -12,66 +12,52 @@
 
 #include "stress.h"
 
-/* validate must fail, naming a duplicate, while objs[1] == objs[0]; and pass
- * once objs[1] is back. */
-static void expect_duplicate(struct run *r, const char *what, const void *pool,
-			     int (*validate)(const void *, char *, size_t), void **objs)
+/* validate must pass on the sound pool, fail with a problem that names
+ * needle (about what: a broken ...) while the size bytes at field hold
+ * those at bad, and pass again once they are back (memcpy: field may be
+ * a pointer of any type). */
+static void expect_caught(struct run *r, const char *what, const void *pool,
+			  int (*validate)(const void *, char *, size_t), void *field,
+			  const void *bad, size_t size, const char *needle, const char *about)
 {
 	char why[256];
+	unsigned char saved[sizeof(void *)];
 	if (validate(pool, why, sizeof(why)) != 0) {
 		run_fail(r, "%s: validate fails on a sound pool: %s", what, why);
 		return;
 	}
-	void *saved = objs[1];
-	objs[1] = objs[0];
+	memcpy(saved, field, size);
+	memcpy(field, bad, size);
 	int rc = validate(pool, why, sizeof(why));
-	objs[1] = saved;
-	if (rc == 0 || !strstr(why, "two places"))
-		run_fail(r, "%s: validate missed an object pooled twice (%s)", what,
-			 rc == 0 ? "it passed" : why);
+	memcpy(field, saved, size);
+	if (rc == 0 || !strstr(why, needle))
+		run_fail(r, "%s: validate missed %s (%s)", what, about, rc == 0 ? "it passed" : why);
 	else if (validate(pool, why, sizeof(why)) != 0)
 		run_fail(r, "%s: validate fails after the repair: %s", what, why);
 }
 
-/* Pool: two prewarmed objects in its array (the fast view's items). */
-static void pool_duplicate(struct run *r)
+/* An object pooled twice: objs[1] made objs[0]. */
+static void expect_duplicate(struct run *r, const char *what, const void *pool,
+			     int (*validate)(const void *, char *, size_t), void **objs)
 {
-	lfpool_config cfg = { .obj_size = 32, .prewarm = 2 };
-	lfpool_pool *p = lfpool_pool_create(&cfg);
-	if (!p) {
-		run_fail(r, "pool create failed");
-		return;
-	}
-	expect_duplicate(r, "pool", p, validate_pool, ((struct lfpool_pool_fast *)p)->low);
-	lfpool_pool_destroy(p);
+	expect_caught(r, what, pool, validate, &objs[1], &objs[0], sizeof(void *), "two places",
+		      "an object pooled twice");
 }
 
-/* validate must fail with a problem naming needle while *field holds bad,
- * and pass again once its value is back. */
+/* A broken fast view: *field holds bad. */
 static void expect_bad_view(struct run *r, const char *what, const void *pool,
 			    int (*validate)(const void *, char *, size_t), void ***field,
 			    void **bad, const char *needle)
 {
-	char why[256];
-	if (validate(pool, why, sizeof(why)) != 0) {
-		run_fail(r, "%s: validate fails on a sound pool: %s", what, why);
-		return;
-	}
-	void **saved = *field;
-	*field = bad;
-	int rc = validate(pool, why, sizeof(why));
-	*field = saved;
-	if (rc == 0 || !strstr(why, needle))
-		run_fail(r, "%s: validate missed a broken fast view (%s)", what,
-			 rc == 0 ? "it passed" : why);
-	else if (validate(pool, why, sizeof(why)) != 0)
-		run_fail(r, "%s: validate fails after the repair: %s", what, why);
+	expect_caught(r, what, pool, validate, field, &bad, sizeof(bad), needle,
+		      "a broken fast view");
 }
 
-/* Pool: a debug pool's fast view stays empty (top at low, end NULL), so
- * that the inline get and put take the checked slow path; validate fails
+/* Pool: two prewarmed objects in its array (the fast view's items), and
+ * its fast view, which a debug pool keeps empty (top at low, end NULL) so
+ * that the inline get and put take the checked slow path: validate fails
  * on a view that holds an object or has room. */
-static void pool_fast_view(struct run *r)
+static void pool_controls(struct run *r)
 {
 	lfpool_config cfg = { .obj_size = 32, .prewarm = 2 };
 	lfpool_pool *p = lfpool_pool_create(&cfg);
@@ -80,6 +66,7 @@ static void pool_fast_view(struct run *r)
 		return;
 	}
 	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)p;
+	expect_duplicate(r, "pool", p, validate_pool, f->low);
 	expect_bad_view(r, "pool, an object in the fast view", p, validate_pool, &f->top,
 			f->low + 1, "fast view has top");
 	expect_bad_view(r, "pool, room in the fast view", p, validate_pool, &f->end, f->low + 2,
@@ -108,8 +95,7 @@ static void cache_duplicate(struct run *r)
 
 static void validate_control(struct run *r)
 {
-	pool_duplicate(r);
-	pool_fast_view(r);
+	pool_controls(r);
 	cache_duplicate(r);
 	r->t.rounds++;
 }
