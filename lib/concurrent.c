@@ -38,7 +38,6 @@ struct lfpool_concurrent {
 	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
 	uint32_t hot_trims;		/* trims running (grow lock): see "The inline paths" */
-	bool fast_put;			/* no reset hook, no debug checks */
 	/* After the struct in its block, core.tail bytes: slab 0's side data
 	 * (core.h, lfp_core_inline; one block per small pool, issue 14). */
 	struct lfp_core core;
@@ -99,7 +98,8 @@ static void hot_set_locked(lfpool_concurrent *c)
 	lfp_store_ptr_rel((void **)&c->fast.base, mem + s->first_off);
 	lfp_store_ptr_rel((void **)&c->fast.links, lfp_slabs_slot(s, 0)->links);
 	/* release: base and links before the bounds that let them be used */
-	lfp_store_u64_rel(&c->fast.put_span, c->fast_put ? (uint64_t)s->per_slab * s->stride : 0);
+	lfp_store_u64_rel(&c->fast.put_span,
+			  lfp_core_puts_lean(&c->core) ? (uint64_t)s->per_slab * s->stride : 0);
 	lfp_store_u64_rel(&c->fast.get_n, s->per_slab);
 }
 
@@ -134,7 +134,6 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	c->fast.stride = c->core.slabs.stride;
 	c->fast.magic = c->core.slabs.stride_magic;
 	c->magic = LFP_MAGIC_LIVE;
-	c->fast_put = !c->core.debug && !c->core.reset;
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_concurrent_destroy(c);
@@ -310,7 +309,7 @@ LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *c, void *obj, uin
  */
 LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *c, void *obj)
 {
-	if (LFPOOL_UNLIKELY(!c->fast_put) || LFPOOL_UNLIKELY(!obj)) {
+	if (LFPOOL_UNLIKELY(!lfp_core_puts_lean(&c->core)) || LFPOOL_UNLIKELY(!obj)) {
 		put_rare(c, obj);
 		return;
 	}
@@ -390,11 +389,12 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 {
 	/* Link the objects privately, then publish them with one CAS. */
 	uint32_t first = LFP_NIL, last = LFP_NIL;
+	bool lean = lfp_core_puts_lean(&c->core);
 	for (size_t i = 0; i < n; i++) {
 		if (!objs[i])
 			continue;
 		/* lean pools: no checks, no hook (as put_slow's common case) */
-		uint32_t idx = c->fast_put ? lfp_slabs_index(&c->core.slabs, objs[i])
+		uint32_t idx = lean ? lfp_slabs_index(&c->core.slabs, objs[i])
 					   : prepare_put(c, objs[i]);
 		if (idx == LFP_NIL)
 			continue;

@@ -297,6 +297,14 @@ static inline bool lfp_core_readable(const void *p, size_t n)
 #endif
 }
 
+/* Whether c's puts need neither the debug checks nor the reset hook: the
+ * lean put paths of Pool and Concurrent (their inline puts get no room
+ * otherwise). */
+static inline bool lfp_core_puts_lean(const struct lfp_core *c)
+{
+	return !c->debug && !c->reset;
+}
+
 /* Whether a pool created with these flags runs the debug checks
  * (--enable-debug turns them on for every pool). */
 static inline bool lfp_debug_wanted(unsigned flags)

@@ -24,7 +24,6 @@ struct lfpool_pool {
 	uint32_t magic;
 	uint32_t debug_count;		/* debug pools: pooled objects */
 	uint32_t items_cap;
-	bool fast_put;			/* no reset hook and no debug checks */
 	/* One block per small pool (issue 14): after the struct, the core's
 	 * tail bytes (lfp_core_block_bytes) hold the items array of a pool of
 	 * capacity up to LFP_POOL_INLINE_ITEMS (inline_cap pointers, 0: none),
@@ -130,7 +129,7 @@ static void install_items(lfpool_pool *p, void **items, uint32_t cap)
 	p->fast.low = p->fast.top = items;
 	p->items_cap = cap;
 	set_count(p, n);	/* a debug pool's top stays at low */
-	p->fast.end = p->fast_put ? items + cap : NULL;
+	p->fast.end = lfp_core_puts_lean(&p->core) ? items + cap : NULL;
 }
 
 /* Create n objects as a chain, in the given debug state; 0 or errno, with
@@ -170,7 +169,6 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;
 	lfp_core_inline(&p->core, (char *)(p + 1) + items, side);
 	p->magic = LFP_MAGIC_LIVE;
-	p->fast_put = !p->core.debug && !p->core.reset;
 	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_pool_destroy(p);
