@@ -428,7 +428,12 @@ struct lfpool_ts_cache_fast {
  * buffer, and the store from the register runs implicit pairs 2.0x and
  * explicit ones 3.3x faster (1.48 -> 0.72 and 1.72 -> 0.52x the floor's
  * median time, both forms in one process); on Zen 5 the ninth session
- * measured implicit 1.55 -> 1.43x but the explicit cache 1.29 -> 1.9x;
+ * measured implicit 1.55 -> 1.43x but the explicit cache 1.29 -> 1.9x,
+ * and the twelfth, on Zen 5 again (EPYC, family 26, model 2; both forms
+ * in one process, pinned, three runs of 41 repetitions), the add in
+ * memory at 1.06..1.08x the store's time for implicit pairs and
+ * 1.08..1.12x for explicit ones: the store from the register is the
+ * faster form there too;
  * on Zen 3 (EPYC, family 25, eleventh session) the store from the
  * register is the faster in every loop, the add in memory taking 1.04..1.10x
  * its time for implicit pairs, 1.07..1.13x for explicit ones and
