@@ -690,6 +690,51 @@ Test(percpu, a_pools_head_tells_its_kind_by_its_address)
 	}
 }
 
+/* lfpool/ts.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put test the
+ * per-CPU bit before the thread's home and most recently used pools, so
+ * those entries must never name a per-CPU pool, whose calls would
+ * otherwise skip a cache they hold: a per-CPU pool keeps no cache per
+ * thread.  Its calls (get, put, bulk, attach), the first of the thread
+ * and after a per-thread pool made the home, the fallback path and the
+ * reset hook's included, leave both entries as they were. */
+Test(percpu, a_percpu_pool_is_never_a_threads_home_or_last_used_pool)
+{
+	lfpool_config c = percpu_config(64, 4, 2);
+	struct hooks h = { .obj_size = 64 };
+	lfpool_config hooked = c;
+	hooked.reset = hook_reset;
+	hooked.hook_ctx = &h;
+	lfpool_ts *pc[] = { lfpool_ts_create(&c), lfpool_ts_create(&hooked) };
+	lfpool_config t = ts_config(64, 4, 2);
+	lfpool_ts *pt = lfpool_ts_create(&t);
+	cr_assert_not_null(pc[0]);
+	cr_assert_not_null(pc[1]);
+	cr_assert_not_null(pt);
+	for (int round = 0; round < 2; round++) {
+		/* Round 0: the thread's first calls; round 1: after pt's. */
+		const lfpool_ts *home = lfpool_ts_tls_.home_pool, *mru = lfpool_ts_tls_.pool;
+		for (int k = 0; k < 2; k++) {
+			cr_assert_eq(lfpool_ts_attach(pc[k]), 0);
+			void *objs[3];
+			objs[0] = lfpool_ts_get(pc[k]);
+			cr_assert_not_null(objs[0]);
+			lfpool_ts_put(pc[k], objs[0]);
+			cr_assert_eq(lfpool_ts_get_bulk(pc[k], objs, 3), 0);
+			lfpool_ts_put_bulk(pc[k], objs, 3);
+			cr_assert_eq(lfpool_ts_tls_.home_pool, home, "round %d, pool %d: home %p", round, k,
+				     (const void *)lfpool_ts_tls_.home_pool);
+			cr_assert_eq(lfpool_ts_tls_.pool, mru, "round %d, pool %d: last used %p", round, k,
+				     (const void *)lfpool_ts_tls_.pool);
+		}
+		lfpool_ts_put(pt, lfpool_ts_get(pt));
+		cr_assert_eq(lfpool_ts_tls_.home_pool, pt, "the per-thread pool did not become the home");
+	}
+	lfpool_ts_detach(pt);
+	for (int k = 0; k < 2; k++)
+		cr_assert_eq(lfpool_ts_destroy(pc[k]), 0);
+	cr_assert_eq(lfpool_ts_destroy(pt), 0);
+}
+
 /* lfpool/ts.h, struct lfpool_ts_fast: a pool's rseq_get and rseq_put are
  * never NULL (the inline get and put load them without a test).  Where no
  * sequence may run inline (a per-thread pool, a debug one, a per-CPU pool

@@ -95,7 +95,71 @@ Test(threadstatic_first, a_threads_first_get_calls_no_malloc)
 	}
 	cr_assert_eq(lfpool_ts_destroy(f.pool), 0);
 }
+
+/* lfpool/ts.h: no malloc while the pool's id is below 8, which it is when
+ * fewer than 8 other pools are alive at its create, whatever came and
+ * went before.  With the most recently freed id taken (a stack), the
+ * pool made after these 64 got id 63, and a new thread's first get grew
+ * its directory past its 8 slots in TLS: one realloc. */
+Test(threadstatic_first, a_threads_first_get_calls_no_malloc_after_many_pools_came_and_went)
+{
+	enum { MANY = 64 };
+	lfpool_config cfg = ts_config(64, 16, 4);
+	cfg.prewarm = 64;
+	lfpool_ts *many[MANY];
+	for (int i = 0; i < MANY; i++)
+		cr_assert_not_null(many[i] = lfpool_ts_create(&cfg));
+	for (int i = 0; i < MANY; i++)
+		cr_assert_eq(lfpool_ts_destroy(many[i]), 0);
+	struct first_use f = { .pool = lfpool_ts_create(&cfg) };
+	cr_assert_not_null(f.pool);
+	/* The first thread makes the library's thread key (once per process). */
+	for (int i = 0; i < 2; i++) {
+		pthread_t t;
+		cr_assert_eq(pthread_create(&t, NULL, first_use, &f), 0);
+		cr_assert_eq(pthread_join(t, NULL), 0);
+		cr_assert_not_null(f.got);
+	}
+	cr_expect_eq(f.mallocs, 0, "a new thread's first get+put called malloc %u times "
+		     "(the pool's id: %u)", f.mallocs, ((struct lfpool_ts_fast *)f.pool)->id);
+	cr_assert_eq(lfpool_ts_destroy(f.pool), 0);
+}
 #endif
+
+/* The id of a ThreadStatic pool (its slot in the threads' directories). */
+static uint32_t id_of(lfpool_ts *p)
+{
+	return ((const struct lfpool_ts_fast *)p)->id;
+}
+
+/* lfpool/ts.h: a new pool takes the lowest free id, whatever the order
+ * of the destroys that freed them. */
+Test(threadstatic_first, a_new_pool_takes_the_lowest_free_id)
+{
+	enum { N = 5 };
+	lfpool_config cfg = ts_config(64, 16, 4);
+	lfpool_ts *p[N];
+	for (int i = 0; i < N; i++)
+		cr_assert_not_null(p[i] = lfpool_ts_create(&cfg));
+	uint32_t id1 = id_of(p[1]), id3 = id_of(p[3]);
+	cr_assert_lt(id1, id3);
+	/* Freed lowest first: a stack would hand out id3 next. */
+	cr_assert_eq(lfpool_ts_destroy(p[1]), 0);
+	cr_assert_eq(lfpool_ts_destroy(p[3]), 0);
+	lfpool_ts *a = lfpool_ts_create(&cfg), *b = lfpool_ts_create(&cfg);
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_expect_eq(id_of(a), id1, "the new pool took id %u, not the lowest free %u", id_of(a), id1);
+	cr_expect_eq(id_of(b), id3, "the second new pool took id %u, not %u", id_of(b), id3);
+	/* The pools that kept their ids still work, and so do the new ones. */
+	lfpool_ts *live[] = { p[0], p[2], p[4], a, b };
+	for (int i = 0; i < N; i++) {
+		void *obj = lfpool_ts_get(live[i]);
+		cr_assert_not_null(obj);
+		lfpool_ts_put(live[i], obj);
+		cr_assert_eq(lfpool_ts_destroy(live[i]), 0);
+	}
+}
 
 /* A new thread's first get and put, then its exit. */
 static void *get_put(void *arg)

@@ -103,12 +103,14 @@
  * threads at a time) or from its directory,
  * indexed by the pool's dense id (a bounds test and a load, still inline),
  * and call out only when it has none.  The directory takes
- * 8 bytes per id up to the highest id the thread used (ids are reused, so
- * they stay below the most pools alive at once).  Create, a thread's first
- * use, lookups and destroy cost O(1) however many pools are alive
- * (destroy: O(threads)).
+ * 8 bytes per id up to the highest id the thread used (a new pool takes
+ * the lowest free id, so its id is below the number of ThreadStatic
+ * pools alive when it is created).  A thread's first use and lookups
+ * cost O(1) however many pools are alive; create and destroy O(log) of
+ * the free ids, in a heap of them (destroy: also O(threads)).
  * A thread's first use of a pool calls no malloc while the pool's id is
- * below 8 (fewer than 9 ThreadStatic pools were ever alive at once): its
+ * below 8 (fewer than 8 other ThreadStatic pools were alive when it was
+ * created, whatever came and went before): its
  * table and its first 8 directory slots lie in the library's TLS, its
  * first cache in its home, the others in the pool's struct or the
  * library's reused blocks.
@@ -527,8 +529,9 @@ union lfpool_ts_home_ {
  * other pool and its cache come next, then the directory.
  */
 struct lfpool_ts_tls {
-	/* What every call reads first, together in the first line (and in
-	 * the first 16 bytes, which per-CPU areas keep off, percpu.h): */
+	/* What every call on a per-thread pool reads first, together in the
+	 * first line (and in the first 16 bytes, which per-CPU areas keep
+	 * off, percpu.h): */
 	const lfpool_ts *home_pool;	/* NULL: the home cache is free */
 	const lfpool_ts *pool;	/* NULL: none */
 	lfpool_ts_cache *cache;

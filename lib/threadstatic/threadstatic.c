@@ -158,10 +158,9 @@ static void set_fork_hooks(void)
  * A pool's head tells the inline lfpool_ts_get and lfpool_ts_put its kind
  * by its address (LFPOOL_TS_PERCPU_TAG_ in lfpool/ts.h): bit 6 is set in
  * a per-CPU pool's, whose gets and puts may run the restartable sequences
- * inline, and clear in the others', so that a per-CPU one, after the
- * compare with the thread's home pool that every call makes first, tests
- * one bit of a register, not the most recently used pool and the
- * directory (issue 14).  The block is a multiple
+ * inline, and clear in the others', so that a per-CPU one is told by one
+ * bit of a register, tested before the thread's home pool, the most
+ * recently used pool and the directory (issue 14).  The block is a multiple
  * of 128 bytes, which the small blocks' cache aligns to 128
  * (lfp_core_owner_alloc), and the head starts 64 bytes into a per-CPU
  * pool's.  A head in a block aligned otherwise only takes the slower way:

@@ -15,8 +15,8 @@
  *  - a lookup is dir[id] (id < the directory's length);
  *  - an insert past the end doubles the directory (to the next power of
  *    two above id), so it takes 8 bytes per slot up to the highest id the
- *    thread used; freed registry slots are reused first, so ids stay below
- *    the most pools alive at once;
+ *    thread used; the lowest free registry slot is reused first, so a
+ *    pool's id is below the number of pools alive when it was made;
  *  - destroy clears, in every thread's directory and fast-path entry, the
  *    pool it destroys (O(threads)), before its slot can be reused, so an
  *    entry never names a dead pool and its id's next pool finds NULL.
@@ -148,33 +148,81 @@ _Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &
  * The registry of live pools, under lfp_ts_lock: slot i holds the pool that
  * has it and its generation (0 while free), and how often it was taken.  A
  * pool's generation is that count << 32 | i: unique until one slot is
- * reused 2^32 times, and alive exactly when its slot still holds it.  Free
- * slots are a stack threaded through next_free.  Create and destroy are
- * O(1) (amortised: the array doubles); fork's walk is O(slots).
+ * reused 2^32 times, and alive exactly when its slot still holds it.
+ *
+ * A new pool takes the lowest free slot (free_ids, a binary min-heap), so
+ * its id is below the number of pools alive when it is made, whatever
+ * came and went before.  Every thread's first use of the pool then needs
+ * a directory only that long: with the most recently freed slot taken
+ * instead (a stack, until the twelfth session), a pool made after 10^4
+ * others were destroyed oldest first got id 9999, and each new thread's
+ * first get grew its directory to 16384 slots (128 KiB, a fresh mapping
+ * it then cleared): 472 ns a first get+put after no other pools, 1583 ns
+ * after 10^4 (AMD Zen 5, median of 101 threads).  Create and destroy are
+ * O(log free slots) (amortised: the arrays double); fork's walk is
+ * O(slots).
  */
 struct lfp_tls_slot {
 	uint64_t gen;
 	lfpool_ts *pool;
 	uint32_t uses;
-	uint32_t next_free;
 };
 static struct lfp_tls_slot *slots;
-static uint32_t nslots, slot_cap, free_slot = UINT32_MAX;
+static uint32_t nslots, slot_cap;
+/* The free slots, a min-heap: free_ids[0] is the lowest.  It has room
+ * for slot_cap entries, so a destroy's push never allocates. */
+static uint32_t *free_ids, nfree;
+
+static void free_ids_push(uint32_t i)
+{
+	uint32_t k = nfree++;
+	for (uint32_t up; k > 0 && free_ids[up = (k - 1) / 2] > i; k = up)
+		free_ids[k] = free_ids[up];
+	free_ids[k] = i;
+}
+
+static uint32_t free_ids_pop_lowest(void)
+{
+	uint32_t lowest = free_ids[0], last = free_ids[--nfree], k = 0;
+	for (uint32_t c; (c = 2 * k + 1) < nfree; k = c) {
+		if (c + 1 < nfree && free_ids[c + 1] < free_ids[c])
+			c++;
+		if (free_ids[c] >= last)
+			break;
+		free_ids[k] = free_ids[c];
+	}
+	free_ids[k] = last;
+	return lowest;
+}
+
+/* Double the registry and the heap's room: 0 or ENOMEM (nothing lost:
+ * a registry that grew while the heap could not stays usable at the old
+ * slot_cap). */
+static int slots_grow(void)
+{
+	uint32_t cap = slot_cap ? 2 * slot_cap : 64;
+	if (cap <= slot_cap)
+		return ENOMEM;
+	struct lfp_tls_slot *s = realloc(slots, cap * sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	slots = s;
+	uint32_t *h = realloc(free_ids, cap * sizeof(*h));
+	if (!h)
+		return ENOMEM;
+	free_ids = h;
+	slot_cap = cap;
+	return 0;
+}
 
 int lfp_tls_register(lfpool_ts *p)
 {
-	uint32_t i = free_slot;
-	if (i != UINT32_MAX) {
-		free_slot = slots[i].next_free;
+	uint32_t i;
+	if (nfree) {
+		i = free_ids_pop_lowest();
 	} else {
-		if (nslots == slot_cap) {
-			uint32_t cap = slot_cap ? 2 * slot_cap : 64;
-			struct lfp_tls_slot *s = cap > slot_cap ? realloc(slots, cap * sizeof(*s)) : NULL;
-			if (!s)
-				return ENOMEM;
-			slots = s;
-			slot_cap = cap;
-		}
+		if (nslots == slot_cap && slots_grow() != 0)
+			return ENOMEM;
 		i = nslots++;
 		slots[i].uses = 0;
 	}
@@ -193,8 +241,7 @@ void lfp_tls_unregister(lfpool_ts *p)
 	uint32_t i = (uint32_t)p->gen;
 	slots[i].gen = 0;
 	slots[i].pool = NULL;
-	slots[i].next_free = free_slot;
-	free_slot = i;
+	free_ids_push(i);
 	p->fast.id = LFP_TS_NO_ID;	/* debug pools: a later call goes out of line */
 	for (uint32_t k = 0; k <= LFPOOL_TS_THREAD_SLOTS_; k++)
 		lfp_store_ptr_rel((void **)&p->fast.by_thread[k], NULL);
@@ -436,7 +483,7 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 		lfp_store_ptr_rel((void **)&lfpool_ts_tls_.dir[id], c);
 		by_thread_set(&lfpool_ts_tls_, p, c);
 		mru_set(&lfpool_ts_tls_, p, c);
-		if (c == LFPOOL_TS_HOME_)	/* last: the inline path's first test */
+		if (c == LFPOOL_TS_HOME_)	/* last: the inline path's per-thread test */
 			lfp_store_ptr_rel((void **)&lfpool_ts_tls_.home_pool, p);
 	}
 	pthread_mutex_unlock(&lfp_ts_lock);
