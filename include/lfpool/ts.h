@@ -93,9 +93,10 @@
  * ts_get and ts_put are inline.  A thread's first cache (its home; again
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
- * run lfpool_ts_cache_get or _put at a fixed TLS address (10 instructions
- * per call in a loop, its share of the loop's included; 16 on the pool
- * used last of the others: callgrind, tenth session), so a thread should make its
+ * run lfpool_ts_cache_get or _put at a fixed TLS address (11 instructions
+ * per call in a loop, its share of the loop's included: callgrind,
+ * twelfth session; 16 on the pool used last of the others in the tenth,
+ * before the per-CPU test came first), so a thread should make its
  * first call, or lfpool_ts_attach, on the pool it uses most.  On another
  * pool, when it is the one the thread used last of those, they compare a
  * second pointer and run them on its cache; otherwise they read the
