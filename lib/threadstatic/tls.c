@@ -157,8 +157,7 @@ _Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &
  * instead (a stack, until the twelfth session), a pool made after 10^4
  * others were destroyed oldest first got id 9999, and each new thread's
  * first get grew its directory to 16384 slots (128 KiB, a fresh mapping
- * it then cleared): 472 ns a first get+put after no other pools, 1583 ns
- * after 10^4 (AMD Zen 5, median of 101 threads).  Create and destroy are
+ * it then cleared; NEWS has the times).  Create and destroy are
  * O(log free slots) (amortised: the arrays double); fork's walk is
  * O(slots).
  */
