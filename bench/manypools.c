@@ -184,6 +184,53 @@ static void mp_measure(enum mp_kind k, size_t n, double t[5])
 	free(m);
 }
 
+/*
+ * What the memory alone costs a step that reads one line of each of n
+ * objects spread over bytes of memory, visited in a random order: ns per
+ * line, faulted in first.  Dependent: each line holds the index of the
+ * next (one miss at a time); independent: the addresses come from an
+ * array, as the pools' do in the loops above, so the CPU overlaps the
+ * misses.  At 10^5 pools this is the floor under any step that reads
+ * each pool once in a random order, as destroy-rnd does (issue 14 asks
+ * for destroy in any order within 3x of N = 100, where every pool is in
+ * the cache); *indep gets the independent figure.
+ */
+static double random_line_ns(size_t n, size_t bytes, double *indep)
+{
+	size_t lines = bytes / 64, stride = lines / n ? lines / n : 1;
+	uint64_t *buf = malloc(lines * 64);
+	size_t *order = malloc(n * sizeof(*order));
+	if (!buf || !order)
+		bench_die("out of memory");
+	memset(buf, 0, lines * 64);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i * stride % lines;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = below(i + 1), x = order[i];
+		order[i] = order[j];
+		order[j] = x;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[order[i] * 8] = order[(i + 1) % n];
+	double t0 = now_ns();
+	size_t at = order[0];
+	for (size_t i = 0; i < n; i++)
+		at = buf[at * 8];
+	double t1 = now_ns();
+	/* The other half of each line, so that this pass misses as the
+	 * first did (the lines read above are cached now: reversed order,
+	 * the lines least recently read first). */
+	uint64_t sum = 0;
+	for (size_t i = n; i-- > 0;)
+		sum += buf[order[i] * 8 + 4];
+	*indep = (now_ns() - t1) / n;
+	bench_escape(&at);
+	bench_escape(&sum);
+	free(order);
+	free(buf);
+	return (t1 - t0) / n;
+}
+
 /* ns per get or put, a pair on each of npools pools in turn. */
 static double round_robin(lfpool_ts **pools, size_t npools, size_t rounds)
 {
@@ -349,6 +396,14 @@ void report_manypools(bool quick, bool many)
 		}
 		printf("%-20s per pool, worst N / N=100 over the N measured: %.2f  %s (target <= 3)\n", mp_names[k], worst,
 		       worst <= 3 ? "met" : "MISSED");
+	}
+	if (many) {
+		double lo_indep, hi_indep, lo = random_line_ns(100, 100 * 2048, &lo_indep);
+		double hi = random_line_ns(100000, (size_t)100000 * 2048, &hi_indep);
+		printf("memory alone (info): one line of each of N objects 2 KiB apart, in a random order:"
+		       " dependent reads %.0f ns per line at N = 100, %.0f at N = 100000 (%.0fx);"
+		       " independent %.1f and %.1f (%.0fx)\n", lo, hi, hi / lo, lo_indep, hi_indep,
+		       hi_indep / lo_indep);
 	}
 	report_round_robin();
 	report_first_use();
