@@ -133,31 +133,57 @@ static uint32_t id_of(lfpool_ts *p)
 }
 
 /* lfpool/ts.h: a new pool takes the lowest free id, whatever the order
- * of the destroys that freed them. */
+ * of the destroys that freed them: 20 of 24 pools destroyed in a shuffled
+ * order, then 20 made again take the freed ids lowest first (a stack of
+ * free ids would hand them out in the reverse order of the destroys). */
 Test(threadstatic_first, a_new_pool_takes_the_lowest_free_id)
 {
-	enum { N = 5 };
+	enum { N = 24, FREED = 20 };
 	lfpool_config cfg = ts_config(64, 16, 4);
 	lfpool_ts *p[N];
-	for (int i = 0; i < N; i++)
-		cr_assert_not_null(p[i] = lfpool_ts_create(&cfg));
-	uint32_t id1 = id_of(p[1]), id3 = id_of(p[3]);
-	cr_assert_lt(id1, id3);
-	/* Freed lowest first: a stack would hand out id3 next. */
-	cr_assert_eq(lfpool_ts_destroy(p[1]), 0);
-	cr_assert_eq(lfpool_ts_destroy(p[3]), 0);
-	lfpool_ts *a = lfpool_ts_create(&cfg), *b = lfpool_ts_create(&cfg);
-	cr_assert_not_null(a);
-	cr_assert_not_null(b);
-	cr_expect_eq(id_of(a), id1, "the new pool took id %u, not the lowest free %u", id_of(a), id1);
-	cr_expect_eq(id_of(b), id3, "the second new pool took id %u, not %u", id_of(b), id3);
-	/* The pools that kept their ids still work, and so do the new ones. */
-	lfpool_ts *live[] = { p[0], p[2], p[4], a, b };
+	bool live[N];
 	for (int i = 0; i < N; i++) {
-		void *obj = lfpool_ts_get(live[i]);
+		cr_assert_not_null(p[i] = lfpool_ts_create(&cfg));
+		live[i] = true;
+	}
+	int order[N];
+	for (int i = 0; i < N; i++)
+		order[i] = i;
+	uint32_t x = 12345;
+	for (int i = N - 1; i > 0; i--) {
+		x = x * 1103515245u + 12345u;
+		int j = (int)((x >> 16) % (uint32_t)(i + 1)), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	uint32_t freed[FREED];
+	for (int k = 0; k < FREED; k++) {
+		freed[k] = id_of(p[order[k]]);
+		cr_assert_eq(lfpool_ts_destroy(p[order[k]]), 0);
+		live[order[k]] = false;
+	}
+	/* The freed ids, ascending (insertion sort). */
+	for (int i = 1; i < FREED; i++)
+		for (int j = i; j > 0 && freed[j - 1] > freed[j]; j--) {
+			uint32_t t = freed[j];
+			freed[j] = freed[j - 1];
+			freed[j - 1] = t;
+		}
+	lfpool_ts *again[FREED];
+	for (int k = 0; k < FREED; k++) {
+		cr_assert_not_null(again[k] = lfpool_ts_create(&cfg));
+		cr_expect_eq(id_of(again[k]), freed[k], "new pool %d took id %u, not the lowest free %u", k,
+			     id_of(again[k]), freed[k]);
+	}
+	/* Every pool, kept or new, still works. */
+	for (int i = 0; i < N + FREED; i++) {
+		lfpool_ts *q = i < N ? p[i] : again[i - N];
+		if (i < N && !live[i])
+			continue;
+		void *obj = lfpool_ts_get(q);
 		cr_assert_not_null(obj);
-		lfpool_ts_put(live[i], obj);
-		cr_assert_eq(lfpool_ts_destroy(live[i]), 0);
+		lfpool_ts_put(q, obj);
+		cr_assert_eq(lfpool_ts_destroy(q), 0);
 	}
 }
 

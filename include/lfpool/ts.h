@@ -105,8 +105,9 @@
  * indexed by the pool's dense id (a bounds test and a load, still inline),
  * and call out only when it has none.  The directory takes
  * 8 bytes per id up to the highest id the thread used (a new pool takes
- * the lowest free id, so its id is below the number of ThreadStatic
- * pools alive when it is created).  A thread's first use and lookups
+ * the lowest free id, so its id is at most the number of other
+ * ThreadStatic pools alive when it is created; each size class of an
+ * array pool is one).  A thread's first use and lookups
  * cost O(1) however many pools are alive; create and destroy O(log) of
  * the free ids, in a heap of them (destroy: also O(threads)).
  * A thread's first use of a pool calls no malloc while the pool's id is

@@ -10,13 +10,15 @@
  * head, struct lfpool_ts_fast), and the entry the inline fast path of
  * lfpool/ts.h reads: lfpool_ts_tls_, the pool and cache it used last,
  * and the directory.  A call on another pool than the last one's is then
- * one bounds test and one load, inline, with no call.  Every step is O(1)
- * amortised, whatever the number of pools:
+ * one bounds test and one load, inline, with no call.  Every step of a
+ * thread is O(1) amortised, whatever the number of pools (the registry's
+ * create and destroy, below, are O(log) of its free slots):
  *  - a lookup is dir[id] (id < the directory's length);
  *  - an insert past the end doubles the directory (to the next power of
  *    two above id), so it takes 8 bytes per slot up to the highest id the
  *    thread used; the lowest free registry slot is reused first, so a
- *    pool's id is below the number of pools alive when it was made;
+ *    pool's id is at most the number of other pools alive when it was
+ *    made;
  *  - destroy clears, in every thread's directory and fast-path entry, the
  *    pool it destroys (O(threads)), before its slot can be reused, so an
  *    entry never names a dead pool and its id's next pool finds NULL.
@@ -151,8 +153,8 @@ _Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &
  * reused 2^32 times, and alive exactly when its slot still holds it.
  *
  * A new pool takes the lowest free slot (free_ids, a binary min-heap), so
- * its id is below the number of pools alive when it is made, whatever
- * came and went before.  Every thread's first use of the pool then needs
+ * its id is at most the number of other pools alive when it is made,
+ * whatever came and went before.  Every thread's first use of the pool then needs
  * a directory only that long: with the most recently freed slot taken
  * instead (a stack, until the twelfth session), a pool made after 10^4
  * others were destroyed oldest first got id 9999, and each new thread's
@@ -174,6 +176,7 @@ static uint32_t *free_ids, nfree;
 
 static void free_ids_push(uint32_t i)
 {
+	LFP_ASSERT(nfree < slot_cap);	/* a slot is either live or here */
 	uint32_t k = nfree++;
 	for (uint32_t up; k > 0 && free_ids[up = (k - 1) / 2] > i; k = up)
 		free_ids[k] = free_ids[up];
@@ -238,6 +241,8 @@ int lfp_tls_register(lfpool_ts *p)
 void lfp_tls_unregister(lfpool_ts *p)
 {
 	uint32_t i = (uint32_t)p->gen;
+	/* A second destroy (undefined) would push the slot twice. */
+	LFP_ASSERT(i < nslots && slots[i].pool == p);
 	slots[i].gen = 0;
 	slots[i].pool = NULL;
 	free_ids_push(i);

@@ -277,7 +277,8 @@ void lfp_tls_fork_child(void);
 /* The registry of live pools, under lfp_ts_lock; fork's handlers read it.
  * Register gives p a slot (its fast.id, its index in the threads'
  * directories) and its generation (create): 0 or ENOMEM; unregister frees
- * the slot and sets fast.id to LFP_TS_NO_ID (destroy).  Both O(1). */
+ * the slot and sets fast.id to LFP_TS_NO_ID (destroy).  Register takes the
+ * lowest free slot: both O(log) of the free slots (a heap of them). */
 int lfp_tls_register(lfpool_ts *p);
 void lfp_tls_unregister(lfpool_ts *p);
 /* The live pools one by one: start with *it = 0; NULL after the last.
