@@ -193,7 +193,9 @@ static void mp_measure(enum mp_kind k, size_t n, double t[5])
  * memory written once before.  cold (the N = 10^5 row): every pass's
  * lines written first, then 128 MiB of other memory written, so that
  * none of them is in a cache when the passes start (at N = 100 they all
- * are, as the pools of that row are).  Dependent: each line holds the index of
+ * are, as the pools of that row are: lines 2 KiB apart share a few L1
+ * sets, so L2 hits; their passes read them 1,000 times over, as one pass
+ * of 100 lines is too short to time).  Dependent: each line holds the index of
  * the next (one miss at a time); independent: the addresses come from an
  * array, as the pools' do in the loops above, so the CPU overlaps the
  * misses (*indep).  With 4 KiB pages, 10^5 objects take 50,000 pages:
@@ -230,22 +232,26 @@ static double random_line_ns(size_t n, bool cold, double *indep)
 		bench_escape(other);
 		free(other);
 	}
+	/* Cached lines: each pass goes over them many times, so that it
+	 * lasts long beside the clock's own cost (10^5 reads a pass). */
+	size_t loops = cold ? 1 : (100000 + n - 1) / n, reads = loops * n;
 	double dep = 0, ind = 0;
 	for (size_t r = 0; r < MEM_REPS; r++) {
 		size_t d = 4 * r, u = 4 * r + 2;	/* this pass's lines */
 		double t0 = now_ns();
 		size_t at = order[0] + d;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < reads; i++)
 			at = buf[at * 8];
 		double t1 = now_ns();
 		uint64_t sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += buf[(order[i] + u) * 8];
+		for (size_t l = 0; l < loops; l++)
+			for (size_t i = 0; i < n; i++)
+				sum += buf[(order[i] + u) * 8];
 		double t2 = now_ns();
 		bench_escape(&at);
 		bench_escape(&sum);
-		dep = r == 0 || (t1 - t0) / n < dep ? (t1 - t0) / n : dep;
-		ind = r == 0 || (t2 - t1) / n < ind ? (t2 - t1) / n : ind;
+		dep = r == 0 || (t1 - t0) / reads < dep ? (t1 - t0) / reads : dep;
+		ind = r == 0 || (t2 - t1) / reads < ind ? (t2 - t1) / reads : ind;
 	}
 	free(order);
 	free(buf);
