@@ -77,6 +77,15 @@ static void *first_use(void *arg)
 	return NULL;
 }
 
+/* Run first_use on a new thread and wait for it; its get must succeed. */
+static void first_use_in_new_thread(struct first_use *f)
+{
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, first_use, f), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_not_null(f->got);
+}
+
 Test(threadstatic_first, a_threads_first_get_calls_no_malloc)
 {
 	lfpool_config cfg = ts_config(64, 16, 4);
@@ -85,10 +94,7 @@ Test(threadstatic_first, a_threads_first_get_calls_no_malloc)
 	cr_assert_not_null(f.pool);
 	/* The first thread makes the library's thread key (once per process). */
 	for (int i = 0; i < 3; i++) {
-		pthread_t t;
-		cr_assert_eq(pthread_create(&t, NULL, first_use, &f), 0);
-		cr_assert_eq(pthread_join(t, NULL), 0);
-		cr_assert_not_null(f.got);
+		first_use_in_new_thread(&f);
 		if (i > 0)
 			cr_expect_eq(f.mallocs, 0, "thread %d's first get+put called malloc %u times",
 				     i, f.mallocs);
@@ -114,12 +120,8 @@ Test(threadstatic_first, a_threads_first_get_calls_no_malloc_after_many_pools_ca
 	struct first_use f = { .pool = lfpool_ts_create(&cfg) };
 	cr_assert_not_null(f.pool);
 	/* The first thread makes the library's thread key (once per process). */
-	for (int i = 0; i < 2; i++) {
-		pthread_t t;
-		cr_assert_eq(pthread_create(&t, NULL, first_use, &f), 0);
-		cr_assert_eq(pthread_join(t, NULL), 0);
-		cr_assert_not_null(f.got);
-	}
+	for (int i = 0; i < 2; i++)
+		first_use_in_new_thread(&f);
 	cr_expect_eq(f.mallocs, 0, "a new thread's first get+put called malloc %u times "
 		     "(the pool's id: %u)", f.mallocs, ((struct lfpool_ts_fast *)f.pool)->id);
 	cr_assert_eq(lfpool_ts_destroy(f.pool), 0);

@@ -154,12 +154,12 @@ _Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &
  *
  * A new pool takes the lowest free slot (free_ids, a binary min-heap), so
  * its id is at most the number of other pools alive when it is made,
- * whatever came and went before.  Every thread's first use of the pool then needs
- * a directory only that long: with the most recently freed slot taken
- * instead (a stack, until the twelfth session), a pool made after 10^4
- * others were destroyed oldest first got id 9999, and each new thread's
- * first get grew its directory to 16384 slots (128 KiB, a fresh mapping
- * it then cleared; NEWS has the times).  Create and destroy are
+ * whatever came and went before.  Every thread's first use of the pool
+ * then needs a directory only that long: with the most recently freed
+ * slot taken instead (a stack, until the twelfth session), a pool made
+ * after 10^4 others were destroyed oldest first got id 9999, and each new
+ * thread's first get grew its directory to 16384 slots (128 KiB, a fresh
+ * mapping it then cleared; NEWS has the times).  Create and destroy are
  * O(log free slots) (amortised: the arrays double); fork's walk is
  * O(slots).
  */
