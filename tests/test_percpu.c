@@ -762,6 +762,16 @@ Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 		const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)p;
 		cr_assert_not_null(f->rseq_get, "kind %d", kind);
 		cr_assert_not_null(f->rseq_put, "kind %d", kind);
+#ifdef LFPOOL_RSEQ_INLINE_
+		/* the inline calls read the same tables and offset */
+		const struct lfpool_percpu_hot_ *tg, *tp;
+		ptrdiff_t toff;
+		LFPOOL_RSEQ_TABLE_(p, rseq_get, tg);
+		LFPOOL_RSEQ_TABLE_(p, rseq_put, tp);
+		LFPOOL_RSEQ_OFFSET_(toff);
+		cr_assert(tg == f->rseq_get && tp == f->rseq_put, "kind %d", kind);
+		cr_assert_eq(toff, __rseq_offset, "kind %d", kind);
+#endif
 		/* per-thread and debug pools: both shut; a reset hook: the put's */
 		bool get_shut = !f->rseq_get->areas, put_shut = !f->rseq_put->areas;
 		cr_assert(kind == 2 || put_shut, "kind %d: a put runs inline", kind);
@@ -778,7 +788,9 @@ Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 			const struct lfpool_percpu_hot_ *h = f->rseq_put;
 			void *obj = &c;
 			int missed = 0;
-			LFPOOL_RSEQ_PUT_(h, obj, shut);
+			ptrdiff_t off;
+			LFPOOL_RSEQ_OFFSET_(off);
+			LFPOOL_RSEQ_PUT_(h, off, obj, shut);
 			goto done;
 shut:
 			missed = 1;
