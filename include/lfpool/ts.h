@@ -602,10 +602,9 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
 	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 # define LFPOOL_RSEQ_INLINE_ 1
 /* glibc's __rseq_offset (>= 2.35): where its rseq area lies from the
- * thread pointer.  A constant, so the compiler may load it once per loop
- * and never after the table's pointer.  Named apart from <sys/rseq.h>'s
- * declaration, which has C++ linkage in C++ (glibc 2.36), so that either
- * header may come first. */
+ * thread pointer, a constant (read through LFPOOL_RSEQ_OFFSET_).  Named
+ * apart from <sys/rseq.h>'s declaration, which has C++ linkage in C++
+ * (glibc 2.36), so that either header may come first. */
 extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
 #endif
 
@@ -694,20 +693,18 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 }
 
 #ifdef LFPOOL_RSEQ_INLINE_
-/* h = the pool's per-CPU table for gets or puts (member rseq_get or
- * rseq_put), which lib/threadstatic/ts_percpu.c writes at create and at
- * destroy only, so that no call between them sees it change.  Read by an
- * asm without memory operands, which the compiler treats as a function
- * of the pool's address alone: it loads the table once per loop, where a
- * plain load would follow every sequence again (their memory clobber).
- * (AMD Zen 5, thirteenth session, both forms in one process, 41
- * repetitions: a per-CPU pair 1.05 -> 0.89 ns per operation with GCC 12;
- * 17 -> 15 instructions per operation.) */
-# define LFPOOL_RSEQ_TABLE_(pool, member, h) \
-	__asm__("movq %c2(%1), %0" : "=r"(h) \
-		: "r"(pool), "i"(offsetof(struct lfpool_ts_fast, member)))
-/* off = glibc's __rseq_offset, read the same way: a constant, which a
- * plain load would also read again after every sequence. */
+/* off = glibc's __rseq_offset, read by an asm without memory operands,
+ * which the compiler treats as a function of the variable's address: it
+ * may load the offset once per loop, where a plain load would follow
+ * every sequence again (their memory clobber).  Safe to move anywhere,
+ * even ahead of a condition: the variable always exists and glibc sets
+ * it before main.  (AMD Zen 5, thirteenth session, the bench's per-CPU
+ * pair loop, old and new binaries in turn, 4 runs each: 1.23..1.27 ->
+ * 1.14..1.15 ns per operation, 17 -> 16.5 instructions.  The pool's
+ * table pointers, fixed from create to destroy too, keep plain loads: GCC
+ * moved an asm read of them ahead of the per-CPU test, and could move it
+ * ahead of a caller's own test, to the head of a pool the caller knows
+ * destroyed.) */
 # define LFPOOL_RSEQ_OFFSET_(off) \
 	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
 
@@ -788,9 +785,7 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 	LFPOOL_TS_HOME_AT_(c);
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
-		const struct lfpool_percpu_hot_ *h;
-		LFPOOL_RSEQ_TABLE_(pool, rseq_get, h);
-		void *obj = lfpool_rseq_get_(h);
+		void *obj = lfpool_rseq_get_(((const struct lfpool_ts_fast *)pool)->rseq_get);
 		if (LFPOOL_LIKELY(obj != NULL))
 			return obj;
 		return lfpool_ts_get_slow(pool);
@@ -813,9 +808,8 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 	LFPOOL_TS_HOME_AT_(c);
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
-		const struct lfpool_percpu_hot_ *h;
+		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		ptrdiff_t off;
-		LFPOOL_RSEQ_TABLE_(pool, rseq_put, h);
 		LFPOOL_RSEQ_OFFSET_(off);
 		if (obj) {
 			LFPOOL_RSEQ_PUT_(h, off, obj, lfpool_miss);
