@@ -125,6 +125,11 @@ void report_steal(const char *jsonl);
  * drain and trims, each implementation in a child process (bench/mem64.c). */
 void report_burst_rss(const char *jsonl);
 
+/* The pair loop of the floor and of lfpool's inline ThreadStatic paths at
+ * several code placements (placement.c): a table, and JSON lines (pattern
+ * "placement") appended to jsonl if not NULL. */
+void report_placement(const char *jsonl, bool quick);
+
 /* Many pools alive at once (when many), round-robin over 1,000 pools, a
  * new thread's first get (manypools.c): tables and targets on stdout. */
 void report_manypools(bool quick, bool many);

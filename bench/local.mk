@@ -22,7 +22,8 @@ if ENABLE_BENCH
 
 EXTRA_PROGRAMS += bench/lfpool-bench
 bench_lfpool_bench_SOURCES = \
-	bench/bench.h bench/loops.h bench/locked_pool.h \
+	bench/bench.h bench/floor.h bench/loops.h bench/locked_pool.h \
+	bench/placement_copy.h \
 	bench/contend.c \
 	bench/impl.c \
 	bench/impl_floor.c \
@@ -34,6 +35,7 @@ bench_lfpool_bench_SOURCES = \
 	bench/measure.c \
 	bench/mem64.c \
 	bench/peer.c \
+	bench/placement.c \
 	bench/report.c \
 	bench/steal.c \
 	bench/targets.c

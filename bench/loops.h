@@ -15,15 +15,26 @@
  * get and put are inlined into every loop; bench_escape and bench_barrier
  * between operations keep the compiler from merging a get with the put that
  * follows, or one iteration with the next.
+ *
+ * The placement study (placement.c) also defines LOOPS_FN_ATTR (attributes
+ * of every loop function) and LOOPS_ENTRY() (a statement each runs first);
+ * both are empty otherwise.
  */
 #ifndef LOOPS_CAT
 # define LOOPS_CAT2(a, b) a##_##b
 # define LOOPS_CAT(a, b) LOOPS_CAT2(a, b)
 #endif
 #define L(x) LOOPS_CAT(IMPL, x)
+#ifndef LOOPS_FN_ATTR
+# define LOOPS_FN_ATTR
+#endif
+#ifndef LOOPS_ENTRY
+# define LOOPS_ENTRY() ((void)0)
+#endif
 
-static void L(pair)(void *h, uint64_t ops)
+LOOPS_FN_ATTR static void L(pair)(void *h, uint64_t ops)
 {
+	LOOPS_ENTRY();
 	for (uint64_t i = 0; i < ops / 2; i++) {
 		void *obj = bench_got(L(get)(h));
 		L(put)(h, obj);
@@ -31,8 +42,9 @@ static void L(pair)(void *h, uint64_t ops)
 	}
 }
 
-static void L(batch64)(void *h, uint64_t ops)
+LOOPS_FN_ATTR static void L(batch64)(void *h, uint64_t ops)
 {
+	LOOPS_ENTRY();
 	void *objs[64];
 	for (uint64_t i = 0; i < ops / 128; i++) {
 		for (unsigned k = 0; k < 64; k++)
@@ -45,8 +57,9 @@ static void L(batch64)(void *h, uint64_t ops)
 }
 
 #ifdef IMPL_HAS_BULK
-static void L(bulk32)(void *h, uint64_t ops)
+LOOPS_FN_ATTR static void L(bulk32)(void *h, uint64_t ops)
 {
+	LOOPS_ENTRY();
 	void *objs[32];
 	for (uint64_t i = 0; i < ops / 64; i++) {
 		if (L(get_bulk)(h, objs, 32) != 0)
@@ -59,8 +72,9 @@ static void L(bulk32)(void *h, uint64_t ops)
 #endif
 
 #ifndef IMPL_PER_THREAD
-static void L(xget)(void *h, struct xring *r, uint64_t ops)
+LOOPS_FN_ATTR static void L(xget)(void *h, struct xring *r, uint64_t ops)
 {
+	LOOPS_ENTRY();
 	uint64_t tail = lfp_load_u64_rlx(&r->tail);
 	for (uint64_t b = 0; b < ops / XBATCH; b++, tail++) {
 		void **slot = xring_wait_free(r, tail);
@@ -70,8 +84,9 @@ static void L(xget)(void *h, struct xring *r, uint64_t ops)
 	}
 }
 
-static void L(xput)(void *h, struct xring *r, uint64_t ops)
+LOOPS_FN_ATTR static void L(xput)(void *h, struct xring *r, uint64_t ops)
 {
+	LOOPS_ENTRY();
 	uint64_t head = lfp_load_u64_rlx(&r->head);
 	for (uint64_t b = 0; b < ops / XBATCH; b++, head++) {
 		void **slot = xring_wait_full(r, head);

@@ -12,7 +12,9 @@
  *       of a get that steals (pattern steal, with lfpool-threadstatic),
  *       many pools at once, round-robin over 1,000 pools and a new
  *       thread's first get (pattern manypools, with lfpool-threadstatic;
- *       pattern firstuse or roundrobin: the last two alone),
+ *       pattern firstuse or roundrobin: the last two alone), the pair
+ *       loop of the floor and of the ThreadStatic paths at 8 code
+ *       placements (pattern placement, with lfpool-threadstatic),
  *       and each of 8 threads' share of the operations on one shared
  *       instance (pattern contend).
  *   lfpool-bench --list
@@ -331,6 +333,8 @@ int main(int argc, char **argv)
 		report_steal(o.out);
 	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "burst"))
 		report_burst_rss(o.out);
+	if (selected(o.impl_filter, "lfpool-threadstatic") && selected(o.pattern_filter, "placement"))
+		report_placement(o.out, o.quick);
 	if (selected(o.pattern_filter, "contend"))
 		report_contend(impls, NIMPLS, o.impl_filter, o.quick, selected);
 	if (selected(o.impl_filter, "lfpool-threadstatic") &&

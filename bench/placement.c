@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * placement.c - what code placement alone does to a pair's time (pattern
+ * "placement"; an information line, no target).
+ *
+ * The bench's pair loop (loops.h) of the floor, the implicit ThreadStatic
+ * calls (a per-thread and a per-CPU pool, as lfpool-threadstatic and
+ * lfpool-percpu run them) and the explicit cache, compiled PLACEMENTS
+ * times, each copy at another offset in the 64-byte lines the CPU fetches
+ * (placement_copy.h).  The instructions are the same in every copy; only
+ * their addresses differ.  On the 2-CPU AMD EPYC (Zen 5) of the
+ * thirteenth session the floor's pair took 0.30 to 0.58 ns per operation
+ * over 16 such placements in a scratch program, and a change to one path
+ * of lfpool_ts_get moved the unchanged home loop of the bench from 0.45
+ * to 0.60: a single placement's ratio says as much about where the loops
+ * fell as about the code.  Printed per implementation: the least, median
+ * and greatest over placements of each placement's time (the median of
+ * ROUNDS measurements, taken in rotating order), and each statistic over
+ * the floor's same one.
+ */
+#include <stdio.h>
+
+#include "floor.h"
+#include "lfpool.h"
+
+#define PLACEMENTS 8
+#define ROUNDS 3
+
+#define PL_K 0
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 1
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 2
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 3
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 4
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 5
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 6
+#include "placement_copy.h"
+#undef PL_K
+#define PL_K 7
+#include "placement_copy.h"
+#undef PL_K
+
+#define PL_ALL(base) { &base##_0_loops, &base##_1_loops, &base##_2_loops, &base##_3_loops, \
+		       &base##_4_loops, &base##_5_loops, &base##_6_loops, &base##_7_loops }
+
+struct studied {
+	const struct impl *im;		/* open, attach, detach, name */
+	const struct loops *at[PLACEMENTS];
+};
+
+static const struct studied studied[] = {
+	{ &impl_floor, PL_ALL(plfloor) },
+	{ &impl_lfpool_threadstatic, PL_ALL(plts) },
+	{ &impl_lfpool_percpu, PL_ALL(plts) },
+	{ &impl_lfpool_cache, PL_ALL(plcache) },
+};
+#define NSTUDIED (sizeof(studied) / sizeof(studied[0]))
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct spread {
+	double least, median, most;
+};
+
+/* ns[i][k][r]: implementation i at placement k in round r. */
+static double ns[NSTUDIED][PLACEMENTS][ROUNDS];
+
+static void measure_round(unsigned r, const struct plan *plan)
+{
+	for (size_t j = 0; j < NSTUDIED * PLACEMENTS; j++) {
+		size_t at = (j + r * 5) % (NSTUDIED * PLACEMENTS);	/* rotate the order */
+		size_t i = at / PLACEMENTS, k = at % PLACEMENTS;
+		struct impl im = *studied[i].im;
+		im.loops = studied[i].at[k];
+		const char *why = NULL;
+		void *shared = im.open(64, 2048, &why);
+		if (!shared)
+			bench_die("placement: %s not available (%s)", im.name, why);
+		struct result res;
+		measure(&im, shared, PAT_PAIR, 1, 64, plan, &res);
+		im.close(shared);
+		ns[i][k][r] = res.ns;
+	}
+}
+
+static struct spread spread_of(size_t i)
+{
+	double per[PLACEMENTS];
+	for (unsigned k = 0; k < PLACEMENTS; k++)
+		per[k] = median(ns[i][k], ROUNDS);
+	qsort(per, PLACEMENTS, sizeof(double), cmp_double);
+	return (struct spread){ per[0], (per[PLACEMENTS / 2 - 1] + per[PLACEMENTS / 2]) / 2,
+				per[PLACEMENTS - 1] };
+}
+
+void report_placement(const char *jsonl, bool quick)
+{
+	struct plan plan = quick ? (struct plan){ 3, 1e6 } : (struct plan){ 5, 10e6 };
+	unsigned rounds = quick ? 1 : ROUNDS;
+	for (unsigned r = 0; r < rounds; r++)
+		measure_round(r, &plan);
+	for (unsigned r = rounds; r < ROUNDS; r++)	/* quick: one round stands for all */
+		for (size_t i = 0; i < NSTUDIED; i++)
+			for (unsigned k = 0; k < PLACEMENTS; k++)
+				ns[i][k][r] = ns[i][k][0];
+
+	printf("\n== placement: pair, 64 B, 1 thread, the same loop at %d code placements "
+	       "(ns per get or put; information, no target)\n", PLACEMENTS);
+	printf("  %-20s %8s %8s %8s   over the floor: %6s %6s\n", "", "least", "median", "most",
+	       "least", "median");
+	struct spread floor = spread_of(0);
+	FILE *out = jsonl ? fopen(jsonl, "a") : NULL;
+	if (jsonl && !out)
+		bench_die("cannot append to %s", jsonl);
+	for (size_t i = 0; i < NSTUDIED; i++) {
+		struct spread s = spread_of(i);
+		printf("  %-20s %8.2f %8.2f %8.2f   %22.2f %6.2f\n", studied[i].im->name, s.least,
+		       s.median, s.most, s.least / floor.least, s.median / floor.median);
+		if (out)
+			fprintf(out, "{\"impl\":\"%s\",\"pattern\":\"placement\",\"threads\":1,"
+				"\"obj_size\":64,\"placements\":%d,\"least\":%.3f,\"median\":%.3f,"
+				"\"most\":%.3f}\n", studied[i].im->name, PLACEMENTS, s.least, s.median,
+				s.most);
+	}
+	if (out)
+		fclose(out);
+}
