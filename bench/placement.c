@@ -10,13 +10,16 @@
  * (placement_copy.h).  The instructions are the same in every copy; only
  * their addresses differ.  On the 2-CPU AMD EPYC (Zen 5) of the
  * thirteenth session the floor's pair took 0.30 to 0.58 ns per operation
- * over 16 such placements in a scratch program, and a change to one path
- * of lfpool_ts_get moved the unchanged home loop of the bench from 0.45
- * to 0.60: a single placement's ratio says as much about where the loops
- * fell as about the code.  Printed per implementation: the least, median
- * and greatest over placements of each placement's time (the median of
- * ROUNDS measurements, taken in rotating order), and each statistic over
- * the floor's same one.
+ * over 16 placements in a scratch program, and a change to the per-CPU
+ * path of lfpool_ts_get/put moved the bench's home loop, the same
+ * instructions at another address, from 0.45 to 0.60: a single
+ * placement's ratio says as much about where the loops fell as about the
+ * code.  Printed per implementation: the least, median and greatest over
+ * placements of each placement's time (the median of ROUNDS measurements
+ * of 5 repetitions of 10 ms, taken in rotating order), each over the
+ * floor's same statistic, and the widest spread of one placement's
+ * rounds (noise, to weigh the rest by).  The main tables' loops, aligned
+ * to 64 bytes, are at yet another placement.
  */
 #include <stdio.h>
 
@@ -81,6 +84,7 @@ static double median(double *v, size_t n)
 
 struct spread {
 	double least, median, most;
+	double noise;	/* the widest spread of one placement's rounds, over their median */
 };
 
 /* ns[i][k][r]: implementation i at placement k in round r. */
@@ -106,12 +110,16 @@ static void measure_round(unsigned r, const struct plan *plan)
 
 static struct spread spread_of(size_t i)
 {
-	double per[PLACEMENTS];
-	for (unsigned k = 0; k < PLACEMENTS; k++)
-		per[k] = median(ns[i][k], ROUNDS);
+	double per[PLACEMENTS], noise = 0;
+	for (unsigned k = 0; k < PLACEMENTS; k++) {
+		per[k] = median(ns[i][k], ROUNDS);	/* sorts the rounds */
+		double wide = (ns[i][k][ROUNDS - 1] - ns[i][k][0]) / per[k];
+		if (wide > noise)
+			noise = wide;
+	}
 	qsort(per, PLACEMENTS, sizeof(double), cmp_double);
 	return (struct spread){ per[0], (per[PLACEMENTS / 2 - 1] + per[PLACEMENTS / 2]) / 2,
-				per[PLACEMENTS - 1] };
+				per[PLACEMENTS - 1], noise };
 }
 
 void report_placement(const char *jsonl, bool quick)
@@ -127,21 +135,26 @@ void report_placement(const char *jsonl, bool quick)
 
 	printf("\n== placement: pair, 64 B, 1 thread, the same loop at %d code placements "
 	       "(ns per get or put; information, no target)\n", PLACEMENTS);
-	printf("  %-20s %8s %8s %8s   over the floor: %6s %6s\n", "", "least", "median", "most",
-	       "least", "median");
+#ifdef __clang__
+	printf("  (built with Clang: its loops stay where -falign-loops=64 puts them, so the "
+	       "placements differ only around them)\n");
+#endif
+	printf("  %-20s %7s %7s %7s   over the floor: %6s %6s %6s   rounds' spread\n", "",
+	       "least", "median", "most", "least", "median", "most");
 	struct spread floor = spread_of(0);
 	FILE *out = jsonl ? fopen(jsonl, "a") : NULL;
 	if (jsonl && !out)
 		bench_die("cannot append to %s", jsonl);
 	for (size_t i = 0; i < NSTUDIED; i++) {
 		struct spread s = spread_of(i);
-		printf("  %-20s %8.2f %8.2f %8.2f   %22.2f %6.2f\n", studied[i].im->name, s.least,
-		       s.median, s.most, s.least / floor.least, s.median / floor.median);
+		printf("  %-20s %7.2f %7.2f %7.2f   %22.2f %6.2f %6.2f   %5.0f %%\n",
+		       studied[i].im->name, s.least, s.median, s.most, s.least / floor.least,
+		       s.median / floor.median, s.most / floor.most, 100 * s.noise);
 		if (out)
 			fprintf(out, "{\"impl\":\"%s\",\"pattern\":\"placement\",\"threads\":1,"
 				"\"obj_size\":64,\"placements\":%d,\"least\":%.3f,\"median\":%.3f,"
-				"\"most\":%.3f}\n", studied[i].im->name, PLACEMENTS, s.least, s.median,
-				s.most);
+				"\"most\":%.3f,\"rounds_spread\":%.3f}\n", studied[i].im->name,
+				PLACEMENTS, s.least, s.median, s.most, s.noise);
 	}
 	if (out)
 		fclose(out);

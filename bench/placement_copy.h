@@ -5,9 +5,9 @@
  * placement with PL_K set to its number and undefines it after).
  *
  * Each copy's functions start on a 64-byte boundary and run PL_K * 8
- * bytes of nops first; with GCC's loop alignment off for them, each
- * placement puts the same loop at another offset in the 64-byte lines the
- * CPU fetches.  (Clang has no per-function loop alignment: under it the
+ * bytes of nops first; with GCC's alignment of loops, jumps and labels
+ * off for them, each placement puts the same loop at another offset in
+ * the 64-byte lines the CPU fetches.  (Clang has no per-function loop alignment: under it the
  * loops stay where -falign-loops=64 puts them and only the code around
  * them moves.)
  */
@@ -15,12 +15,19 @@
 # define LOOPS_CAT2(a, b) a##_##b
 # define LOOPS_CAT(a, b) LOOPS_CAT2(a, b)
 #endif
+#undef LOOPS_FN_ATTR
+#undef LOOPS_ENTRY
 #if defined(__GNUC__) && !defined(__clang__)
-# define LOOPS_FN_ATTR __attribute__((aligned(64), noinline, optimize("align-loops=1")))
+# define LOOPS_FN_ATTR __attribute__((aligned(64), noinline, \
+	optimize("align-loops=1", "align-jumps=1", "align-labels=1")))
 #else
 # define LOOPS_FN_ATTR __attribute__((aligned(64), noinline))
 #endif
-#define LOOPS_ENTRY() __asm__ __volatile__(".skip %c0, 0x90" : : "i"(PL_K * 8))
+#if defined(__x86_64__) || defined(__i386__)
+# define LOOPS_ENTRY() __asm__ __volatile__(".skip %c0, 0x90" : : "i"(PL_K * 8))	/* nops */
+#else	/* one nop per 4 bytes (AArch64, RISC-V, ...) */
+# define LOOPS_ENTRY() __asm__ __volatile__(".rept %c0 / 4\n\tnop\n\t.endr" : : "i"(PL_K * 8))
+#endif
 
 #define PL_NAME(base) LOOPS_CAT(base, PL_K)
 #define PL_WRAP(base, get_fn, put_fn) \
