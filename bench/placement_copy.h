@@ -24,10 +24,13 @@
 # define LOOPS_FN_ATTR __attribute__((aligned(64), noinline))
 #endif
 #if defined(__x86_64__) || defined(__i386__)
-# define LOOPS_ENTRY() __asm__ __volatile__(".skip %c0, 0x90" : : "i"(PL_K * 8))	/* nops */
-#else	/* one nop per 4 bytes (AArch64, RISC-V, ...) */
-# define LOOPS_ENTRY() __asm__ __volatile__(".rept %c0 / 4\n\tnop\n\t.endr" : : "i"(PL_K * 8))
+# define PL_NOP_BYTES 1
+#else	/* AArch64, RISC-V, ... */
+# define PL_NOP_BYTES 4
 #endif
+/* (.rept, not .skip: a .skip of 0 bytes draws an assembler warning) */
+#define LOOPS_ENTRY() \
+	__asm__ __volatile__(".rept %c0\n\tnop\n\t.endr" : : "i"(PL_K * 8 / PL_NOP_BYTES))
 
 #define PL_NAME(base) LOOPS_CAT(base, PL_K)
 #define PL_WRAP(base, get_fn, put_fn) \
@@ -53,3 +56,4 @@ PL_WRAP(plcache, lfpool_ts_cache_get, lfpool_ts_cache_put)
 #undef LOOPS_ENTRY
 #undef PL_NAME
 #undef PL_WRAP
+#undef PL_NOP_BYTES
