@@ -147,9 +147,13 @@ void report_placement(const char *jsonl, bool quick)
 		bench_die("cannot append to %s", jsonl);
 	for (size_t i = 0; i < NSTUDIED; i++) {
 		struct spread s = spread_of(i);
-		printf("  %-20s %7.2f %7.2f %7.2f   %22.2f %6.2f %6.2f   %5.0f %%\n",
-		       studied[i].im->name, s.least, s.median, s.most, s.least / floor.least,
-		       s.median / floor.median, s.most / floor.most, 100 * s.noise);
+		printf("  %-20s %7.2f %7.2f %7.2f   %22.2f %6.2f %6.2f   ", studied[i].im->name,
+		       s.least, s.median, s.most, s.least / floor.least, s.median / floor.median,
+		       s.most / floor.most);
+		if (rounds > 1)
+			printf("%5.0f %%\n", 100 * s.noise);
+		else
+			printf("  n/a (one round)\n");
 		if (out)
 			fprintf(out, "{\"impl\":\"%s\",\"pattern\":\"placement\",\"threads\":1,"
 				"\"obj_size\":64,\"placements\":%d,\"least\":%.3f,\"median\":%.3f,"
