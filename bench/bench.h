@@ -104,6 +104,9 @@ struct plan {
 	double rep_ns;		/* wall time one repetition should take */
 };
 
+/* Sort v[0 .. n) ascending and return its median (measure.c). */
+double bench_sort_median(double *v, size_t n);
+
 /* Measure im (opened as shared) in pattern p on threads pinned threads. */
 void measure(const struct impl *im, void *shared, enum pattern p, unsigned threads,
 	     size_t obj_size, const struct plan *plan, struct result *out);

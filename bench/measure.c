@@ -121,6 +121,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double bench_sort_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Start the workers, each pinned to its CPU (round-robin), and join them. */
 static void run_workers(struct session *s)
 {
@@ -163,11 +169,11 @@ void measure(const struct impl *im, void *shared, enum pattern p, unsigned threa
 	run_workers(s);
 	pthread_barrier_destroy(&s->barrier);
 
-	qsort(samples, plan->reps, sizeof(double), cmp_double);
 	unsigned r = plan->reps;
+	double med = bench_sort_median(samples, r);
 	*out = (struct result){
 		.impl = im, .pattern = p, .threads = threads, .obj_size = obj_size,
-		.ns = r % 2 ? samples[r / 2] : (samples[r / 2 - 1] + samples[r / 2]) / 2,
+		.ns = med,
 		.min = samples[0], .max = samples[r - 1], .reps = r, .ops = s->ops,
 	};
 	free(s->ring);

@@ -70,18 +70,6 @@ static const struct studied studied[] = {
 };
 #define NSTUDIED (sizeof(studied) / sizeof(studied[0]))
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct spread {
 	double least, median, most;
 	double noise;	/* the widest spread of one placement's rounds, over their median */
@@ -108,18 +96,18 @@ static void measure_round(unsigned r, const struct plan *plan)
 	}
 }
 
-static struct spread spread_of(size_t i)
+/* Over the first rounds rounds of ns[i]. */
+static struct spread spread_of(size_t i, unsigned rounds)
 {
 	double per[PLACEMENTS], noise = 0;
 	for (unsigned k = 0; k < PLACEMENTS; k++) {
-		per[k] = median(ns[i][k], ROUNDS);	/* sorts the rounds */
-		double wide = (ns[i][k][ROUNDS - 1] - ns[i][k][0]) / per[k];
+		per[k] = bench_sort_median(ns[i][k], rounds);	/* sorts the rounds */
+		double wide = (ns[i][k][rounds - 1] - ns[i][k][0]) / per[k];
 		if (wide > noise)
 			noise = wide;
 	}
-	qsort(per, PLACEMENTS, sizeof(double), cmp_double);
-	return (struct spread){ per[0], (per[PLACEMENTS / 2 - 1] + per[PLACEMENTS / 2]) / 2,
-				per[PLACEMENTS - 1], noise };
+	double med = bench_sort_median(per, PLACEMENTS);
+	return (struct spread){ per[0], med, per[PLACEMENTS - 1], noise };
 }
 
 void report_placement(const char *jsonl, bool quick)
@@ -128,10 +116,6 @@ void report_placement(const char *jsonl, bool quick)
 	unsigned rounds = quick ? 1 : ROUNDS;
 	for (unsigned r = 0; r < rounds; r++)
 		measure_round(r, &plan);
-	for (unsigned r = rounds; r < ROUNDS; r++)	/* quick: one round stands for all */
-		for (size_t i = 0; i < NSTUDIED; i++)
-			for (unsigned k = 0; k < PLACEMENTS; k++)
-				ns[i][k][r] = ns[i][k][0];
 
 	printf("\n== placement: pair, 64 B, 1 thread, the same loop at %d code placements "
 	       "(ns per get or put; information, no target)\n", PLACEMENTS);
@@ -141,12 +125,12 @@ void report_placement(const char *jsonl, bool quick)
 #endif
 	printf("  %-20s %7s %7s %7s   over the floor: %6s %6s %6s   rounds' spread\n", "",
 	       "least", "median", "most", "least", "median", "most");
-	struct spread floor = spread_of(0);
+	struct spread floor = spread_of(0, rounds);
 	FILE *out = jsonl ? fopen(jsonl, "a") : NULL;
 	if (jsonl && !out)
 		bench_die("cannot append to %s", jsonl);
 	for (size_t i = 0; i < NSTUDIED; i++) {
-		struct spread s = spread_of(i);
+		struct spread s = spread_of(i, rounds);
 		printf("  %-20s %7.2f %7.2f %7.2f   %22.2f %6.2f %6.2f   ", studied[i].im->name,
 		       s.least, s.median, s.most, s.least / floor.least, s.median / floor.median,
 		       s.most / floor.most);

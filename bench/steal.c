@@ -113,12 +113,6 @@ static double hit_once(unsigned flags)
 	return ns;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 void report_steal(const char *jsonl)
 {
 	cpu_set_t allowed;
@@ -146,9 +140,8 @@ void report_steal(const char *jsonl)
 			s[i] = steal_once(modes[m].flags, cpu);
 			h[i] = hit_once(modes[m].flags);
 		}
-		qsort(s, STEAL_REPS, sizeof(double), cmp_double);
-		qsort(h, STEAL_REPS, sizeof(double), cmp_double);
-		double med = s[STEAL_REPS / 2], hit = h[STEAL_REPS / 2];
+		double med = bench_sort_median(s, STEAL_REPS);
+		double hit = bench_sort_median(h, STEAL_REPS);
 		printf("  %-20s %14.0f %9.0f..%-9.0f %12.2f %10.0f\n", modes[m].impl, med, s[0],
 		       s[STEAL_REPS - 1], hit, med / hit);
 		if (f)
