@@ -784,9 +784,7 @@ Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 			const struct lfpool_percpu_hot_ *h = f->rseq_put;
 			void *obj = &c;
 			int missed = 0;
-			ptrdiff_t off;
-			LFPOOL_RSEQ_OFFSET_(off);
-			LFPOOL_RSEQ_PUT_(h, off, obj, shut);
+			LFPOOL_RSEQ_PUT_(h, obj, shut);
 			goto done;
 shut:
 			missed = 1;

@@ -749,7 +749,9 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
  * the gate is closed.  (asm goto: the hit path runs no test after the
  * sequence; the scratch registers are fixed, as asm goto has no outputs
  * before GCC 11.) */
-# define LFPOOL_RSEQ_PUT_(h, off, obj, miss) \
+# define LFPOOL_RSEQ_PUT_(h, obj, miss) do { \
+	ptrdiff_t off_; \
+	LFPOOL_RSEQ_OFFSET_(off_); \
 	__asm__ goto(LFPOOL_RSEQ_CS_ \
 		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
 		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
@@ -758,8 +760,9 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
 		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)\n" \
 		"5:" LFPOOL_RSEQ_ABORT_ \
-		: : [h] "r"(h), [off] "r"(off), [o] "r"(obj) \
-		: "rax", "rdx", "memory", "cc" : miss)
+		: : [h] "r"(h), [off] "r"(off_), [o] "r"(obj) \
+		: "rax", "rdx", "memory", "cc" : miss); \
+	} while (0)
 #endif
 
 /* lfpool_ts_get and lfpool_ts_put inline whole: GCC's size estimate of
@@ -809,10 +812,8 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
-		ptrdiff_t off;
-		LFPOOL_RSEQ_OFFSET_(off);
 		if (obj) {
-			LFPOOL_RSEQ_PUT_(h, off, obj, lfpool_miss);
+			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
 			return;
 		}
 lfpool_miss:
