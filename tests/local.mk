@@ -90,7 +90,7 @@ check_PROGRAMS += tests/test_cxx
 TESTS += tests/test_cxx
 
 # The public header from C++, warnings as errors.
-tests_test_cxx_SOURCES = tests/test_cxx.cc
+tests_test_cxx_SOURCES = tests/test_cxx.cc tests/cxx_inline.cc tests/cxx_inline.hpp
 tests_test_cxx_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror $(PTHREAD_CFLAGS) $(SAN_CFLAGS)
 tests_test_cxx_LDADD = liblfpool.la
 

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: MIT
 // test_cxx.cc - the public header from C++: it must compile warning-free
-// (extern "C", no C-only constructs) and Pool's inline get/put must work.
+// (extern "C", no C-only constructs), Pool's inline get/put must work, and
+// so must ThreadStatic's inline get/put in functions that two files of one
+// program both compile (cxx_inline.hpp), per-thread and per-CPU pools.
 #include <lfpool.h>
+
+#include "cxx_inline.hpp"
 
 #include "build.h"	/* REMAKES: debug builds poison pooled objects */
 
 #include <cstdio>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #define CHECK(cond) \
 	do { \
@@ -15,6 +21,51 @@
 			return 1; \
 		} \
 	} while (0)
+
+enum { INLINE_THREADS = 4, INLINE_ROUNDS = 200000 };
+
+// Threads run cxx_inline.cc's copy of the wrappers, this thread this
+// file's; every object comes back.  0, or the line of the failed check.
+static int inline_in_two_files(unsigned flags)
+{
+	lfpool_config cfg = lfpool_config();
+	cfg.obj_size = 64;
+	cfg.flags = flags;
+	lfpool_ts *pool = lfpool_ts_create(&cfg);
+	if (pool == nullptr)
+		return __LINE__;
+	std::vector<long> failed(INLINE_THREADS, -1);
+	std::vector<std::thread> threads;
+	for (int t = 0; t < INLINE_THREADS; t++)
+		threads.emplace_back([pool, &failed, t] {
+			failed[t] = cxx_inline_rounds(pool, INLINE_ROUNDS);
+		});
+	long mine = 0;
+	for (long i = 0; i < INLINE_ROUNDS; i++) {
+		long *a = cxx_typed<long>::get(pool);
+		void *b = cxx_get(pool);
+		mine += (a == nullptr) + (b == nullptr);
+		cxx_typed<long>::put(pool, a);
+		cxx_put(pool, b);
+	}
+	for (std::thread &th : threads)
+		th.join();
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	int line = 0;
+	for (long f : failed)
+		if (f != 0 && !line)
+			line = __LINE__;
+	if (mine != 0 && !line)
+		line = __LINE__;
+	if (st.live != 0 && !line)
+		line = __LINE__;
+	if ((flags & LFPOOL_F_PERCPU) && st.percpu_mode == nullptr && !line)
+		line = __LINE__;
+	if (lfpool_ts_destroy(pool) != 0 && !line)
+		line = __LINE__;
+	return line;
+}
 
 struct Job {
 	int id;
@@ -53,5 +104,14 @@ int main()
 	CHECK(lfpool_concurrent_get_bulk(shared, objs, 3) == 0);
 	lfpool_concurrent_put_bulk(shared, objs, 3);
 	lfpool_concurrent_destroy(shared);
+
+	for (unsigned flags : { 0u, unsigned(LFPOOL_F_PERCPU) }) {
+		int line = inline_in_two_files(flags);
+		if (line) {
+			std::fprintf(stderr, "%s:%d: inline get/put in two files, flags %u\n",
+				     __FILE__, line, flags);
+			return 1;
+		}
+	}
 	return 0;
 }

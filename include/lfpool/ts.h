@@ -708,10 +708,19 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 # define LFPOOL_RSEQ_OFFSET_(off) \
 	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
 
+/* The sequences put their descriptor and their out-of-line code in other
+ * sections.  The flag "?" makes those sections members of the group of the
+ * code that inlined them, if it has one: in C++ an inline function, a
+ * template or a member defined in its class is compiled into a COMDAT
+ * group in every file that uses it, and the linker keeps one group; a
+ * descriptor or a stub outside the group would stay behind, pointing into
+ * the code the linker dropped, which it refuses ("defined in discarded
+ * section").  In C, or in a function of no group, "?" changes nothing. */
+# define LFPOOL_RSEQ_COLD_ "\t.pushsection .text.unlikely, \"ax?\"\n"
 /* The rseq_cs descriptor of the sequence in the asm that follows (label 3:
  * section from 4: to 5:, abort at 6:, after the signature). */
 # define LFPOOL_RSEQ_CS_ \
-	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n" \
+	".pushsection __rseq_cs, \"aw?\"\n\t.balign 32\n" \
 	"3:\t.long 0, 0\n\t.quad 4f, 5f - 4f, 6f\n\t.popsection\n"
 /* Arm the descriptor, then (inside the section) the caller's CPU number
  * against the gate and the address of its area into %[a] (or to 7f). */
@@ -722,7 +731,7 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 /* Out of line, after the signature the kernel checks: the abort handler,
  * which starts over.  (Not in the hit path's code: a hit falls through.) */
 # define LFPOOL_RSEQ_ABORT_ \
-	"\t.pushsection .text.unlikely, \"ax\"\n\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
+	LFPOOL_RSEQ_COLD_ "\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
 
 /* Pop the top object of the caller's CPU area; NULL when it is empty or
  * the gate is closed. */
@@ -737,7 +746,7 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]\n\tjz 7f\n\t"
 		"movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])\n"
 		"5:" LFPOOL_RSEQ_ABORT_
-		"\t.pushsection .text.unlikely, \"ax\"\n7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
+		LFPOOL_RSEQ_COLD_ "7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
 		"\t.popsection\n8:\n"
 		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n)
 		: [h] "r"(h), [off] "r"(off)
