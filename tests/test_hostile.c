@@ -323,6 +323,48 @@ EVERY_KIND(alloc, misaligned_blocks_are_refused_and_given_back)
 	free(s);
 }
 
+/* An array pool's buffers above its largest class come from the allocator
+ * one by one (lib/layers/array.c, oversize_get): a misaligned block is
+ * refused and given back there too, NULL with ENOMEM, reported in a debug
+ * pool, and the next aligned block serves. */
+Test(alloc, array_oversize_refuses_a_misaligned_block)
+{
+	for (int debug = 0; debug < 2; debug++) {
+		struct skew_alloc *s = calloc(1, sizeof(*s));
+		skew_init(s);
+		s->skew_at = LONG_MAX;	/* none while the pool is made */
+		struct error_log log;
+		record_errors(&log);
+		lfpool_array_config c = { .max_size = 1024, .align = 64, .allocator = &s->a,
+					  .flags = debug ? LFPOOL_F_DEBUG : 0, .name = "skewed" };
+		lfpool_array *ap = lfpool_array_create(LFPOOL_FLAVOUR_POOL, &c);
+		cr_assert_not_null(ap);
+		s->skew_at = -1;
+		errno = 0;
+		void *b = lfpool_array_get(ap, 4096, NULL);
+		cr_assert_null(b, "debug %d: an oversize get handed out %p, misaligned", debug, b);
+		cr_assert_eq(errno, ENOMEM, "debug %d: errno %d", debug, errno);
+		cr_assert_eq(s->skewed, 1, "debug %d: %ld blocks skewed", debug, s->skewed);
+		if (debug) {
+			cr_assert_eq(log.calls, 1, "no report");
+			cr_assert(strstr(log.problem, "not aligned"), "'%s'", log.problem);
+			cr_assert_str_eq(log.pool, "skewed");
+		} else {
+			cr_assert_eq(log.calls, 0, "a release pool reported '%s'", log.problem);
+		}
+		s->skew_at = LONG_MAX;
+		b = lfpool_array_get(ap, 4096, NULL);
+		cr_assert_not_null(b);
+		cr_assert_eq((uintptr_t)b % 64, 0, "%p", b);
+		lfpool_array_put(ap, b);
+		cr_assert_eq(lfpool_array_destroy(ap), 0);
+		lfpool_set_error_hook(NULL, NULL);
+		cr_assert_eq(s->wrong_size, 0);
+		test_alloc_finish(&s->inner);	/* every block back, the skewed one too */
+		free(s);
+	}
+}
+
 /* A cache's magazines come from the pool's slabs of magazines, whose growth
  * takes a slab, its side data and, at the third slab, a directory leaf
  * (lib/slab.c, lfp_slabs_grow).  Explicit caches made one after another,

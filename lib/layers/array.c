@@ -305,15 +305,21 @@ static void tls_enter(const lfpool_array *ap, unsigned slot)
 	}
 }
 
-/* A buffer of n bytes above the largest class, from the backing allocator. */
+/* A buffer of n bytes above the largest class, from the backing allocator,
+ * whose block is checked for alignment as the classes' slabs are (given
+ * back, ENOMEM: lfpool/common.h). */
 static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
 {
 	if (n > SIZE_MAX - ap->align) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	char *mem = ap->alloc.alloc(ap->align + n, ap->align, ap->alloc.ctx);
+	bool misaligned = false;
+	char *mem = lfp_alloc_aligned(&ap->alloc, ap->align + n, ap->align, &misaligned);
 	if (!mem) {
+		if (misaligned && ap->debug)
+			lfp_debug_report(ap->name, NULL, "the backing allocator returned memory "
+					 "not aligned as asked for an oversize buffer (given back; ENOMEM)");
 		errno = ENOMEM;
 		return NULL;
 	}
