@@ -2,7 +2,8 @@
 // test_cxx.cc - the public header from C++: it must compile warning-free
 // (extern "C", no C-only constructs), Pool's inline get/put must work, and
 // so must ThreadStatic's inline get/put in functions that two files of one
-// program both compile (cxx_inline.hpp), per-thread and per-CPU pools.
+// program both compile (cxx_inline.hpp), per-thread and per-CPU pools, and
+// typed pools and scoped gets declared inside a namespace.
 #include <lfpool.h>
 
 #include "cxx_inline.hpp"
@@ -67,6 +68,42 @@ static int inline_in_two_files(unsigned flags)
 	return line;
 }
 
+// Typed pools and scoped gets inside a namespace: LFPOOL_TYPED's
+// declarations must name the global struct lfpool_scope there, not
+// declare an incomplete app::lfpool_scope (the second one did not compile).
+namespace app {
+struct msg {
+	int a;
+};
+struct ack {
+	long b;
+};
+LFPOOL_TYPED(msg_pool, msg, concurrent);
+LFPOOL_TYPED(ack_pool, ack, pool);
+
+// A scoped get from each pool; both objects go back at the block's end.
+// 0, or the line of the failed check.
+static int scoped_round_trip(msg_pool *mp, ack_pool *kp)
+{
+	{
+		LFPOOL_SCOPED(msg_pool, msg, m, mp);
+		LFPOOL_SCOPED(ack_pool, ack, k, kp);
+		if (m == nullptr || k == nullptr)
+			return __LINE__;
+		m->a = 1;
+		k->b = 2;
+	}
+	lfpool_stats st;
+	lfpool_concurrent_stats(msg_pool_pool(mp), &st);
+	if (st.created != 1 || st.live != 0)
+		return __LINE__;
+	lfpool_pool_stats(ack_pool_pool(kp), &st);
+	if (st.created != 1 || st.live != 0)
+		return __LINE__;
+	return 0;
+}
+} // namespace app
+
 struct Job {
 	int id;
 	char note[28];
@@ -104,6 +141,16 @@ int main()
 	CHECK(lfpool_concurrent_get_bulk(shared, objs, 3) == 0);
 	lfpool_concurrent_put_bulk(shared, objs, 3);
 	lfpool_concurrent_destroy(shared);
+
+	app::msg_pool *mp = app::msg_pool_create(nullptr);
+	app::ack_pool *kp = app::ack_pool_create(nullptr);
+	CHECK(mp != nullptr && kp != nullptr);
+	int scoped_line = app::scoped_round_trip(mp, kp);
+	if (scoped_line) {
+		std::fprintf(stderr, "%s:%d: scoped gets in a namespace\n", __FILE__, scoped_line);
+		return 1;
+	}
+	CHECK(app::msg_pool_destroy(mp) == 0 && app::ack_pool_destroy(kp) == 0);
 
 	for (unsigned flags : { 0u, unsigned(LFPOOL_F_PERCPU) }) {
 		int line = inline_in_two_files(flags);

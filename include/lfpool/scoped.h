@@ -53,7 +53,10 @@ struct lfpool_scope {
 
 /* Define kind_scope_begin(P *pool) and kind_scope_end for a pool type P
  * whose calls are kind_get(pool) and kind_put(pool, (T *)obj).  Ends with a
- * declaration, so a use takes a semicolon like any declaration. */
+ * declaration, so a use takes a semicolon like any declaration: a typedef
+ * (kind_lfpool_scope_), which names the global struct lfpool_scope also in
+ * a C++ namespace (a bare "struct lfpool_scope;" there would declare a new,
+ * incomplete app::lfpool_scope, and the next use would not compile). */
 #define LFPOOL_DEFINE_SCOPE(kind, P, T)							\
 	LFPOOL_MACRO_FN_ struct lfpool_scope kind##_scope_begin(P *pool)		\
 	{										\
@@ -64,7 +67,7 @@ struct lfpool_scope {
 	{										\
 		kind##_put((P *)s->pool, (T *)s->obj);					\
 	}										\
-	struct lfpool_scope
+	typedef struct lfpool_scope kind##_lfpool_scope_
 
 LFPOOL_DEFINE_SCOPE(lfpool_pool, lfpool_pool, void);
 LFPOOL_DEFINE_SCOPE(lfpool_concurrent, lfpool_concurrent, void);
