@@ -477,6 +477,23 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	return n;
 }
 
+/*
+ * fork()'s child (fork.c, c's grow lock held): a trim that another thread
+ * was running never ends here.  What it had popped stays counted in
+ * created, as out (lfpool/common.h, "fork()"); its count in trims_begun
+ * is ended, so that a get at capacity fails with ENOBUFS instead of
+ * waiting for those objects forever, and hot_trims drops to 0, so that the
+ * inline paths open again.
+ */
+void lfp_concurrent_fork_child(struct lfp_core *core)
+{
+	lfpool_concurrent *c = (lfpool_concurrent *)((char *)core - offsetof(lfpool_concurrent, core));
+	uint64_t begun = lfp_load_u64_acq(&c->trims_begun);
+	lfp_faa_u64_acqrel(&c->trims_ended, begun - lfp_load_u64_acq(&c->trims_ended));
+	c->hot_trims = 0;
+	hot_set_locked(c);
+}
+
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)
 {
 	if (lfp_core_dead(&c->core, &c->magic, ptr, "owns after destroy"))

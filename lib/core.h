@@ -262,6 +262,9 @@ void lfp_fork_init(void);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
 void lfp_fork_unregister(struct lfp_core *c);
+/* concurrent.c, for fork.c's child handler (c's grow lock held): the trims
+ * other threads were running at the fork never end in the child. */
+void lfp_concurrent_fork_child(struct lfp_core *c);
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);

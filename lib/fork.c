@@ -24,7 +24,8 @@
  * takes its own (a thread registers before it takes lfp_ts_lock or a
  * steal_lock, grace.h; a trim waits for a grace period holding nothing).
  * The child then lets the upper layer reset what belonged to threads that
- * do not exist in it (threadstatic.c).
+ * do not exist in it (threadstatic.c), and every Concurrent pool forget
+ * the trims they were running (concurrent.c).
  *
  * Cores register when they may take their grow lock (Concurrent,
  * ThreadStatic and magazine cores); a Pool takes no grow lock and does
@@ -89,6 +90,12 @@ static void parent(void)
 static void child(void)
 {
 	bool ran = upper_ran;
+	/* The grow locks still held: what other threads were doing to a
+	 * Concurrent pool ends here (a get at its capacity no longer waits
+	 * for their trims). */
+	for (struct lfp_core *c = cores; c; c = c->fork_next)
+		if (c->kind == LFP_KIND_CONCURRENT)
+			lfp_concurrent_fork_child(c);
 	release();
 	if (ran && upper.child)
 		upper.child();

@@ -2,10 +2,15 @@
 /*
  * support.c - see support.h.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -304,4 +309,80 @@ bool all_distinct(void *const *objs, size_t n)
 		ok = copy[i] != copy[i - 1];
 	free(copy);
 	return ok;
+}
+
+void parked_hook_init(struct parked_hook *h)
+{
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->cond, NULL);
+	h->armed = h->parked = h->released = false;
+}
+
+void parked_hook_arm(struct parked_hook *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->armed = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void parked_hook(void *obj, void *ctx)
+{
+	(void)obj;
+	struct parked_hook *h = ctx;
+	pthread_mutex_lock(&h->lock);
+	if (h->armed && !h->parked) {
+		h->parked = true;
+		pthread_cond_broadcast(&h->cond);
+		while (!h->released)
+			pthread_cond_wait(&h->cond, &h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void parked_hook_wait(struct parked_hook *h)
+{
+	pthread_mutex_lock(&h->lock);
+	while (!h->parked)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void parked_hook_release(struct parked_hook *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->released = true;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void parked_hook_fini(struct parked_hook *h)
+{
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+}
+
+int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
+{
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1, "fork failed");
+	if (pid == 0) {
+		alarm(seconds);
+		_exit(fn(arg));
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int gets_to_capacity(void *arg)
+{
+	const struct gets_to_capacity *g = arg;
+	for (int i = 0; i < g->most; i++) {
+		errno = 0;
+		if (!g->get(g->pool))
+			return errno == ENOBUFS ? 0 : 1;
+	}
+	return 2;
 }

@@ -148,4 +148,39 @@ size_t peak_alloc_peak(struct peak_alloc *p);
 /* All n pointers distinct and non-NULL. */
 bool all_distinct(void *const *objs, size_t n);
 
+/*
+ * A hook that parks its caller: passed as a pool's init or fini hook with a
+ * struct parked_hook as hook_ctx, it holds the first thread that calls it
+ * while armed until parked_hook_release, so that another thread may fork()
+ * while the pool is half-way through a slow path (init) or a trim (fini).
+ * Calls while not armed, or after the first, return at once.
+ */
+struct parked_hook {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool armed, parked, released;
+};
+void parked_hook_init(struct parked_hook *h);
+void parked_hook_arm(struct parked_hook *h);
+void parked_hook(void *obj, void *ctx);
+/* Wait until a thread is parked in the hook. */
+void parked_hook_wait(struct parked_hook *h);
+void parked_hook_release(struct parked_hook *h);
+void parked_hook_fini(struct parked_hook *h);
+
+/* fork(); the child runs fn(arg) under alarm(seconds) and _exits with its
+ * result.  The child's exit status, or 128 + the signal that ended it
+ * (128 + SIGALRM: it hung). */
+int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds);
+/* A child's step for fork_child_status, arg a struct gets_to_capacity:
+ * get(pool) until it returns NULL, at most `most` times; 0 when that NULL
+ * came with ENOBUFS, 1 when it came with another errno, 2 when `most`
+ * gets all succeeded.  The objects are kept. */
+struct gets_to_capacity {
+	void *(*get)(void *pool);
+	void *pool;
+	int most;
+};
+int gets_to_capacity(void *arg);
+
 #endif

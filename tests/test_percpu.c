@@ -12,7 +12,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -801,6 +803,44 @@ done:
 			cr_assert((uintptr_t)p & LFPOOL_TS_PERCPU_TAG_, "the reset pool's head has no tag");
 		cr_assert_eq(lfpool_ts_destroy(p), 0);
 	}
+}
+
+/* lfpool/ts.h, fork(): a slow path that another thread was running at the
+ * fork (here a get making an object, parked in the init hook) never ends
+ * in the child; what it held counts as out, and the child's gets at
+ * capacity fail with ENOBUFS instead of waiting for it (a thief sweeps
+ * again while a slow path is in flight: steal.c, step 7). */
+static void *ts_get_of(void *pool)
+{
+	return lfpool_ts_get(pool);
+}
+
+Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_failing, .timeout = 60)
+{
+	struct parked_hook h;
+	parked_hook_init(&h);
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
+			    .init = parked_hook, .hook_ctx = &h };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	void *held[4];
+	for (int i = 0; i < 3; i++)
+		cr_assert_not_null(held[i] = lfpool_ts_get(p));
+	parked_hook_arm(&h);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, ts_get_of, p), 0);
+	parked_hook_wait(&h);
+	struct gets_to_capacity g = { ts_get_of, p, 16 };
+	int status = fork_child_status(gets_to_capacity, &g, 10);
+	parked_hook_release(&h);
+	cr_assert_eq(pthread_join(t, &held[3]), 0);
+	cr_assert_not_null(held[3]);
+	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
+		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+	for (int i = 0; i < 4; i++)
+		lfpool_ts_put(p, held[i]);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	parked_hook_fini(&h);
 }
 
 Test(percpu, max_bytes_counts_the_areas)

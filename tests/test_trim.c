@@ -4,6 +4,9 @@
  * wholly free slabs back to the backing allocator, leaves objects that are
  * out alone, and the pool keeps working afterwards.
  */
+#include <pthread.h>
+#include <signal.h>
+
 #include <criterion/criterion.h>
 
 #include "support.h"
@@ -113,4 +116,51 @@ FLAVOUR_TEST(trim, keeps_slabs_that_hold_objects_out)
 	ops->put(pool, out);
 	ops->destroy(pool);
 	test_alloc_finish(&t);
+}
+
+/* lfpool/common.h, fork(): a Concurrent trim that another thread was
+ * running at the fork (parked in the fini hook, the objects it popped in
+ * its hands) never ends in the child; those objects count as out, and the
+ * child's gets at capacity fail with ENOBUFS instead of waiting for the
+ * trim to give them back (concurrent.c, "Trim and a get at capacity"). */
+static void *conc_get_of(void *pool)
+{
+	return lfpool_concurrent_get(pool);
+}
+
+static void *trim_all(void *pool)
+{
+	lfpool_concurrent_trim(pool, 0);
+	return NULL;
+}
+
+Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_failing,
+     .timeout = 60)
+{
+	struct parked_hook h;
+	parked_hook_init(&h);
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = parked_hook, .hook_ctx = &h };
+	lfpool_concurrent *p = lfpool_concurrent_create(&c);
+	cr_assert_not_null(p);
+	void *objs[4];
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p));
+	for (int i = 0; i < 4; i++)
+		lfpool_concurrent_put(p, objs[i]);
+	parked_hook_arm(&h);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, trim_all, p), 0);
+	parked_hook_wait(&h);
+	struct gets_to_capacity g = { conc_get_of, p, 16 };
+	int status = fork_child_status(gets_to_capacity, &g, 10);
+	parked_hook_release(&h);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
+		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p), "the parent's pool, get %d", i);
+	for (int i = 0; i < 4; i++)
+		lfpool_concurrent_put(p, objs[i]);
+	cr_assert_eq(lfpool_concurrent_destroy(p), 0);
+	parked_hook_fini(&h);
 }

@@ -231,7 +231,9 @@ typedef struct lfpool_config {
  * threads were doing: pthread_atfork handlers take every lock of the
  * library before fork() in a fixed order and release them on both sides.
  * What a vanished thread held (objects out with it, a ThreadStatic
- * thread's cache) stays counted as out; see lfpool/ts.h.
+ * thread's cache, the objects a trim or a slow path of it had in hand)
+ * stays counted as out, and a get at capacity fails with ENOBUFS rather
+ * than wait for them; see lfpool/ts.h.
  */
 
 /*

@@ -137,6 +137,7 @@ static void fork_child(void)
 	lfp_tls_fork_child();
 	lfpool_ts *p;
 	for (uint32_t it = 0; (p = lfp_tls_next_live(&it));) {
+		lfp_ts_percpu_fork_child(p);
 		for (lfpool_ts_cache *c = p->caches, *next; c; c = next) {
 			next = c->next;
 			if ((c->kind == LFP_CACHE_IMPLICIT || c->kind == LFP_CACHE_HOME) &&

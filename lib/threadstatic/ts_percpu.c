@@ -461,6 +461,18 @@ void lfp_ts_percpu_fork_lock(lfpool_ts *p, bool lock)
 		lfp_percpu_lock_all(&p->percpu->pc, lock);
 }
 
+/* A thief at capacity sweeps again while a slow path is in flight (steal.c,
+ * step 7): one that another thread was running at the fork would make the
+ * child's gets at capacity wait forever instead of failing with ENOBUFS. */
+void lfp_ts_percpu_fork_child(lfpool_ts *p)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!t)
+		return;
+	uint64_t v = lfp_load_u64_acq(&t->transit);
+	lfp_faa_u64_rlx(&t->transit, (uint64_t)0 - (v & UINT32_MAX));
+}
+
 void lfp_ts_percpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
 {
 	const struct lfp_ts_percpu *t = p->percpu;
