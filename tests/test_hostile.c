@@ -323,6 +323,41 @@ EVERY_KIND(alloc, misaligned_blocks_are_refused_and_given_back)
 	free(s);
 }
 
+/* lfpool/common.h: a call that fails keeps no object it made.  A bulk get
+ * of a ThreadStatic pool (per thread and per CPU) whose backing allocator
+ * fails part-way makes objects one slab at a time before it fails: -1 with
+ * ENOMEM, and none of them stays (created back at 0); the pool then works. */
+Test(alloc, a_failed_ts_bulk_get_keeps_no_object_it_made)
+{
+	unsigned modes[] = { 0, LFPOOL_F_PERCPU };
+	for (int m = 0; m < 2; m++) {
+		struct test_alloc t;
+		test_alloc_init(&t);
+		lfpool_config c = { .obj_size = 3000, .allocator = &t.a, .flags = modes[m] };
+		lfpool_ts *p = lfpool_ts_create(&c);
+		cr_assert_not_null(p);
+		test_alloc_fail_after(&t, 6);
+		void *objs[500];
+		errno = 0;
+		cr_assert_eq(lfpool_ts_get_bulk(p, objs, 500), -1, "mode %u", modes[m]);
+		cr_assert_eq(errno, ENOMEM, "mode %u: errno %d", modes[m], errno);
+		lfpool_stats st = stats_of(p);
+		cr_assert_eq(st.created, 0, "mode %u: the failed get kept %llu objects", modes[m],
+			     (unsigned long long)st.created);
+		cr_assert_eq(st.live, 0);
+		test_alloc_fail_after(&t, -1);
+		cr_assert_eq(lfpool_ts_get_bulk(p, objs, 20), 0);
+		cr_assert(all_distinct(objs, 20));
+		lfpool_ts_put_bulk(p, objs, 20);
+		st = stats_of(p);
+		cr_assert_eq(st.live, 0);
+		cr_assert_eq(st.gets, st.puts, "mode %u: gets %llu, puts %llu", modes[m],
+			     (unsigned long long)st.gets, (unsigned long long)st.puts);
+		cr_assert_eq(lfpool_ts_destroy(p), 0);
+		test_alloc_finish(&t);
+	}
+}
+
 /* An array pool's buffers above its largest class come from the allocator
  * one by one (lib/layers/array.c, oversize_get): a misaligned block is
  * refused and given back there too, NULL with ENOMEM, reported in a debug

@@ -222,7 +222,11 @@ typedef struct lfpool_config {
  *            hook at capacity fails with ENOBUFS at once (the trim
  *            running the hook holds the objects it finalizes)
  * Every size sum is checked (a count never wraps), and a call that fails
- * changes nothing and keeps no memory it took.
+ * hands out nothing, creates no object and keeps no slab of objects it
+ * grew.  What it set up for later calls may stay until destroy: in pools
+ * that threads share (Concurrent, ThreadStatic), a slab directory leaf
+ * (32 KiB of slab addresses), which other threads may read at any time,
+ * and a ThreadStatic thread's cache.
  *
  * Hooks and destroy.  A fini hook may put objects back while destroy runs:
  * destroy finalizes those too.

@@ -52,12 +52,14 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *pool);
 /* Through the inline lfpool_concurrent_get and lfpool_concurrent_put,
  * below. */
 /* n objects into objs, all or none: 0, or -1 with errno as get, with
- * nothing created and no memory kept (pooled objects it took go back). */
+ * nothing created and no slab kept (pooled objects it took go back; a
+ * directory leaf may stay: lfpool/common.h). */
 LFPOOL_API int lfpool_concurrent_get_bulk(lfpool_concurrent *pool, void **objs, size_t n);
 /* Put n objects (NULL entries are skipped). */
 LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *pool, void *const *objs, size_t n);
 /* Create n more objects and pool them: 0, or -1 with errno (ENOBUFS,
- * ENOMEM) with nothing created and no memory kept. */
+ * ENOMEM) with nothing created and no slab kept (a directory leaf may
+ * stay: lfpool/common.h). */
 LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *pool, size_t n);
 /* Destroy pooled objects beyond keep and give wholly free slabs back;
  * returns the number destroyed.  Safe while other threads get and put. */

@@ -309,15 +309,17 @@ static void mark_out(lfpool_ts_cache *c, void *const *objs, size_t n)
  * places.  The lock is let go meanwhile (the init hook may call the pool;
  * a thief never holds its own cache).  Returns how many, or 0 with *err.
  */
-static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *err)
+static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, bool *made, int *err)
 {
 	lfp_cache_unlock(c);
 	uint32_t idx;
 	size_t k = 0;
+	*made = false;
 	*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx);
 	if (!*err) {
 		objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
 		k = 1;
+		*made = true;
 	} else if (*err == ENOBUFS) {
 		/* A steal may wait for a trim, which waits for grace sections. */
 		lfp_grace_leave();
@@ -328,6 +330,7 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 		if (!k && !(*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx))) {
 			objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
 			k = 1;
+			*made = true;
 		}
 	}
 	lfp_cache_lock(c);
@@ -335,40 +338,51 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, int *er
 	return k;
 }
 
-/* Take n objects for the user, all or none: 0, or -1 with errno. */
+/* Take n objects for the user, all or none: 0, or -1 with errno, the
+ * objects taken back into the cache and those made for it destroyed again
+ * (lfpool/common.h: a call that fails keeps no object it made).  Objects
+ * made new fill objs from the end, the others from the start. */
 /* Model: stress/model/depot.pml, steps G1, C1 and C2. */
 static int take(lfpool_ts_cache *c, void **objs, size_t n)
 {
-	size_t got = 0;
+	size_t got = 0, made = 0;
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
 	lfp_cache_lock(c);
 	settle(c);
-	while (got < n) {
+	while (got + made < n) {
+		size_t left = n - got - made;
 		uint32_t count = loaded_n(c);
 		if (count == 0) {
 			if (!c->prev_count)
 				bump(&c->misses, 1);
-			uint32_t need = n - got < UINT32_MAX ? (uint32_t)(n - got) : UINT32_MAX;
+			uint32_t need = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
 			uint64_t h = held(c);
 			bool refilled = refill(c, need);
 			moved(c, h);
 			if (refilled)
 				continue;
 			int err;
-			size_t k = create_or_steal(c, objs + got, n - got, &err);
+			bool new_obj;
+			size_t k = create_or_steal(c, objs + got, left, &new_obj, &err);
 			handed(c, k);
 			if (k == 0) {
 				unmark(c, objs, got);
 				push_objs(c, objs, got);
+				/* Neither held nor handed out: see handed. */
+				lfp_store_u64_rlx(&c->puts_base, c->puts_base + made);
 				lfp_cache_unlock(c);
+				lfp_ts_unmake_objects(c->pool, objs + n - made, made);
 				lfp_grace_leave();
 				errno = err;
 				return -1;
 			}
-			got += k;
+			if (new_obj)
+				objs[n - ++made] = objs[got];
+			else
+				got += k;
 			continue;
 		}
-		uint32_t k = count < n - got ? count : (uint32_t)(n - got);
+		uint32_t k = count < left ? count : (uint32_t)left;
 		LFP_ASSERT(count <= c->pool->depot.mag_size);
 		set_loaded_n(c, count - k);
 		memcpy(&objs[got], &c->fast.objs[count - k], k * sizeof(void *));

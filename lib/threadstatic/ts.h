@@ -164,6 +164,23 @@ static inline int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, u
 	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
 }
 
+/* Destroy again the n objects objs[0 ..) that a get made for its caller
+ * and then failed (all or none): finalized, raw, no longer in created. */
+static inline void lfp_ts_unmake_objects(lfpool_ts *p, void *const *objs, size_t n)
+{
+	if (n == 0)
+		return;
+	const struct lfp_slabs *s = &p->core.slabs;
+	uint32_t chain = LFP_NIL;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t idx = lfp_slabs_index(s, objs[i]);
+		lfp_store_u32_rlx(lfp_slabs_link(s, idx), chain);
+		chain = idx;
+	}
+	lfp_core_destroy_chain(&p->core, true, chain);
+	lfp_faa_u64_rlx(&p->created, (uint64_t)0 - n);
+}
+
 /*
  * Where a thief (steal.c) puts what it takes: into objs[got ..) up to want
  * (a get), or, when objs is NULL, onto the depot's loose stack (drain).

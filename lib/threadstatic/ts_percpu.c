@@ -235,20 +235,10 @@ static size_t from_pool(lfpool_ts *p, void **objs, size_t want, size_t *from_are
 static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void **made,
 		   size_t nmade)
 {
-	const struct lfp_slabs *s = &p->core.slabs;
 	count(&p->percpu->n.moved_out, from_area);
 	stow(p, objs, got);
-	if (nmade == 0)
-		return;
 	/* All or none: the objects this get made are destroyed again. */
-	uint32_t chain = LFP_NIL;
-	for (size_t i = 0; i < nmade; i++) {
-		uint32_t idx = lfp_slabs_index(s, made[i]);
-		lfp_store_u32_rlx(lfp_slabs_link(s, idx), chain);
-		chain = idx;
-	}
-	lfp_core_destroy_chain(&p->core, true, chain);
-	lfp_faa_u64_rlx(&p->created, (uint64_t)0 - nmade);
+	lfp_ts_unmake_objects(p, made, nmade);
 }
 
 /*
