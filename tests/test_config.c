@@ -72,6 +72,10 @@ Test(config, bad_fields_are_einval)
 	expect_einval(&c, "an allocator without alloc");
 	c = good, c.obj_size = SIZE_MAX;
 	expect_einval(&c, "an object too big for any slab");
+	c = good, c.obj_size = ((size_t)256 << 20) - 16 + 1;
+	expect_einval(&c, "an object above 256 MiB - align in an unbounded pool");
+	c = good, c.obj_size = ((size_t)512 << 20) + 1, c.capacity = 1;
+	expect_einval(&c, "an object above 512 MiB");
 	c = good, c.capacity = SIZE_MAX;
 	expect_einval(&c, "a capacity beyond the index space");
 
@@ -92,6 +96,21 @@ FLAVOUR_TEST(config, edge_values_are_accepted)
 	}
 	for (int i = 0; i < 3; i++)
 		ops->put(pool, objs[i]);
+	ops->destroy(pool);
+}
+
+/* The largest objects lfpool/common.h allows: 256 MiB - align in an
+ * unbounded pool (a slab of 8 in 2 GiB), 512 MiB with a capacity of 1.
+ * Create and destroy, no object made. */
+FLAVOUR_TEST(config, the_largest_objects_are_accepted)
+{
+	lfpool_config c = { .obj_size = ((size_t)256 << 20) - 16 };
+	void *pool = ops->create(&c);
+	cr_assert_not_null(pool, "%s, unbounded: errno %d", ops->name, errno);
+	ops->destroy(pool);
+	c = (lfpool_config){ .obj_size = (size_t)512 << 20, .capacity = 1 };
+	pool = ops->create(&c);
+	cr_assert_not_null(pool, "%s, capacity 1: errno %d", ops->name, errno);
 	ops->destroy(pool);
 }
 

@@ -192,7 +192,12 @@ typedef void (*lfpool_hook_fn)(void *obj, void *ctx);
 #define LFPOOL_F_PERCPU 0x2u
 
 typedef struct lfpool_config {
-	size_t obj_size;	/* bytes per object; required, > 0 */
+	size_t obj_size;	/* bytes per object; required, > 0, at most
+				 * 512 MiB, and a slab of min(capacity, 8)
+				 * of them (8 when unbounded), rounded up
+				 * to align, must fit in 2 GiB with its
+				 * header: unbounded, at most 256 MiB - align
+				 * (else EINVAL) */
 	size_t align;		/* power of two; 0 means 16 */
 	size_t capacity;	/* most objects ever alive at once; 0 = unbounded */
 	size_t prewarm;		/* objects created by create(); <= capacity */
@@ -252,9 +257,19 @@ typedef struct lfpool_config {
  * too, poisoned under ASan) until exit, so that every later call on it or
  * on one of its objects is reported under its name, not undefined.
  *
+ * The hook may run while the reporting pool holds one of its locks (a
+ * misaligned block is reported while the pool grows): it must not call
+ * that pool, nor destroy it.
+ *
  * What misuse costs without the checks (release pools): the fast paths test
  * nothing, so a double put hands one object out twice, a foreign or interior
  * pointer corrupts the pool, and a call on a destroyed pool is undefined.
+ * Every hook (init, reset, fini, the error hook) must return to its caller:
+ * a longjmp or a C++ exception out of one leaves the pool (and the
+ * thread's later calls) undefined.  During destroy a fini hook may put objects
+ * back (destroy finalizes them too), but a get is a call on a pool being
+ * destroyed: undefined (ThreadStatic pools report it as a get after
+ * destroy).
  */
 typedef void (*lfpool_error_fn)(const char *pool, const void *ptr,
 				const char *problem, void *ctx);
