@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# gen.sh IN OUT PREFIX LIBDIR INCLUDEDIR VERSION SIZEOF_VOID_P - write the
-# CMake package file OUT from IN (make calls it, once the installation
-# directories are known).  LIBDIR and INCLUDEDIR under PREFIX become paths
+# gen.sh IN OUT PREFIX LIBDIR INCLUDEDIR VERSION SIZEOF_VOID_P STATIC_LIBS -
+# write the CMake package file OUT from IN (make calls it, once the
+# installation directories are known).  STATIC_LIBS: the linker flags a
+# static liblfpool needs besides the threads library (liburcu-bp's).  LIBDIR and INCLUDEDIR under PREFIX become paths
 # relative to the installed file, so an installation may move (DESTDIR).
 set -eu
-in=$1 out=$2 prefix=$3 libdir=$4 includedir=$5 version=$6 sizeof_void_p=$7
+in=$1 out=$2 prefix=$3 libdir=$4 includedir=$5 version=$6 sizeof_void_p=$7 static_libs=$8
 # The installed file sits in LIBDIR/cmake/lfpool: from there to PREFIX.
 case $libdir in
 "$prefix"/*)
@@ -30,5 +31,6 @@ sed -e "s|@TO_PREFIX@|${up:-.}|" \
     -e "s|@INCLUDEDIR@|$(rel "$includedir")|" \
     -e "s|@VERSION@|$version|" \
     -e "s|@SIZEOF_VOID_P@|$sizeof_void_p|" \
+    -e "s|@STATIC_LIBS@|$static_libs|" \
     "$in" >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -12,4 +12,4 @@ lfpoolConfig.cmake: $(srcdir)/cmake/lfpoolConfig.cmake.in
 lfpoolConfigVersion.cmake: $(srcdir)/cmake/lfpoolConfigVersion.cmake.in
 lfpoolConfig.cmake lfpoolConfigVersion.cmake:
 	$(AM_V_GEN)$(LFPOOL_CMAKE_GEN) $(srcdir)/cmake/$@.in $@ '$(prefix)' '$(libdir)' \
-		'$(includedir)' '$(PACKAGE_VERSION)' '$(SIZEOF_VOID_P)'
+		'$(includedir)' '$(PACKAGE_VERSION)' '$(SIZEOF_VOID_P)' '$(URCU_BP_LIBS)'

@@ -53,10 +53,16 @@ for p in $programs; do
 	fi
 done
 
-# CMake: find_package(lfpool) from the prefix, lfpool::lfpool.
+# CMake: find_package(lfpool) from the prefix, lfpool::lfpool; again with
+# the static library (CMAKE_FIND_LIBRARY_SUFFIXES .a) where it is
+# installed, which must bring liburcu-bp along.
 cmake_done=no
-if [ -n "${CMAKE:-}" ]; then
-	mkdir -p "$tmp/cmake"
+cmake_kinds=default
+[ -f "$root$libdir/liblfpool.a" ] && cmake_kinds="default static"
+for kind in $cmake_kinds; do
+	[ -n "${CMAKE:-}" ] || break
+	dir=$tmp/cmake-$kind
+	mkdir -p "$dir"
 	{
 		echo 'cmake_minimum_required(VERSION 3.10)'
 		echo 'project(use_lfpool C)'
@@ -65,32 +71,33 @@ if [ -n "${CMAKE:-}" ]; then
 		echo 'if(lfpool_FOUND)'
 		echo '  message(FATAL_ERROR "find_package(lfpool 99) accepted lfpool ${lfpool_VERSION}")'
 		echo 'endif()'
+		[ $kind = static ] && echo 'set(CMAKE_FIND_LIBRARY_SUFFIXES .a)'
 		echo 'find_package(lfpool 0.1 REQUIRED)'
 		for p in $programs; do
 			echo "add_executable($p $srcdir/examples/$p.c)"
 			echo "target_link_libraries($p PRIVATE lfpool::lfpool)"
 		done
-	} >"$tmp/cmake/CMakeLists.txt"
-	case $srcdir in /*) ;; *) sed -i "s|$srcdir/examples|$PWD/$srcdir/examples|" "$tmp/cmake/CMakeLists.txt" ;; esac
-	if $CMAKE -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$root$prefix" \
+	} >"$dir/CMakeLists.txt"
+	case $srcdir in /*) ;; *) sed -i "s|$srcdir/examples|$PWD/$srcdir/examples|" "$dir/CMakeLists.txt" ;; esac
+	if $CMAKE -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$root$prefix" \
 		-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$SAN_CFLAGS" \
-		-DCMAKE_EXE_LINKER_FLAGS="$SAN_LDFLAGS" >"$tmp/cmake.log" 2>&1 &&
-		$CMAKE --build "$tmp/cmake/build" >>"$tmp/cmake.log" 2>&1; then
+		-DCMAKE_EXE_LINKER_FLAGS="$SAN_LDFLAGS" >"$dir.log" 2>&1 &&
+		$CMAKE --build "$dir/build" >>"$dir.log" 2>&1; then
 		for p in $programs; do
-			if "$tmp/cmake/build/$p"; then
-				echo "PASS: $p built with CMake find_package(lfpool), lfpool::lfpool, and ran"
+			if "$dir/build/$p"; then
+				echo "PASS: $p built with CMake find_package(lfpool), lfpool::lfpool ($kind library), and ran"
 			else
-				echo "FAIL: $p built with CMake does not run"
+				echo "FAIL: $p built with CMake ($kind library) does not run"
 				fail=1
 			fi
 		done
 		cmake_done=yes
 	else
-		cat "$tmp/cmake.log"
-		echo "FAIL: the CMake build with find_package(lfpool) (CMAKE_PREFIX_PATH=$root$prefix)"
+		cat "$dir.log"
+		echo "FAIL: the CMake build with find_package(lfpool) ($kind library, CMAKE_PREFIX_PATH=$root$prefix)"
 		fail=1
 	fi
-fi
+done
 
 # The man pages.
 page=$root$mandir/man3/lfpool_ts_get.3
