@@ -3,13 +3,13 @@
 # install-check.sh - what a user of the installed library does: build the
 # README's programs (examples/use_*.c) with `pkg-config --cflags --libs
 # lfpool` and with CMake's find_package(lfpool) and lfpool::lfpool, run
-# them, read `man lfpool_ts_get`.
+# them, read `man lfpool_ts_get`, find the LICENSE.
 #   make check:        installs this build with DESTDIR into a temporary
 #                      directory first (the paths inside are the prefix's)
 #   make installcheck: checks the installation at the configured prefix,
 #                      and runs tests/tsan-handover.sh against it
 # Environment (set by tests/local.mk): MAKE, prefix, libdir, includedir,
-# mandir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
+# mandir, docdir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
 srcdir=${srcdir:-.}
 mode=${1:-destdir}
 tmp=$(mktemp -d) || exit 99
@@ -98,6 +98,52 @@ for kind in $cmake_kinds; do
 		fail=1
 	fi
 done
+
+# dlopen() late, as README.md says: with room made in glibc's static TLS
+# block (the library's caches are initial-exec TLS), a program that links
+# nothing of lfpool loads it and runs a ThreadStatic pool through it.
+if [ -f "$root$libdir/liblfpool.so" ]; then
+	cat >"$tmp/dl.c" <<'EOC'
+#include <dlfcn.h>
+#include <stdio.h>
+#include "lfpool.h"
+#define SYM(name) ((__typeof__(&name))dlsym(lib, #name))
+int main(int argc, char **argv)
+{
+	void *lib = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;
+	if (!lib) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	lfpool_config cfg = { .obj_size = 64 };
+	lfpool_ts *p = SYM(lfpool_ts_create)(&cfg);
+	void *objs[8];
+	if (!p || SYM(lfpool_ts_get_bulk)(p, objs, 8) != 0)
+		return 2;
+	SYM(lfpool_ts_put_bulk)(p, objs, 8);
+	return SYM(lfpool_ts_destroy)(p) == 0 ? 0 : 3;
+}
+EOC
+	tunables="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.rtld.optional_static_tls=4096"
+	# shellcheck disable=SC2086 # flag lists
+	if $CC $SAN_CFLAGS -I"$root$includedir" "$tmp/dl.c" -o "$tmp/dl" -ldl $SAN_LDFLAGS &&
+		GLIBC_TUNABLES=$tunables "$tmp/dl" "$root$libdir/liblfpool.so"; then
+		echo "PASS: dlopen of liblfpool.so with GLIBC_TUNABLES=$tunables, a ThreadStatic pool through it"
+	else
+		echo "FAIL: dlopen of liblfpool.so with GLIBC_TUNABLES=$tunables (README.md, Install and use)"
+		fail=1
+	fi
+fi
+
+# The licence goes with the installed library.
+if [ -n "${docdir:-}" ]; then
+	if cmp -s "$root$docdir/LICENSE" "$srcdir/LICENSE"; then
+		echo "PASS: LICENSE installed in $root$docdir"
+	else
+		echo "FAIL: LICENSE is not installed in $root$docdir"
+		fail=1
+	fi
+fi
 
 # The man pages.
 page=$root$mandir/man3/lfpool_ts_get.3

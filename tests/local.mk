@@ -164,8 +164,10 @@ EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/tsan_handover.c
 AM_TESTS_ENVIRONMENT = \
 	MAKE='$(MAKE)' CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \
 	SAN_CFLAGS='$(SAN_CFLAGS)' SAN_LDFLAGS='$(SAN_LDFLAGS)' SHELL='$(SHELL)' \
-	prefix='$(prefix)' libdir='$(libdir)' includedir='$(includedir)' mandir='$(mandir)'; \
-	export MAKE CC PKG_CONFIG CMAKE SAN_CFLAGS SAN_LDFLAGS SHELL prefix libdir includedir mandir;
+	prefix='$(prefix)' libdir='$(libdir)' includedir='$(includedir)' mandir='$(mandir)' \
+	docdir='$(docdir)'; \
+	export MAKE CC PKG_CONFIG CMAKE SAN_CFLAGS SAN_LDFLAGS SHELL prefix libdir includedir mandir \
+	docdir;
 
 # make install && make installcheck: the same against the prefix.
 installcheck-local:

@@ -89,7 +89,9 @@
  *
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
  * thread a cache, kept in __thread storage (initial-exec TLS: no call to
- * __tls_get_addr, so this library must be linked, not dlopen()ed late).
+ * __tls_get_addr, so this library must be linked, or dlopen()ed by a
+ * process that made room in glibc's static TLS block: README.md, "Install
+ * and use").
  * ts_get and ts_put are inline.  A thread's first cache (its home; again
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
