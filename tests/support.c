@@ -386,3 +386,19 @@ int gets_to_capacity(void *arg)
 	}
 	return 2;
 }
+
+void *fork_while_parked(struct parked_hook *h, void *(*fn)(void *), void *arg,
+			struct gets_to_capacity *g)
+{
+	parked_hook_arm(h);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, fn, arg), 0);
+	parked_hook_wait(h);
+	int status = fork_child_status(gets_to_capacity, g, 10);
+	parked_hook_release(h);
+	void *ret;
+	cr_assert_eq(pthread_join(t, &ret), 0);
+	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
+		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+	return ret;
+}

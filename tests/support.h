@@ -182,5 +182,11 @@ struct gets_to_capacity {
 	int most;
 };
 int gets_to_capacity(void *arg);
+/* Arm h, run fn(arg) on a new thread until it parks in h, fork() with the
+ * child running gets_to_capacity(g) (under alarm(10)), then release and
+ * join the thread: asserts that the child's gets ended with ENOBUFS (did
+ * not hang); the thread's result. */
+void *fork_while_parked(struct parked_hook *h, void *(*fn)(void *), void *arg,
+			struct gets_to_capacity *g);
 
 #endif

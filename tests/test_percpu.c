@@ -12,9 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -826,17 +824,9 @@ Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_faili
 	void *held[4];
 	for (int i = 0; i < 3; i++)
 		cr_assert_not_null(held[i] = lfpool_ts_get(p));
-	parked_hook_arm(&h);
-	pthread_t t;
-	cr_assert_eq(pthread_create(&t, NULL, ts_get_of, p), 0);
-	parked_hook_wait(&h);
 	struct gets_to_capacity g = { ts_get_of, p, 16 };
-	int status = fork_child_status(gets_to_capacity, &g, 10);
-	parked_hook_release(&h);
-	cr_assert_eq(pthread_join(t, &held[3]), 0);
+	held[3] = fork_while_parked(&h, ts_get_of, p, &g);
 	cr_assert_not_null(held[3]);
-	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
-		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
 	for (int i = 0; i < 4; i++)
 		lfpool_ts_put(p, held[i]);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);

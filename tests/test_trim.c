@@ -4,9 +4,6 @@
  * wholly free slabs back to the backing allocator, leaves objects that are
  * out alone, and the pool keeps working afterwards.
  */
-#include <pthread.h>
-#include <signal.h>
-
 #include <criterion/criterion.h>
 
 #include "support.h"
@@ -147,16 +144,8 @@ Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_f
 		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p));
 	for (int i = 0; i < 4; i++)
 		lfpool_concurrent_put(p, objs[i]);
-	parked_hook_arm(&h);
-	pthread_t t;
-	cr_assert_eq(pthread_create(&t, NULL, trim_all, p), 0);
-	parked_hook_wait(&h);
 	struct gets_to_capacity g = { conc_get_of, p, 16 };
-	int status = fork_child_status(gets_to_capacity, &g, 10);
-	parked_hook_release(&h);
-	cr_assert_eq(pthread_join(t, NULL), 0);
-	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
-		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+	fork_while_parked(&h, trim_all, p, &g);
 	for (int i = 0; i < 4; i++)
 		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p), "the parent's pool, get %d", i);
 	for (int i = 0; i < 4; i++)
