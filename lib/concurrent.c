@@ -120,10 +120,19 @@ static void hot_open(lfpool_concurrent *c)
 	pthread_mutex_unlock(&c->core.grow_lock);
 }
 
+/* fork()'s child resets every Concurrent core (fork_child, below). */
+static void fork_child(struct lfp_core *core);
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void set_fork_child(void)
+{
+	lfp_fork_set_kind_child(LFP_KIND_CONCURRENT, fork_child);
+}
+
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
 	size_t side = lfp_core_inline_bytes(cfg);
+	pthread_once(&fork_once, set_fork_child);	/* before any core of ours registers */
 	lfpool_concurrent *c = lfp_core_owner_new(cfg, LFP_KIND_CONCURRENT, sizeof(*c),
 						  offsetof(struct lfpool_concurrent, core), 0, side,
 						  dirs, 1);
@@ -485,7 +494,7 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
  * waiting for those objects forever, and hot_trims drops to 0, so that the
  * inline paths open again.
  */
-void lfp_concurrent_fork_child(struct lfp_core *core)
+static void fork_child(struct lfp_core *core)
 {
 	lfpool_concurrent *c = (lfpool_concurrent *)((char *)core - offsetof(lfpool_concurrent, core));
 	uint64_t begun = lfp_load_u64_acq(&c->trims_begun);

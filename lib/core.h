@@ -262,9 +262,11 @@ void lfp_fork_init(void);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
 void lfp_fork_unregister(struct lfp_core *c);
-/* concurrent.c, for fork.c's child handler (c's grow lock held): the trims
- * other threads were running at the fork never end in the child. */
-void lfp_concurrent_fork_child(struct lfp_core *c);
+/* What fork()'s child does to every registered core of kind k, its grow
+ * lock held (fork.c): set by the layer that owns that kind (concurrent.c:
+ * the trims other threads were running never end in the child), any
+ * number of times, always the same fn. */
+void lfp_fork_set_kind_child(enum lfp_kind k, void (*fn)(struct lfp_core *c));
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);

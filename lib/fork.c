@@ -24,8 +24,9 @@
  * takes its own (a thread registers before it takes lfp_ts_lock or a
  * steal_lock, grace.h; a trim waits for a grace period holding nothing).
  * The child then lets the upper layer reset what belonged to threads that
- * do not exist in it (threadstatic.c), and every Concurrent pool forget
- * the trims they were running (concurrent.c).
+ * do not exist in it (threadstatic.c), and each layer above that asked
+ * (lfp_fork_set_kind_child) reset its cores: every Concurrent pool forgets
+ * the trims those threads were running (concurrent.c).
  *
  * Cores register when they may take their grow lock (Concurrent,
  * ThreadStatic and magazine cores); a Pool takes no grow lock and does
@@ -55,6 +56,9 @@ static struct lfp_core *cores;		/* under cores_lock */
 static struct lfp_fork_hooks upper;
 static void *armed;
 static bool upper_ran;
+/* lfp_fork_set_kind_child's, under cores_lock (which a fork holds from
+ * prepare to the child handler). */
+static void (*kind_child[LFP_KIND_MAGAZINES + 1])(struct lfp_core *c);
 
 static void prepare(void)
 {
@@ -91,11 +95,11 @@ static void child(void)
 {
 	bool ran = upper_ran;
 	/* The grow locks still held: what other threads were doing to a
-	 * Concurrent pool ends here (a get at its capacity no longer waits
+	 * pool's core ends here (a Concurrent get at capacity no longer waits
 	 * for their trims). */
 	for (struct lfp_core *c = cores; c; c = c->fork_next)
-		if (c->kind == LFP_KIND_CONCURRENT)
-			lfp_concurrent_fork_child(c);
+		if (kind_child[c->kind])
+			kind_child[c->kind](c);
 	release();
 	if (ran && upper.child)
 		upper.child();
@@ -118,6 +122,14 @@ void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
 	LFP_ASSERT(!armed);	/* once: a fork's parent or child reads upper unlocked */
 	upper = *h;
 	lfp_store_ptr_rel(&armed, &upper);	/* release: upper whole, for prepare */
+	pthread_mutex_unlock(&cores_lock);
+}
+
+void lfp_fork_set_kind_child(enum lfp_kind k, void (*fn)(struct lfp_core *c))
+{
+	lfp_fork_init();
+	pthread_mutex_lock(&cores_lock);
+	kind_child[k] = fn;
 	pthread_mutex_unlock(&cores_lock);
 }
 
