@@ -627,6 +627,10 @@ int main(int argc, char **argv)
 	}
 	printf("matrix: %u rows, %u runs\n", total, 2 * total);
 	printf("%u passed, %u failed\n", passed, failed);
+	/* A filter that matched no row ran nothing: a negative control run
+	 * that way (variants.sh, --only strand) would prove nothing. */
+	if (total == 0)
+		printf("FAIL: no row matches --only '%s'\n", only ? only : "");
 	fflush(stdout);
-	return failed ? 1 : 0;
+	return failed || total == 0 ? 1 : 0;
 }

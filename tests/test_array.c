@@ -1040,6 +1040,7 @@ Test(array_debug, put_after_destroy_is_reported)
 		cr_assert_eq(errno, EINVAL);
 		expect_report(&log, "bufs", ap, "trim of an array pool after destroy");
 		lfpool_stats st;
+		errno = 0;
 		cr_assert_eq(lfpool_array_stats(ap, 0, &st), -1);
 		cr_assert_eq(errno, EINVAL);
 		cr_assert_eq(st.created, 0);

@@ -547,27 +547,68 @@ Test(ts_debug, double_put_and_foreign_pointer_are_reported)
 	lfpool_set_error_hook(NULL, NULL);
 }
 
+/* create(c) fails with EINVAL, in both modes (errno cleared first). */
+static void ts_expect_einval(lfpool_config c, const char *what)
+{
+	for (int percpu = 0; percpu < 2; percpu++) {
+		c.flags = percpu ? LFPOOL_F_PERCPU : 0;
+		errno = 0;
+		lfpool_ts *p = lfpool_ts_create(&c);
+		cr_assert_null(p, "%s (per-CPU %d) was accepted", what, percpu);
+		cr_assert_eq(errno, EINVAL, "%s (per-CPU %d): errno %d", what, percpu, errno);
+	}
+}
+
 Test(ts_config, bad_configurations)
 {
-	lfpool_config c = ts_config(16, LFPOOL_TS_MAGAZINE_SIZE_MAX + 1, 0);
-	errno = 0;
-	cr_assert_null(lfpool_ts_create(&c));
-	cr_assert_eq(errno, EINVAL);
-	c = ts_config(16, 0, LFPOOL_TS_DEPOT_MAX_MAX + 1);
-	cr_assert_null(lfpool_ts_create(&c));
-	cr_assert_eq(errno, EINVAL);
-	c = ts_config(0, 0, 0);
-	cr_assert_null(lfpool_ts_create(&c));
-	cr_assert_eq(errno, EINVAL);
-	errno = 0;
-	cr_assert_null(lfpool_ts_create(NULL));
-	cr_assert_eq(errno, EINVAL);
+	ts_expect_einval(ts_config(16, LFPOOL_TS_MAGAZINE_SIZE_MAX + 1, 0), "magazine_size above its max");
+	ts_expect_einval(ts_config(16, 0, LFPOOL_TS_DEPOT_MAX_MAX + 1), "depot_max above its max");
+	ts_expect_einval(ts_config(0, 0, 0), "obj_size 0");
+	/* lfpool/common.h's bound on obj_size. */
+	ts_expect_einval(ts_config(((size_t)256 << 20) - 16 + 1, 0, 0),
+			 "an object above 256 MiB - align, unbounded");
+	lfpool_config c = ts_config(((size_t)512 << 20) + 1, 0, 0);
+	c.capacity = 1;
+	ts_expect_einval(c, "an object above 512 MiB");
+	c = ts_config(16, 0, 0);
+	c.align = 24;
+	ts_expect_einval(c, "an alignment that is not a power of two");
 	c = ts_config(16, 0, 0);
 	c.capacity = 4;
 	c.prewarm = 5;
-	cr_assert_null(lfpool_ts_create(&c));
+	ts_expect_einval(c, "prewarm > capacity");
+	c = ts_config(16, 0, 0);
+	c.capacity = SIZE_MAX;
+	ts_expect_einval(c, "a capacity beyond the index space");
+	errno = 0;
+	cr_assert_null(lfpool_ts_create(NULL));
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(lfpool_ts_destroy(NULL), 0);
+}
+
+/* The largest values the headers accept (lfpool/ts.h, lfpool/common.h), in
+ * both modes: created, used once, destroyed. */
+Test(ts_config, the_largest_values_are_accepted)
+{
+	lfpool_config cs[4];
+	cs[0] = ts_config(16, LFPOOL_TS_MAGAZINE_SIZE_MAX, 0);
+	cs[1] = ts_config(16, 0, LFPOOL_TS_DEPOT_MAX_MAX);
+	cs[2] = ts_config(((size_t)256 << 20) - 16, 0, 0);
+	cs[3] = ts_config((size_t)512 << 20, 0, 0);
+	cs[3].capacity = 1;
+	for (int i = 0; i < 4; i++) {
+		for (int percpu = 0; percpu < 2; percpu++) {
+			cs[i].flags = percpu ? LFPOOL_F_PERCPU : 0;
+			lfpool_ts *p = lfpool_ts_create(&cs[i]);
+			cr_assert_not_null(p, "config %d (per-CPU %d): errno %d", i, percpu, errno);
+			if (i < 2) {	/* the big objects are not made: 256 MiB and more */
+				void *o = lfpool_ts_get(p);
+				cr_assert_not_null(o, "config %d (per-CPU %d)", i, percpu);
+				lfpool_ts_put(p, o);
+			}
+			cr_assert_eq(lfpool_ts_destroy(p), 0);
+		}
+	}
 }
 
 Test(ts_config, defaults_and_null_puts)

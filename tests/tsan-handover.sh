@@ -29,19 +29,26 @@ if [ -z "${LFPOOL_LIBS:-}" ]; then
 fi
 
 # build_run NAME [CFLAGS...]: build the program and run it; its output in
-# $tmp/NAME.out, the number of TSan reports on stdout.
+# $tmp/NAME.out, its exit status in $tmp/NAME.rc, the number of TSan
+# reports in $tmp/NAME.reports.  Run in this shell, not in a command
+# substitution, so that a program that does not build ends the test (a
+# subshell's exit left the counts empty, and the test passed).
 build_run() {
 	name=$1
 	shift
 	# shellcheck disable=SC2086 # flag lists
-	$CC -fsanitize=thread -g -O1 -Wall -Wextra "$@" $LFPOOL_CFLAGS \
-		"$srcdir/tests/tsan_handover.c" -o "$tmp/$name" $LFPOOL_LIBS -pthread || exit 99
+	if ! $CC -fsanitize=thread -g -O1 -Wall -Wextra "$@" $LFPOOL_CFLAGS \
+		"$srcdir/tests/tsan_handover.c" -o "$tmp/$name" $LFPOOL_LIBS -pthread; then
+		echo "FAIL: the $name program does not build"
+		exit 1
+	fi
 	TSAN_OPTIONS="halt_on_error=0 exitcode=66 ${TSAN_OPTIONS:-}" "$tmp/$name" >"$tmp/$name.out" 2>&1
 	echo $? >"$tmp/$name.rc"
-	grep -c 'WARNING: ThreadSanitizer' "$tmp/$name.out"
+	grep -c 'WARNING: ThreadSanitizer' "$tmp/$name.out" >"$tmp/$name.reports"
 }
 
-clean=$(build_run annotated)
+build_run annotated
+clean=$(cat "$tmp/annotated.reports")
 rc=$(cat "$tmp/annotated.rc")
 if [ "$clean" -ne 0 ] || [ "$rc" -ne 0 ]; then
 	sed -n '1,80p' "$tmp/annotated.out"
@@ -49,7 +56,8 @@ if [ "$clean" -ne 0 ] || [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 grep '^tsan_handover:' "$tmp/annotated.out"
-control=$(build_run control -DLFPOOL_NO_TSAN_ANNOTATIONS)
+build_run control -DLFPOOL_NO_TSAN_ANNOTATIONS
+control=$(cat "$tmp/control.reports")
 # TSan runs a 16-byte atomic as a plain read and write under its own lock:
 # inlined into a user's program it would tear the Concurrent head that the
 # uninstrumented library changes with lock cmpxchg16b (lfpool/concurrent.h,

@@ -313,7 +313,11 @@ typedef struct lfpool_stats {
 	uint64_t gets, puts;		/* successful calls */
 	uint64_t hits, misses;		/* gets served from cache / slow path */
 	uint64_t mag_exchanges;		/* ThreadStatic: magazine swaps with the depot */
-	uint64_t cas_retries;		/* failed CAS on the shared stacks */
+	uint64_t cas_retries;		/* failed CAS on the shared stacks: not
+					 * counted, always 0 (a counter would be
+					 * one more atomic on a contended line;
+					 * the stress harness's build counts
+					 * them per thread) */
 	uint64_t slab_allocs, slab_frees;
 	uint64_t trims;
 	uint64_t created;		/* objects alive: out with users or pooled */
