@@ -120,7 +120,11 @@ static void hot_open(lfpool_concurrent *c)
 	pthread_mutex_unlock(&c->core.grow_lock);
 }
 
-/* fork()'s child resets every Concurrent core (fork_child, below). */
+/* fork()'s child resets every Concurrent core (fork_child, below), but
+ * for the trims the forking thread has open (pushed after hot_trims and
+ * trims_begun count them in, popped before they count them out: a fini
+ * hook, the only code a trim runs between, sees both counted). */
+static __thread struct lfp_open open_trims;
 static void fork_child(struct lfp_core *core);
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void set_fork_child(void)
@@ -464,6 +468,7 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	/* Counted in before the pop (its CAS releases the count), out after
 	 * `created` dropped (release): see the top of this file. */
 	lfp_faa_u64_rlx(&c->trims_begun, 1);
+	lfp_open_push(&open_trims, c);
 	uint32_t chain = lfp_stack_pop_all_mpmc(&c->free);
 	/* Keep the top `keep` (the hottest), destroy the rest, and give back
 	 * every wholly raw slab, even when nothing was pooled. */
@@ -478,6 +483,7 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 	lfp_chain_last(s, drop, &n);
 	lfp_core_destroy_chain(&c->core, true, drop);
 	lfp_core_count_trim(&c->core, &c->created, n);
+	lfp_open_pop(&open_trims);
 	lfp_faa_u64_acqrel(&c->trims_ended, 1);
 	pthread_mutex_lock(&c->core.grow_lock);
 	c->hot_trims--;
@@ -491,15 +497,19 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
  * was running never ends here.  What it had popped stays counted in
  * created, as out (lfpool/common.h, "fork()"); its count in trims_begun
  * is ended, so that a get at capacity fails with ENOBUFS instead of
- * waiting for those objects forever, and hot_trims drops to 0, so that the
- * inline paths open again.
+ * waiting for those objects forever, and hot_trims drops, so that the
+ * inline paths open again.  The forking thread's own open trims (a fini
+ * hook of one forked) go on in the child and stay counted.
  */
 static void fork_child(struct lfp_core *core)
 {
 	lfpool_concurrent *c = (lfpool_concurrent *)((char *)core - offsetof(lfpool_concurrent, core));
+	uint32_t mine;
+	if (!lfp_open_count(&open_trims, c, &mine))
+		return;
 	uint64_t begun = lfp_load_u64_acq(&c->trims_begun);
-	lfp_faa_u64_acqrel(&c->trims_ended, begun - lfp_load_u64_acq(&c->trims_ended));
-	c->hot_trims = 0;
+	lfp_faa_u64_acqrel(&c->trims_ended, begun - mine - lfp_load_u64_acq(&c->trims_ended));
+	c->hot_trims = mine;
 	hot_set_locked(c);
 }
 

@@ -262,6 +262,40 @@ void lfp_fork_init(void);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
 void lfp_fork_unregister(struct lfp_core *c);
+/*
+ * The steps a thread has open on a pool (a Concurrent trim, a per-CPU
+ * slow path), innermost last: a hook run inside one may open another.
+ * fork()'s child resets what vanished threads left open but keeps the
+ * forking thread's own, which a hook may have forked from and which go on
+ * in the child (lfp_open_count).  Each user keeps one per thread.
+ */
+#define LFP_OPEN_MAX 8
+struct lfp_open {
+	const void *what[LFP_OPEN_MAX];
+	unsigned depth;
+};
+static inline void lfp_open_push(struct lfp_open *o, const void *what)
+{
+	if (o->depth < LFP_OPEN_MAX)
+		o->what[o->depth] = what;
+	o->depth++;
+}
+static inline void lfp_open_pop(struct lfp_open *o)
+{
+	o->depth--;
+}
+/* How many of o's steps are on what: true, or false when they are too
+ * deeply nested to tell (then *n is not set). */
+static inline bool lfp_open_count(const struct lfp_open *o, const void *what, uint32_t *n)
+{
+	if (o->depth > LFP_OPEN_MAX)
+		return false;
+	*n = 0;
+	for (unsigned i = 0; i < o->depth; i++)
+		*n += o->what[i] == what;
+	return true;
+}
+
 /* What fork()'s child does to every registered core of kind k, its grow
  * lock held (fork.c): set by the layer that owns that kind (concurrent.c:
  * the trims other threads were running never end in the child), any

@@ -361,6 +361,23 @@ void parked_hook_fini(struct parked_hook *h)
 	pthread_mutex_destroy(&h->lock);
 }
 
+/* Wait for the child pid: its exit status, or 128 + its signal. */
+static int child_status(pid_t pid)
+{
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* A gets_to_capacity child's status: 0, or what it means. */
+static void assert_child_reached_capacity(int status)
+{
+	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
+		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+}
+
 int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
 {
 	pid_t pid = fork();
@@ -369,11 +386,7 @@ int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
 		alarm(seconds);
 		_exit(fn(arg));
 	}
-	int status;
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return child_status(pid);
 }
 
 int gets_to_capacity(void *arg)
@@ -398,7 +411,30 @@ void *fork_while_parked(struct parked_hook *h, void *(*fn)(void *), void *arg,
 	parked_hook_release(h);
 	void *ret;
 	cr_assert_eq(pthread_join(t, &ret), 0);
-	cr_assert_eq(status, 0, "the child's get at capacity: %s (status %d)",
-		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
+	assert_child_reached_capacity(status);
 	return ret;
+}
+
+void forking_hook(void *obj, void *ctx)
+{
+	(void)obj;
+	struct forking_hook *f = ctx;
+	if (!f->armed)
+		return;
+	f->armed = false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		f->in_child = true;
+		alarm(10);
+	} else {
+		f->child = pid;
+	}
+}
+
+void forked_in_hook_finish(struct forking_hook *f, struct gets_to_capacity *g)
+{
+	if (f->in_child)
+		_exit(gets_to_capacity(g));
+	cr_assert_gt(f->child, 0, "the hook did not fork");
+	assert_child_reached_capacity(child_status(f->child));
 }

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -188,5 +189,20 @@ int gets_to_capacity(void *arg);
  * not hang); the thread's result. */
 void *fork_while_parked(struct parked_hook *h, void *(*fn)(void *), void *arg,
 			struct gets_to_capacity *g);
+
+/*
+ * A hook that forks (as init or fini, a struct forking_hook as hook_ctx):
+ * the first call while armed forks, and both processes return from it and
+ * go on with the step that ran the hook.  After that step,
+ * forked_in_hook_finish: the child runs gets_to_capacity(g) under
+ * alarm(10) and exits with its result; the parent asserts that the
+ * child's gets ended with ENOBUFS (did not hang).
+ */
+struct forking_hook {
+	bool armed, in_child;
+	pid_t child;
+};
+void forking_hook(void *obj, void *ctx);
+void forked_in_hook_finish(struct forking_hook *f, struct gets_to_capacity *g);
 
 #endif

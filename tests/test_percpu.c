@@ -833,6 +833,30 @@ Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_faili
 	parked_hook_fini(&h);
 }
 
+/* The same when the forking thread is the one in the slow path: its init
+ * hook forks, and in the child that get goes on and ends; the child's gets
+ * at capacity then fail with ENOBUFS (the reset keeps the forking thread's
+ * own transit: one reset to 0 was left at -1 when it ended, and they hung). */
+Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_working, .timeout = 60)
+{
+	struct forking_hook f = { false, false, 0 };
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
+			    .init = forking_hook, .hook_ctx = &f };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	void *held[4];
+	for (int i = 0; i < 3; i++)
+		cr_assert_not_null(held[i] = lfpool_ts_get(p));
+	f.armed = true;
+	held[3] = lfpool_ts_get(p);	/* makes the 4th object: the hook forks */
+	struct gets_to_capacity g = { ts_get_of, p, 16 };
+	forked_in_hook_finish(&f, &g);
+	cr_assert_not_null(held[3]);
+	for (int i = 0; i < 4; i++)
+		lfpool_ts_put(p, held[i]);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
 Test(percpu, max_bytes_counts_the_areas)
 {
 	lfpool_config c = ts_config(64, 8, 4);

@@ -153,3 +153,26 @@ Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_f
 	cr_assert_eq(lfpool_concurrent_destroy(p), 0);
 	parked_hook_fini(&h);
 }
+
+/* The same when the forking thread is the one trimming: its fini hook
+ * forks, and in the child that trim goes on and ends; the child's gets at
+ * capacity then fail with ENOBUFS (the reset keeps the forking thread's
+ * own trim: one that counted it out too made it end twice, and they hung). */
+Test(trim, a_fork_from_a_hook_inside_a_concurrent_trim_leaves_the_child_s_gets_working,
+     .timeout = 60)
+{
+	struct forking_hook f = { false, false, 0 };
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = forking_hook, .hook_ctx = &f };
+	lfpool_concurrent *p = lfpool_concurrent_create(&c);
+	cr_assert_not_null(p);
+	void *objs[4];
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p));
+	for (int i = 0; i < 4; i++)
+		lfpool_concurrent_put(p, objs[i]);
+	f.armed = true;
+	cr_assert_eq(lfpool_concurrent_trim(p, 0), 4);	/* the first fini forks */
+	struct gets_to_capacity g = { conc_get_of, p, 16 };
+	forked_in_hook_finish(&f, &g);
+	cr_assert_eq(lfpool_concurrent_destroy(p), 0);
+}

@@ -197,6 +197,7 @@ typedef struct lfpool_config {
 				 * of them (8 when unbounded), rounded up
 				 * to align, must fit in 2 GiB with its
 				 * header: unbounded, at most 256 MiB - align
+				 * for align >= 8, 256 MiB - 3 or - 4 below
 				 * (else EINVAL) */
 	size_t align;		/* power of two; 0 means 16 */
 	size_t capacity;	/* most objects ever alive at once; 0 = unbounded */

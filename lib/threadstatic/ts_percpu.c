@@ -137,15 +137,19 @@ static size_t at_most(size_t n, size_t max) { return n < max ? n : max; }
 
 /* A slow path begins or ends holding objects outside the pool's places:
  * the low half of transit counts those in flight, the high half those
- * ended.  A transit is also a grace section (grace.h): it pops stacks. */
+ * ended.  A transit is also a grace section (grace.h): it pops stacks.
+ * The thread's own open ones: see lfp_ts_percpu_fork_child. */
+static __thread struct lfp_open open_transits;
 static void transit_enter(struct lfp_ts_percpu *t)
 {
 	lfp_grace_enter();
+	lfp_open_push(&open_transits, t);
 	lfp_faa_u64_rlx(&t->transit, 1);
 }
 static void transit_leave(struct lfp_ts_percpu *t)
 {
 	lfp_faa_u64_rlx(&t->transit, (1ull << 32) - 1);
+	lfp_open_pop(&open_transits);
 	lfp_grace_leave();
 }
 
@@ -453,14 +457,17 @@ void lfp_ts_percpu_fork_lock(lfpool_ts *p, bool lock)
 
 /* A thief at capacity sweeps again while a slow path is in flight (steal.c,
  * step 7): one that another thread was running at the fork would make the
- * child's gets at capacity wait forever instead of failing with ENOBUFS. */
+ * child's gets at capacity wait forever instead of failing with ENOBUFS.
+ * In flight in the child: the forking thread's own, if a hook it ran
+ * inside one forked (they go on and end there). */
 void lfp_ts_percpu_fork_child(lfpool_ts *p)
 {
 	struct lfp_ts_percpu *t = p->percpu;
-	if (!t)
+	uint32_t mine;
+	if (!t || !lfp_open_count(&open_transits, t, &mine))
 		return;
 	uint64_t v = lfp_load_u64_acq(&t->transit);
-	lfp_faa_u64_rlx(&t->transit, (uint64_t)0 - (v & UINT32_MAX));
+	lfp_faa_u64_rlx(&t->transit, (uint64_t)mine - (v & UINT32_MAX));
 }
 
 void lfp_ts_percpu_count(const lfpool_ts *p, struct lfp_cache_counts *sum)
