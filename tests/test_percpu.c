@@ -813,8 +813,9 @@ static void *ts_get_of(void *pool)
 	return lfpool_ts_get(pool);
 }
 
-Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_failing, .timeout = 60)
+Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_failing)
 {
+	TEST_DEADLINE(60);
 	struct parked_hook h;
 	parked_hook_init(&h);
 	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
@@ -831,14 +832,16 @@ Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_faili
 		lfpool_ts_put(p, held[i]);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	parked_hook_fini(&h);
+	TEST_DEADLINE(0);
 }
 
 /* The same when the forking thread is the one in the slow path: its init
  * hook forks, and in the child that get goes on and ends; the child's gets
  * at capacity then fail with ENOBUFS (the reset keeps the forking thread's
  * own transit: one reset to 0 was left at -1 when it ended, and they hung). */
-Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_working, .timeout = 60)
+Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_working)
 {
+	TEST_DEADLINE(60);
 	struct forking_hook f = { false, false, 0 };
 	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
 			    .init = forking_hook, .hook_ctx = &f };
@@ -855,6 +858,7 @@ Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_worki
 	for (int i = 0; i < 4; i++)
 		lfpool_ts_put(p, held[i]);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	TEST_DEADLINE(0);
 }
 
 Test(percpu, max_bytes_counts_the_areas)

@@ -131,9 +131,9 @@ static void *trim_all(void *pool)
 	return NULL;
 }
 
-Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_failing,
-     .timeout = 60)
+Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_failing)
 {
+	TEST_DEADLINE(60);
 	struct parked_hook h;
 	parked_hook_init(&h);
 	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = parked_hook, .hook_ctx = &h };
@@ -152,15 +152,16 @@ Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_f
 		lfpool_concurrent_put(p, objs[i]);
 	cr_assert_eq(lfpool_concurrent_destroy(p), 0);
 	parked_hook_fini(&h);
+	TEST_DEADLINE(0);
 }
 
 /* The same when the forking thread is the one trimming: its fini hook
  * forks, and in the child that trim goes on and ends; the child's gets at
  * capacity then fail with ENOBUFS (the reset keeps the forking thread's
  * own trim: one that counted it out too made it end twice, and they hung). */
-Test(trim, a_fork_from_a_hook_inside_a_concurrent_trim_leaves_the_child_s_gets_working,
-     .timeout = 60)
+Test(trim, a_fork_from_a_hook_inside_a_concurrent_trim_leaves_the_child_s_gets_working)
 {
+	TEST_DEADLINE(60);
 	struct forking_hook f = { false, false, 0 };
 	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = forking_hook, .hook_ctx = &f };
 	lfpool_concurrent *p = lfpool_concurrent_create(&c);
@@ -175,4 +176,5 @@ Test(trim, a_fork_from_a_hook_inside_a_concurrent_trim_leaves_the_child_s_gets_w
 	struct gets_to_capacity g = { conc_get_of, p, 16 };
 	forked_in_hook_finish(&f, &g);
 	cr_assert_eq(lfpool_concurrent_destroy(p), 0);
+	TEST_DEADLINE(0);
 }
