@@ -989,6 +989,41 @@ Test(array_debug, sized_put_with_a_wrong_size_is_reported)
 	}
 }
 
+/* array.h: an oversize buffer put to another array pool is reported by
+ * that pool, debug or release (its prefix names its pool: the put would
+ * free it with the other pool's alignment and allocator), and freed by
+ * neither; it then goes back to its own pool. */
+Test(array_debug, an_oversize_buffer_put_to_another_pool_is_reported)
+{
+	for (size_t f = 0; f < NFLAVOURS; f++) {
+		for (int debug = 0; debug < 2; debug++) {
+			struct error_log log;
+			record_errors(&log);
+			unsigned flags = debug ? LFPOOL_F_DEBUG : 0;
+			lfpool_array *one = make(flavours_all[f], flags, NULL);
+			lfpool_array *two = make(flavours_all[f], flags, NULL);
+			char *big = lfpool_array_get(one, 3 * MAX, NULL);
+			cr_assert_not_null(big);
+			lfpool_array_put(two, big);
+			expect_report(&log, "bufs", big, "another array pool");
+			lfpool_array_put_sized(two, big, 3 * MAX);
+			expect_report(&log, "bufs", big, "another array pool");
+			uint64_t gets, out;
+			lfpool_array_oversize_stats(two, &gets, &out);
+			cr_assert_eq(out, 0, "%s, debug %d: the other pool counted it",
+				     flavour_names[flavours_all[f]], debug);
+			lfpool_array_oversize_stats(one, &gets, &out);
+			cr_assert_eq(out, 1);
+			lfpool_array_put(one, big);
+			cr_assert_eq(log.calls, 0, "its own pool took it back: %s", log.problem);
+			lfpool_array_oversize_stats(one, &gets, &out);
+			cr_assert_eq(out, 0);
+			lfpool_array_destroy(two);
+			lfpool_array_destroy(one);
+		}
+	}
+}
+
 /* array.h: a debug pool reports an oversize buffer already put.  Its
  * memory went back to the allocator, which must not be the slabs' cache of
  * small blocks: 16 + 8176 bytes is one of its sizes, where a second put

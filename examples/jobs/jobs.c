@@ -381,8 +381,11 @@ static double run(enum job_alloc alloc, const struct options *o)
 	struct sched s = { .alloc = alloc, .nworkers = o->workers };
 	lfpool_ts *fiber_pool = NULL;
 	if (alloc == JOBS_LFPOOL) {
-		/* Jobs alive at most: full deques, a job running per worker, and
-		 * the magazines of every worker's cache and the main thread's. */
+		/* Jobs alive at most: full deques and a job running per worker;
+		 * plus the magazines of every worker's cache and the main
+		 * thread's, which a get at capacity could steal (lfpool/ts.h,
+		 * "Sizing a bounded pool"), kept as headroom so that spawns never
+		 * pay for a steal. */
 		size_t jobs_max = o->workers * (DEQUE_SIZE + 1 + 2 * 64) + 2 * 64;
 		lfpool_config cc = { .obj_size = CAPTURE_MAX, .capacity = jobs_max,
 				     .magazine_size = 64, .name = "jobs" };

@@ -22,8 +22,9 @@
  * Debug pools (LFPOOL_F_DEBUG) report, through the error hook: a double put
  * and a write after put (reported by the class, named "<name>[<class
  * size>]", with the address of the buffer's prefix), a pointer that is not
- * a buffer of this pool (foreign, interior, or an oversize buffer already
- * put), a sized put with a size of another class, and any call after
+ * a buffer of this pool (foreign, interior, an oversize buffer already
+ * put, or one of another array pool: its prefix names its pool), a sized
+ * put with a size of another class, and any call after
  * destroy; destroy reports buffers still out.  An oversize buffer already
  * put is found by its cleared prefix while its memory is still mapped:
  * one of 64 KiB or more (with the prefix) was unmapped by its first put,
@@ -37,9 +38,10 @@
  * later handed out as 128 bytes and overwrites its neighbour, and an
  * oversize buffer put with a class size is pooled in a class it does not
  * fit.  Where n takes the slow path the header is read, which is cheap
- * there: a pooled buffer put with an oversize n, and an oversize buffer put
- * with another oversize n, are reported through the error hook and not
- * freed (the call does nothing).  An unsized put reads the class from the
+ * there: a pooled buffer put with an oversize n, an oversize buffer put
+ * with another oversize n, and an oversize buffer of another array pool
+ * are reported through the error hook and not freed (the call does
+ * nothing).  An unsized put reads the class from the
  * prefix: a pointer that is no buffer of this pool is undefined.
  *
  * The fast paths.  get, put and put_sized are inline.  A size's class is a

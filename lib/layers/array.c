@@ -55,6 +55,7 @@ struct lfpool_array {
 	size_t align;			/* of the objects: the prefix size */
 	lfpool_allocator alloc;		/* for oversize buffers */
 	uint64_t oversize_gets, oversize_out;
+	uint32_t oversize_tag;		/* see tag_of */
 	char name[LFP_NAME_MAX];
 	struct lfp_array_class cls[LFP_ARRAY_OVERSIZE];	/* by slot */
 };
@@ -133,6 +134,23 @@ static void write_hdr(void *buf, unsigned slot, size_t size)
 	h->size = size;
 	h->magic = LFP_ARRAY_MAGIC;
 	h->slot = (uint8_t)slot;
+}
+
+/* An oversize buffer's prefix names its pool in its 24 pad bits: the low
+ * bits of the pool's id, so that a put to another array pool (debug
+ * pools, and release pools where the put reads the prefix) is reported
+ * instead of freeing the buffer with that pool's alignment and allocator. */
+#define ARRAY_TAG_MASK 0xffffffu
+static uint32_t tag_of(const struct lfpool_array_hdr *h)
+{
+	return (uint32_t)h->pad[0] | (uint32_t)h->pad[1] << 8 | (uint32_t)h->pad[2] << 16;
+}
+
+static void set_tag(struct lfpool_array_hdr *h, uint32_t tag)
+{
+	h->pad[0] = (uint8_t)tag;
+	h->pad[1] = (uint8_t)(tag >> 8);
+	h->pad[2] = (uint8_t)(tag >> 16);
 }
 
 /* Class init hook (release pools): the header, once per object. */
@@ -222,6 +240,7 @@ static void fill_slots(lfpool_array *ap, lfpool_flavour flavour)
 	}
 	uint64_t id = lfp_faa_u64_rlx(&last_id, 1) + 1;
 	ap->fast.key = id << 1 | 1;
+	ap->oversize_tag = (uint32_t)id & ARRAY_TAG_MASK;
 	ap->fast.prefix = ap->align;
 	ap->fast.flavour = flavour;
 	ap->fast.inline_put = !ap->debug;
@@ -326,6 +345,7 @@ static void *oversize_get(lfpool_array *ap, size_t n, size_t *real)
 	count(ap, &ap->oversize_gets, 1);
 	count(ap, &ap->oversize_out, 1);
 	write_hdr(mem + ap->align, LFP_ARRAY_OVERSIZE, n);
+	set_tag(hdr_of(mem + ap->align), ap->oversize_tag);
 	if (real)
 		*real = n;
 	return mem + ap->align;
@@ -411,7 +431,10 @@ static void put_checked(lfpool_array *ap, void *buf, size_t n)
 	}
 	unsigned slot = h->slot;
 	if (slot == LFP_ARRAY_OVERSIZE) {
-		if (n && n != h->size)
+		if (tag_of(h) != ap->oversize_tag)
+			lfp_debug_report(ap->name, buf, "pointer not from this array pool "
+					 "(an oversize buffer of another array pool)");
+		else if (n && n != h->size)
 			lfp_debug_report(ap->name, buf, "sized put of an oversize buffer with another size");
 		else
 			oversize_put(ap, buf, h->size);
@@ -441,6 +464,10 @@ static void oversize_put_checked(lfpool_array *ap, void *buf, size_t n)
 	if (h->magic != LFP_ARRAY_MAGIC || h->slot != LFP_ARRAY_OVERSIZE) {
 		lfp_debug_report(ap->name, buf, "sized put with an oversize size of a buffer that "
 			   "is not oversize (a pooled buffer, or a stranger)");
+		return;
+	}
+	if (tag_of(h) != ap->oversize_tag) {
+		lfp_debug_report(ap->name, buf, "put of an oversize buffer of another array pool");
 		return;
 	}
 	if (n && n != h->size) {
