@@ -65,11 +65,8 @@ function header_page(   f, i, n, hp) {
 }
 function fn_page(name, proto, desc, group, inline,   f, first, n, paras, i, words) {
 	f = out "/" name ".3"
-	first = desc
-	if (match(first, /\. /))
-		first = substr(first, 1, RSTART - 1)
-	sub(/\.$/, "", first)
-	if (substr(first, 2, 1) ~ /[a-z]/)
+	first = first_sentence(desc)
+	if (substr(first, 2, 1) ~ /[a-z ]/)
 		first = tolower(substr(first, 1, 1)) substr(first, 2)
 	print ".TH " toupper(name) " 3 \"\" \"lfpool " version "\" \"lfpool Manual\"" > f
 	print ".nh\n.ad l" > f
@@ -181,14 +178,28 @@ END {
 		fn_page(fn[i], fproto[i], fdesc[i], trim(grp), finline[i])
 	}
 }
+# Text up to its first full stop (not the one of "e.g." or "i.e."),
+# without it.
+function first_sentence(t) {
+	gsub(/e\.g\./, "e\001g\001", t)
+	gsub(/i\.e\./, "i\001e\001", t)
+	if (match(t, /\. /))
+		t = substr(t, 1, RSTART - 1)
+	sub(/\.$/, "", t)
+	gsub(/\001/, ".", t)
+	return t
+}
 function finish_comment(   i, n, lines) {
 	if (state == "top" && noverview == 0) {
 		n = split(cbuf, lines, "\n")
 		for (i = 1; i <= n; i++)
 			overview[++noverview] = lines[i]
-		summary = overview[1]
+		# The first sentence of the first paragraph, over as many lines as it takes.
+		summary = ""
+		for (i = 1; i <= n && overview[i] != ""; i++)
+			summary = summary (summary != "" ? " " : "") overview[i]
 		sub(/^[^ ]+ - /, "", summary)
-		sub(/\.$/, "", summary)
+		summary = first_sentence(summary)
 		state = "code"
 	}
 	lastc = cbuf
