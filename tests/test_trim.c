@@ -131,12 +131,11 @@ static void *trim_all(void *pool)
 	return NULL;
 }
 
-Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_failing)
+/* A Concurrent pool of capacity 4 with fini on ctx, its 4 objects made
+ * and pooled. */
+static lfpool_concurrent *full_pool(lfpool_hook_fn fini, void *ctx)
 {
-	TEST_DEADLINE(60);
-	struct parked_hook h;
-	parked_hook_init(&h);
-	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = parked_hook, .hook_ctx = &h };
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = fini, .hook_ctx = ctx };
 	lfpool_concurrent *p = lfpool_concurrent_create(&c);
 	cr_assert_not_null(p);
 	void *objs[4];
@@ -144,6 +143,16 @@ Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_f
 		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p));
 	for (int i = 0; i < 4; i++)
 		lfpool_concurrent_put(p, objs[i]);
+	return p;
+}
+
+Test(trim, a_fork_during_a_concurrent_trim_leaves_the_child_s_gets_at_capacity_failing)
+{
+	TEST_DEADLINE(60);
+	struct parked_hook h;
+	parked_hook_init(&h);
+	lfpool_concurrent *p = full_pool(parked_hook, &h);
+	void *objs[4];
 	struct gets_to_capacity g = { conc_get_of, p, 16 };
 	fork_while_parked(&h, trim_all, p, &g);
 	for (int i = 0; i < 4; i++)
@@ -163,14 +172,7 @@ Test(trim, a_fork_from_a_hook_inside_a_concurrent_trim_leaves_the_child_s_gets_w
 {
 	TEST_DEADLINE(60);
 	struct forking_hook f = { false, false, 0 };
-	lfpool_config c = { .obj_size = 64, .capacity = 4, .fini = forking_hook, .hook_ctx = &f };
-	lfpool_concurrent *p = lfpool_concurrent_create(&c);
-	cr_assert_not_null(p);
-	void *objs[4];
-	for (int i = 0; i < 4; i++)
-		cr_assert_not_null(objs[i] = lfpool_concurrent_get(p));
-	for (int i = 0; i < 4; i++)
-		lfpool_concurrent_put(p, objs[i]);
+	lfpool_concurrent *p = full_pool(forking_hook, &f);
 	f.armed = true;
 	cr_assert_eq(lfpool_concurrent_trim(p, 0), 4);	/* the first fini forks */
 	struct gets_to_capacity g = { conc_get_of, p, 16 };
