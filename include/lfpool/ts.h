@@ -446,19 +446,23 @@ struct lfpool_ts_cache_fast {
  * 1.08..1.11x for implicit batches of 64 (four runs, both forms in one
  * process).
  * Pointer arithmetic through uintptr_t: top - 1 may lie before the
- * magazine (an empty one), which only the compare with low reads. */
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The text of an asm statement in both x86 dialects of GCC and Clang:
- * AT&T, and Intel for code compiled with -masm=intel (which reads every
- * asm statement as Intel syntax; tests/headers-alone.sh checks that both
- * give the same code). */
-# define LFPOOL_ASM_(att, intel) "{" att "|" intel "}"
-#endif
-#if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_)
+ * magazine (an empty one), which only the compare with low reads.
+ *
+ * The inline asm of this header (here and the per-CPU sequences below) is
+ * AT&T syntax only.  Code compiled with -masm=intel defines
+ * LFPOOL_NO_INLINE_ASM: the cache's get then takes the C form below and
+ * per-CPU pools call the library, the same algorithms (tests/headers-
+ * alone.sh builds the inline paths that way).  Both dialects in one
+ * template ("{att|intel}") were tried and dropped: GCC counts both texts'
+ * lines when it weighs inlining, and a caller that inlined lfpool_ts_get
+ * before no longer did (the bench's placement table, medians in fresh
+ * clones: the implicit pair 0.45 -> 0.93 ns per operation, per-CPU 1.03
+ * -> 1.53, thirteenth and fourteenth sessions; with one dialect the
+ * placement loops compile to the same code as before). */
+#if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_) && \
+	!defined(LFPOOL_NO_INLINE_ASM)
 # define LFPOOL_CACHE_POPPED_(f, t) \
-	__asm__(LFPOOL_ASM_("movq %0, %1\n\tsubq $8, %1\n\tmovq %1, %0", \
-			    "mov %1, %0\n\tsub %1, 8\n\tmov %0, %1") \
-		: "+m"((f)->top), "=&r"(t))
+	__asm__("movq %0, %1\n\tsubq $8, %1\n\tmovq %1, %0" : "+m"((f)->top), "=&r"(t))
 #else
 # define LFPOOL_CACHE_POPPED_(f, t) do { \
 		(t) = (void **)((uintptr_t)(f)->top - sizeof(void *)); \
@@ -607,9 +611,11 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
  * section; the commit, the section's last instruction, an incq of the
  * counter in memory): see rseq_x86_64.S.  They need glibc >= 2.35 (its
  * __rseq_offset); with an older one ts_get and ts_put call the library.
+ * LFPOOL_NO_INLINE_ASM (above) turns them off too.
  */
 #if defined(__x86_64__) && defined(__LP64__) && defined(__linux__) && defined(__GNUC__) && \
-	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && defined(__GLIBC__) && \
+	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && \
+	!defined(LFPOOL_NO_INLINE_ASM) && defined(__GLIBC__) && \
 	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 # define LFPOOL_RSEQ_INLINE_ 1
 /* glibc's __rseq_offset (>= 2.35): where its rseq area lies from the
@@ -717,8 +723,7 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
  * ahead of a caller's own test, to the head of a pool the caller knows
  * destroyed.) */
 # define LFPOOL_RSEQ_OFFSET_(off) \
-	__asm__(LFPOOL_ASM_("movq (%1), %0", "mov %0, QWORD PTR [%1]") \
-		: "=r"(off) : "r"(&lfpool_rseq_offset_))
+	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
 
 /* The sequences put their descriptor and their out-of-line code in other
  * sections.  The flag "?" makes those sections members of the group of the
@@ -734,22 +739,16 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 # define LFPOOL_RSEQ_CS_ \
 	".pushsection __rseq_cs, \"aw?\"\n\t.balign 32\n" \
 	"3:\t.long 0, 0\n\t.quad 4f, 5f - 4f, 6f\n\t.popsection\n"
-/* Arm the descriptor (label 2:, where an abort starts over), then (inside
- * the section) the caller's CPU number against the gate and the address
- * of its area into %[a] (or to 7f).  (No label 1: or 0:, which Clang's
- * Intel syntax would read "jmp 1b" as a binary number.) */
+/* Arm the descriptor, then (inside the section) the caller's CPU number
+ * against the gate and the address of its area into %[a] (or to 7f). */
 # define LFPOOL_RSEQ_AREA_ \
-	"2:\t" LFPOOL_ASM_("leaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])", \
-			    "lea %[a], [rip + 3b]\n\tmov QWORD PTR fs:[%[off] + 8], %[a]") "\n" \
-	"4:\t" LFPOOL_ASM_("movl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]", \
-			    "mov %k[a], DWORD PTR fs:[%[off] + 4]\n\tcmp %k[a], DWORD PTR [%[h] + 16]") \
-	"\n\tjae 7f\n\t" \
-	LFPOOL_ASM_("imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]", \
-		    "imul %[a], QWORD PTR [%[h] + 8]\n\tadd %[a], QWORD PTR [%[h]]") "\n\t"
+	"1:\tleaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])\n" \
+	"4:\tmovl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]\n\tjae 7f\n\t" \
+	"imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]\n\t"
 /* Out of line, after the signature the kernel checks: the abort handler,
  * which starts over.  (Not in the hit path's code: a hit falls through.) */
 # define LFPOOL_RSEQ_ABORT_ \
-	LFPOOL_RSEQ_COLD_ "\t.long 0x53053053\n6:\tjmp 2b\n\t.popsection\n"
+	LFPOOL_RSEQ_COLD_ "\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
 
 /* Pop the top object of the caller's CPU area; NULL when it is empty or
  * the gate is closed. */
@@ -761,14 +760,10 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 	LFPOOL_RSEQ_OFFSET_(off);
 	__asm__ __volatile__(LFPOOL_RSEQ_CS_
 		LFPOOL_RSEQ_AREA_
-		LFPOOL_ASM_("movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]",
-			    "mov %[n], QWORD PTR [%[a]]\n\tsub %[n], QWORD PTR [%[a] + 8]")
-		"\n\tjz 7f\n\t"
-		LFPOOL_ASM_("movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])",
-			    "mov %[obj], QWORD PTR [%[a] + %[n]*8 + 16]\n\tinc QWORD PTR [%[a] + 8]")
-		"\n5:" LFPOOL_RSEQ_ABORT_
-		LFPOOL_RSEQ_COLD_ "7:\t" LFPOOL_ASM_("xorl %k[obj], %k[obj]", "xor %k[obj], %k[obj]")
-		"\n\tjmp 8f\n"
+		"movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]\n\tjz 7f\n\t"
+		"movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])\n"
+		"5:" LFPOOL_RSEQ_ABORT_
+		LFPOOL_RSEQ_COLD_ "7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
 		"\t.popsection\n8:\n"
 		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n)
 		: [h] "r"(h), [off] "r"(off)
@@ -784,20 +779,13 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 	ptrdiff_t off_; \
 	LFPOOL_RSEQ_OFFSET_(off_); \
 	__asm__ goto(LFPOOL_RSEQ_CS_ \
-		"2:\t" LFPOOL_ASM_("leaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])", \
-				    "lea rax, [rip + 3b]\n\tmov QWORD PTR fs:[%[off] + 8], rax") "\n" \
-		"4:\t" LFPOOL_ASM_("movl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax", \
-				    "mov eax, DWORD PTR fs:[%[off] + 4]\n\tcmp eax, DWORD PTR [%[h] + 16]") \
-		"\n\tjae %l[" #miss "]\n\t" \
-		LFPOOL_ASM_("imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
-			    "movq (%%rax), %%rdx\n\tsubq 8(%%rax), %%rdx\n\tcmpl 20(%[h]), %%edx", \
-			    "imul rax, QWORD PTR [%[h] + 8]\n\tadd rax, QWORD PTR [%[h]]\n\t" \
-			    "mov rdx, QWORD PTR [rax]\n\tsub rdx, QWORD PTR [rax + 8]\n\t" \
-			    "cmp edx, DWORD PTR [%[h] + 20]") \
-		"\n\tjae %l[" #miss "]\n\t" \
-		LFPOOL_ASM_("movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)", \
-			    "mov QWORD PTR [rax + rdx*8 + 24], %[o]\n\tinc QWORD PTR [rax]") \
-		"\n5:" LFPOOL_RSEQ_ABORT_ \
+		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
+		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
+		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
+		"movq (%%rax), %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
+		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
+		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)\n" \
+		"5:" LFPOOL_RSEQ_ABORT_ \
 		: : [h] "r"(h), [off] "r"(off_), [o] "r"(obj) \
 		: "rax", "rdx", "memory", "cc" : miss); \
 	} while (0)
