@@ -414,49 +414,13 @@ static unsigned owner_slot(const lfpool_array *ap, const void *buf)
 	return LFP_ARRAY_OVERSIZE;
 }
 
-/* Debug put: check the prefix (and n, when given) before the flavour's
- * checked put, which finds double puts, foreign and interior pointers. */
-static void put_checked(lfpool_array *ap, void *buf, size_t n)
-{
-	const struct lfpool_array_hdr *h = hdr_of(buf);
-	if (!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_ARRAY_MAGIC) {
-		/* A pooled buffer (poisoned, or the pattern) or a stranger. */
-		unsigned slot = owner_slot(ap, buf);
-		if (slot == LFP_ARRAY_OVERSIZE)
-			lfp_debug_report(ap->name, buf, "pointer not from this array pool "
-				   "(foreign, interior, or an oversize buffer already put)");
-		else
-			class_put(ap, slot, buf);
-		return;
-	}
-	unsigned slot = h->slot;
-	if (slot == LFP_ARRAY_OVERSIZE) {
-		if (tag_of(h) != ap->oversize_tag)
-			lfp_debug_report(ap->name, buf, "pointer not from this array pool "
-					 "(an oversize buffer of another array pool)");
-		else if (n && n != h->size)
-			lfp_debug_report(ap->name, buf, "sized put of an oversize buffer with another size");
-		else
-			oversize_put(ap, buf, h->size);
-		return;
-	}
-	if (slot < ap->min_slot || slot > ap->max_slot) {
-		lfp_debug_report(ap->name, buf, "pointer not from this array pool (bad prefix)");
-		return;
-	}
-	if (n && class_slot(ap, n) != slot) {
-		lfp_debug_report(ap->name, buf, "sized put with a size of another class than the buffer's");
-		return;
-	}
-	class_put(ap, slot, buf);
-}
-
 /*
- * Release pools: a put that would free buf as an oversize buffer of n bytes
- * (n == 0: as its header says).  The header is read first, which costs
- * nothing here (the slow path), so that a pooled buffer put with an
- * oversize n, or an oversize buffer put with another size, is reported
- * instead of reaching the allocator's free.
+ * A put that would free buf as an oversize buffer of n bytes (n == 0: as
+ * its header says), in release pools and in debug ones (put_checked).  The
+ * header is read first, which costs nothing here (the slow path), so that
+ * a pooled buffer put with an oversize n, an oversize buffer of another
+ * array pool, or one put with another size, is reported instead of
+ * reaching the allocator's free.
  */
 static void oversize_put_checked(lfpool_array *ap, void *buf, size_t n)
 {
@@ -475,6 +439,37 @@ static void oversize_put_checked(lfpool_array *ap, void *buf, size_t n)
 		return;
 	}
 	oversize_put(ap, buf, h->size);
+}
+
+/* Debug put: check the prefix (and n, when given) before the flavour's
+ * checked put, which finds double puts, foreign and interior pointers. */
+static void put_checked(lfpool_array *ap, void *buf, size_t n)
+{
+	const struct lfpool_array_hdr *h = hdr_of(buf);
+	if (!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_ARRAY_MAGIC) {
+		/* A pooled buffer (poisoned, or the pattern) or a stranger. */
+		unsigned slot = owner_slot(ap, buf);
+		if (slot == LFP_ARRAY_OVERSIZE)
+			lfp_debug_report(ap->name, buf, "pointer not from this array pool "
+				   "(foreign, interior, or an oversize buffer already put)");
+		else
+			class_put(ap, slot, buf);
+		return;
+	}
+	unsigned slot = h->slot;
+	if (slot == LFP_ARRAY_OVERSIZE) {
+		oversize_put_checked(ap, buf, n);
+		return;
+	}
+	if (slot < ap->min_slot || slot > ap->max_slot) {
+		lfp_debug_report(ap->name, buf, "pointer not from this array pool (bad prefix)");
+		return;
+	}
+	if (n && class_slot(ap, n) != slot) {
+		lfp_debug_report(ap->name, buf, "sized put with a size of another class than the buffer's");
+		return;
+	}
+	class_put(ap, slot, buf);
 }
 
 LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)

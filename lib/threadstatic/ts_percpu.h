@@ -65,8 +65,9 @@ uint64_t lfp_ts_percpu_transits(const lfpool_ts *p);
 /* fork: take (lock) or release the CPU areas' fallback locks (nothing for
  * a per-thread pool or in rseq mode). */
 void lfp_ts_percpu_fork_lock(lfpool_ts *p, bool lock);
-/* fork's child: no slow path is in flight (those of other threads never
- * end there; what they held stays counted as out). */
+/* fork's child: no slow path is in flight but the forking thread's own
+ * (those of other threads never end there; what they held stays counted
+ * as out). */
 void lfp_ts_percpu_fork_child(lfpool_ts *p);
 
 /* Add the per-CPU mode's counters to *sum (nothing for a per-thread pool). */
