@@ -378,7 +378,9 @@ static void assert_child_reached_capacity(int status)
 		     status == 128 + SIGALRM ? "hung" : "did not fail with ENOBUFS", status);
 }
 
-int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
+/* fork(); the child runs fn(arg) under alarm(seconds) and _exits with its
+ * result: the child's status (child_status). */
+static int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
 {
 	pid_t pid = fork();
 	cr_assert_neq(pid, -1, "fork failed");
@@ -389,7 +391,8 @@ int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds)
 	return child_status(pid);
 }
 
-int gets_to_capacity(void *arg)
+/* The child's step (struct gets_to_capacity in support.h). */
+static int gets_to_capacity(void *arg)
 {
 	const struct gets_to_capacity *g = arg;
 	for (int i = 0; i < g->most; i++) {

@@ -170,20 +170,14 @@ void parked_hook_wait(struct parked_hook *h);
 void parked_hook_release(struct parked_hook *h);
 void parked_hook_fini(struct parked_hook *h);
 
-/* fork(); the child runs fn(arg) under alarm(seconds) and _exits with its
- * result.  The child's exit status, or 128 + the signal that ended it
- * (128 + SIGALRM: it hung). */
-int fork_child_status(int (*fn)(void *), void *arg, unsigned seconds);
-/* A child's step for fork_child_status, arg a struct gets_to_capacity:
- * get(pool) until it returns NULL, at most `most` times; 0 when that NULL
- * came with ENOBUFS, 1 when it came with another errno, 2 when `most`
- * gets all succeeded.  The objects are kept. */
+/* What a forked child does in the fork tests below: get(pool) until it
+ * returns NULL, at most `most` times, and exit 0 when that NULL came with
+ * ENOBUFS (1: another errno; 2: `most` gets all succeeded). */
 struct gets_to_capacity {
 	void *(*get)(void *pool);
 	void *pool;
 	int most;
 };
-int gets_to_capacity(void *arg);
 /* Arm h, run fn(arg) on a new thread until it parks in h, fork() with the
  * child running gets_to_capacity(g) (under alarm(10)), then release and
  * join the thread: asserts that the child's gets ended with ENOBUFS (did

@@ -813,18 +813,26 @@ static void *ts_get_of(void *pool)
 	return lfpool_ts_get(pool);
 }
 
+/* A per-CPU pool of capacity 4 with init on ctx, 3 of its objects got
+ * into held[0 .. 3). */
+static lfpool_ts *three_out_of_four(lfpool_hook_fn init, void *ctx, void **held)
+{
+	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
+			    .init = init, .hook_ctx = ctx };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	for (int i = 0; i < 3; i++)
+		cr_assert_not_null(held[i] = lfpool_ts_get(p));
+	return p;
+}
+
 Test(percpu, a_fork_during_a_slow_path_leaves_the_child_s_gets_at_capacity_failing)
 {
 	TEST_DEADLINE(60);
 	struct parked_hook h;
 	parked_hook_init(&h);
-	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
-			    .init = parked_hook, .hook_ctx = &h };
-	lfpool_ts *p = lfpool_ts_create(&c);
-	cr_assert_not_null(p);
 	void *held[4];
-	for (int i = 0; i < 3; i++)
-		cr_assert_not_null(held[i] = lfpool_ts_get(p));
+	lfpool_ts *p = three_out_of_four(parked_hook, &h, held);
 	struct gets_to_capacity g = { ts_get_of, p, 16 };
 	held[3] = fork_while_parked(&h, ts_get_of, p, &g);
 	cr_assert_not_null(held[3]);
@@ -843,13 +851,8 @@ Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_worki
 {
 	TEST_DEADLINE(60);
 	struct forking_hook f = { false, false, 0 };
-	lfpool_config c = { .obj_size = 64, .capacity = 4, .flags = LFPOOL_F_PERCPU,
-			    .init = forking_hook, .hook_ctx = &f };
-	lfpool_ts *p = lfpool_ts_create(&c);
-	cr_assert_not_null(p);
 	void *held[4];
-	for (int i = 0; i < 3; i++)
-		cr_assert_not_null(held[i] = lfpool_ts_get(p));
+	lfpool_ts *p = three_out_of_four(forking_hook, &f, held);
 	f.armed = true;
 	held[3] = lfpool_ts_get(p);	/* makes the 4th object: the hook forks */
 	struct gets_to_capacity g = { ts_get_of, p, 16 };
