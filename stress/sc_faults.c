@@ -8,7 +8,10 @@
  * while threads get, put and trim.  Every round ends with the census and
  * the allocator's balance: nothing half-done leaks.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "stress.h"
@@ -202,13 +205,26 @@ static void always_failing(struct run *r)
 			 (unsigned long long)rd.alloc.frees);
 }
 
-/* The script once cleanly (counting allocator calls), then failing from each call. */
+/* The script once cleanly (counting allocator calls), then failing from
+ * each call.  On one CPU throughout: a per-CPU pool's calls depend on the
+ * CPUs the thread ran on (a migration between the counting run and a
+ * later one changed how many slabs the script grew, and a run failing
+ * from call 12 made only 12: a fresh clone's TSan run, fallback path). */
 static void faults(struct run *r)
 {
+	cpu_set_t allowed, one;
+	bool pinned = sched_getaffinity(0, sizeof(allowed), &allowed) == 0;
+	if (pinned) {
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
 	uint64_t calls = sweep_run(r, -1);
 	for (uint64_t n = 0; n < calls && !r->failures; n++)
 		sweep_run(r, (int64_t)n);
 	always_failing(r);
+	if (pinned)
+		sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
 /* Trim under load, threads holding many objects (so that every round
