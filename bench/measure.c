@@ -45,7 +45,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct session {
+struct run {
 	const struct impl *im;
 	void *shared;
 	enum pattern pattern;
@@ -59,13 +59,13 @@ struct session {
 };
 
 struct worker {
-	struct session *s;
+	struct run *s;
 	unsigned id;
 	pthread_t tid;
 };
 
 /* This thread's share of one phase: xthread's thread 0 gets, 1 puts. */
-static void run_phase(struct session *s, unsigned id, void *h, uint64_t ops)
+static void run_phase(struct run *s, unsigned id, void *h, uint64_t ops)
 {
 	if (s->pattern != PAT_XTHREAD)
 		run_pattern(s->im, h, s->pattern, ops);
@@ -77,7 +77,7 @@ static void run_phase(struct session *s, unsigned id, void *h, uint64_t ops)
 
 /* Thread 0, once a phase is over: scale ops to the planned repetition
  * time after calibrating, record a sample after each repetition. */
-static void account(struct session *s, int phase)
+static void account(struct run *s, int phase)
 {
 	uint64_t start = UINT64_MAX, end = 0;
 	for (unsigned i = 0; i < s->threads; i++) {
@@ -99,7 +99,7 @@ static void account(struct session *s, int phase)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct session *s = w->s;
+	struct run *s = w->s;
 	void *h = s->im->attach(s->shared);
 	for (int phase = PHASE_CALIBRATE; phase < (int)s->plan->reps; phase++) {
 		pthread_barrier_wait(&s->barrier);
@@ -128,7 +128,7 @@ double bench_sort_median(double *v, size_t n)
 }
 
 /* Start the workers, each pinned to its CPU (round-robin), and join them. */
-static void run_workers(struct session *s)
+static void run_workers(struct run *s)
 {
 	struct worker w[MAX_THREADS];
 	unsigned n = cpus_available();
@@ -153,11 +153,11 @@ void measure(const struct impl *im, void *shared, enum pattern p, unsigned threa
 {
 	if (threads == 0 || threads > MAX_THREADS || (p == PAT_XTHREAD && threads != 2))
 		bench_die("%s: %u threads is not a valid count", pattern_names[p], threads);
-	struct session *s = calloc(1, sizeof(*s));
+	struct run *s = calloc(1, sizeof(*s));
 	double *samples = calloc(plan->reps, sizeof(double));
 	if (!s || !samples)
 		bench_die("out of memory");
-	*s = (struct session){ .im = im, .shared = shared, .pattern = p, .threads = threads,
+	*s = (struct run){ .im = im, .shared = shared, .pattern = p, .threads = threads,
 			       .plan = plan, .ops = CALIBRATION_OPS, .samples = samples };
 	if (p == PAT_XTHREAD) {
 		s->ring = aligned_alloc(64, sizeof(*s->ring));

@@ -8,8 +8,8 @@
  * lfpool-percpu run them) and the explicit cache, compiled PLACEMENTS
  * times, each copy at another offset in the 64-byte lines the CPU fetches
  * (placement_copy.h).  The instructions are the same in every copy; only
- * their addresses differ.  On the 2-CPU AMD EPYC (Zen 5) of the
- * thirteenth session the floor's pair took 0.30 to 0.58 ns per operation
+ * their addresses differ.  On a 2-CPU AMD EPYC (Zen 5), 2026-12-02, the
+ * floor's pair took 0.30 to 0.58 ns per operation
  * over 16 placements in a scratch program, and a change to the per-CPU
  * path of lfpool_ts_get/put moved the bench's home loop, the same
  * instructions at another address, from 0.45 to 0.60: a single

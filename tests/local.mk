@@ -136,8 +136,8 @@ TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh
 
 # Every file carries its licence line.
-TESTS += tests/spdx.sh
-EXTRA_DIST += tests/spdx.sh
+TESTS += tests/spdx.sh tests/words.sh
+EXTRA_DIST += tests/spdx.sh tests/words.sh
 
 # Hostile input and faults on every flavour (issue 12).
 tests_test_hostile_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)

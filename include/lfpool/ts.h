@@ -96,9 +96,8 @@
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
  * run lfpool_ts_cache_get or _put at a fixed TLS address (11 instructions
- * per call in a loop, its share of the loop's included: callgrind,
- * twelfth session; 16 on the pool used last of the others in the tenth,
- * before the per-CPU test came first), so a thread should make its
+ * per call in a loop: `make bench-instr`, figures in bench/results), so
+ * a thread should make its
  * first call, or lfpool_ts_attach, on the pool it uses most.  On another
  * pool, when it is the one the thread used last of those, they compare a
  * second pointer and run them on its cache; otherwise they read the
@@ -429,22 +428,10 @@ struct lfpool_ts_cache_fast {
  * memory and a load after it: implicit and explicit pairs 1.66 -> 1.55x
  * and 1.38 -> 1.29x the floor's time on AMD Zen 5).  The put stores t + 1
  * from the register that holds the top it loaded, rather than adding 8 in
- * memory: on Intel Xeon (Emerald Rapids, tenth session) the add in memory
- * made each pair wait on a second forwarding of top through the store
- * buffer, and the store from the register runs implicit pairs 2.0x and
- * explicit ones 3.3x faster (1.48 -> 0.72 and 1.72 -> 0.52x the floor's
- * median time, both forms in one process); on Zen 5 the ninth session
- * measured implicit 1.55 -> 1.43x but the explicit cache 1.29 -> 1.9x,
- * and the twelfth, on Zen 5 again (EPYC, family 26, model 2; both forms
- * in one process, pinned, three runs of 41 repetitions), the add in
- * memory at 1.06..1.08x the store's time for implicit pairs and
- * 1.08..1.12x for explicit ones: the store from the register is the
- * faster form there too;
- * on Zen 3 (EPYC, family 25, eleventh session) the store from the
- * register is the faster in every loop, the add in memory taking 1.04..1.10x
- * its time for implicit pairs, 1.07..1.13x for explicit ones and
- * 1.08..1.11x for implicit batches of 64 (four runs, both forms in one
- * process).
+ * memory: the add in memory makes each pair wait on a second forwarding
+ * of top through the store buffer; the store from the register was the
+ * faster form on Intel Emerald Rapids, AMD Zen 3 and Zen 5 (up to 3.3x on
+ * Emerald Rapids; figures by date and CPU in NEWS, 2026-12-01..02).
  * Pointer arithmetic through uintptr_t: top - 1 may lie before the
  * magazine (an empty one), which only the compare with low reads.
  *
@@ -457,8 +444,7 @@ struct lfpool_ts_cache_fast {
  * lines when it weighs inlining, and a caller that inlined lfpool_ts_get
  * before no longer did (the bench's placement table, medians in fresh
  * clones: the implicit pair 0.45 -> 0.93 ns per operation, per-CPU 1.03
- * -> 1.53, thirteenth and fourteenth sessions; with one dialect the
- * placement loops compile to the same code as before). */
+ * -> 1.53; AMD Zen 5, 2026-12-02, commit ac426a0). */
 #if defined(__x86_64__) && defined(__LP64__) && defined(__GNUC__) && !defined(LFPOOL_TSAN_) && \
 	!defined(LFPOOL_NO_INLINE_ASM)
 # define LFPOOL_CACHE_POPPED_(f, t) \
@@ -565,9 +551,8 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
  * computes once per loop (the thread pointer plus the block's offset; the
  * empty asm hides that it is TLS), and the home pool beside it: the home
  * pool's compare, the home cache's accesses and a miss's argument then
- * use one base register, not %fs-relative addresses (Intel Xeon, Emerald
- * Rapids, tenth session: an implicit pair 0.66 -> 0.59 ns per operation,
- * both forms in one process). */
+ * use one base register, not %fs-relative addresses (an implicit pair
+ * 0.66 -> 0.59 ns per operation, Intel Emerald Rapids, 2026-12-01, commit 39429f5). */
 #if defined(__GNUC__)
 # define LFPOOL_TS_HOME_AT_(c) do { \
 		uintptr_t c_ = (uintptr_t)&lfpool_ts_tls_.home; \
@@ -668,10 +653,9 @@ struct lfpool_ts_fast {
  * per-CPU pool.  In a loop on one pool the compiler then moves the test
  * out of the loop (the pool is loop-invariant) and runs the per-CPU or
  * the per-thread path alone; elsewhere a home hit pays a test and a
- * branch not taken.  (AMD Zen 5, twelfth session, in one process with
- * the home compare first as before: a per-CPU pair 1.29 -> 1.02 ns per
- * operation with GCC 12 and 1.22 -> 1.03 with clang 14, a home pair
- * unchanged within 2 %.)  No path's correctness depends on the bit: a
+ * branch not taken (a per-CPU pair 1.29 -> 1.02 ns per operation, a home
+ * pair unchanged within 2 %; AMD Zen 5, 2026-12-01, commit 631df8c).  No
+ * path's correctness depends on the bit: a
  * per-thread pool whose head had it would run the sequence on a table
  * whose gate is shut, and go to its slow path; a per-CPU pool without it
  * finds no cache of its own and goes there too. */
@@ -715,13 +699,12 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
  * may load the offset once per loop, where a plain load would follow
  * every sequence again (their memory clobber).  Safe to move anywhere,
  * even ahead of a condition: the variable always exists and glibc sets
- * it before main.  (AMD Zen 5, thirteenth session, the bench's per-CPU
- * pair loop, old and new binaries in turn, 4 runs each: 1.23..1.27 ->
- * 1.14..1.15 ns per operation, 17 -> 16.5 instructions.  The pool's
+ * it before main.  (The bench's per-CPU pair: 1.23..1.27 -> 1.14..1.15
+ * ns per operation; AMD Zen 5, 2026-12-02, commit 22dce85.)  The pool's
  * table pointers, fixed from create to destroy too, keep plain loads: GCC
  * moved an asm read of them ahead of the per-CPU test, and could move it
  * ahead of a caller's own test, to the head of a pool the caller knows
- * destroyed.) */
+ * destroyed. */
 # define LFPOOL_RSEQ_OFFSET_(off) \
 	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
 
