@@ -5,4 +5,4 @@ check_PROGRAMS += examples/jobs/jobs
 examples_jobs_jobs_SOURCES = examples/jobs/jobs.c examples/jobs/deque.h
 examples_jobs_jobs_LDADD = liblfpool.la $(PTHREAD_LIBS)
 TESTS += examples/jobs/check.sh
-EXTRA_DIST += examples/jobs/check.sh
+EXTRA_DIST += examples/jobs/check.sh examples/jobs/README.md
