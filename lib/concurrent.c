@@ -38,9 +38,12 @@ struct lfpool_concurrent {
 	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
 	uint32_t hot_trims;		/* trims running (grow lock): see "The inline paths" */
+	struct lfp_core core;
+	/* The free stack's elimination array and the counters of its calls
+	 * (stack.h): a line of its own, which only contended calls visit. */
+	struct lfp_elim elim;
 	/* After the struct in its block, core.tail bytes: slab 0's side data
 	 * (core.h, lfp_core_inline; one block per small pool, issue 14). */
-	struct lfp_core core;
 };
 /* lfpool/concurrent.h's inline get and put read the pool as its fast view,
  * whose head is the stack's. */
@@ -184,7 +187,8 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 /* The stack's top object for a get, marked out; NULL when empty. */
 static void *pop_out(lfpool_concurrent *c)
 {
-	uint32_t idx = lfp_stack_pop_mpmc(&c->free, &c->core.slabs);
+	struct lfp_slab_slot *slot;
+	uint32_t idx = lfp_stack_pop_at_elim_mpmc(&c->free, &c->elim, &c->core.slabs, &slot);
 	if (idx == LFP_NIL)
 		return NULL;
 	if (c->core.debug)
@@ -232,16 +236,17 @@ static void *popped(lfpool_concurrent *c, uint32_t idx, struct lfp_slab_slot *sl
 __attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
 {
 	struct lfp_slab_slot *slot;
-	uint32_t idx = lfp_stack_pop_at_mpmc(&c->free, &c->core.slabs, &slot);
+	uint32_t idx = lfp_stack_pop_at_elim_mpmc(&c->free, &c->elim, &c->core.slabs, &slot);
 	return popped(c, idx, slot);
 }
 
-/* A get whose first CAS failed on old: it backs off before it tries again
- * (stack.c), as a put's retry does, rather than start over at once. */
+/* A get whose first CAS failed on old: it waits in the elimination array
+ * before it tries again (stack.c), as a put's retry does, rather than
+ * start over at once; a put it meets there gives it its object. */
 static void *get_contended(lfpool_concurrent *c, lfp_pair old)
 {
 	struct lfp_slab_slot *slot;
-	uint32_t idx = lfp_stack_pop_contended_mpmc(&c->free, &c->core.slabs, old, &slot);
+	uint32_t idx = lfp_stack_pop_elim_mpmc(&c->free, &c->elim, &c->core.slabs, old, &slot);
 	return popped(c, idx, slot);
 }
 
@@ -295,7 +300,7 @@ __attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
 {
 	uint32_t idx;
 	if (obj && (idx = prepare_put(c, obj)) != LFP_NIL)
-		lfp_stack_push_mpmc(&c->free, &c->core.slabs, idx);
+		lfp_stack_push_link_elim_mpmc(&c->free, &c->elim, lfp_slabs_link(&c->core.slabs, idx), idx, true);
 }
 
 /* The inline put's failed CAS (lfpool/concurrent.h): the retries, for obj,
@@ -310,7 +315,7 @@ LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *c, void *obj, uin
 	LFP_ASSERT(slab_no == 0);
 	(void)slab_no;
 	uint32_t *links = lfp_load_ptr_rlx((void *const *)&c->fast.links);
-	lfp_stack_push_contended_mpmc(&c->free, &links[off], off, old);
+	lfp_stack_push_elim_mpmc(&c->free, &c->elim, &links[off], off, true, old);
 }
 
 /*
@@ -328,8 +333,8 @@ LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *c, void *obj)
 	}
 	const struct lfp_slabs *s = &c->core.slabs;
 	uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, obj, &off);
-	lfp_stack_push_link_mpmc(&c->free, lfp_slot_link(lfp_slabs_slot(s, slab_no), off),
-				 (slab_no << ob) | off);
+	lfp_stack_push_link_elim_mpmc(&c->free, &c->elim, lfp_slot_link(lfp_slabs_slot(s, slab_no), off),
+				      (slab_no << ob) | off, true);
 }
 
 /* n new objects, marked out, into objs: 0, or errno with nothing created
@@ -417,7 +422,8 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 		first = idx;
 	}
 	if (first != LFP_NIL)
-		lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, first, last);
+		lfp_stack_push_link_elim_mpmc(&c->free, &c->elim, lfp_slabs_link(&c->core.slabs, last), first,
+					      first == last);
 }
 
 /* A private chain in the opposite order.  lfp_core_create chains the
@@ -499,12 +505,17 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
  * is ended, so that a get at capacity fails with ENOBUFS instead of
  * waiting for those objects forever, and hot_trims drops, so that the
  * inline paths open again.  The forking thread's own open trims (a fini
- * hook of one forked) go on in the child and stay counted.
+ * hook of one forked) go on in the child and stay counted.  A get or put
+ * of another thread parked in the elimination array never withdraws
+ * here: every slot is freed (stack.h, lfp_elim_reset), so that no put
+ * gives its object to a get that is gone; the parked objects stay out,
+ * as the rest of that thread's.
  */
 static void fork_child(struct lfp_core *core)
 {
 	lfpool_concurrent *c = (lfpool_concurrent *)((char *)core - offsetof(lfpool_concurrent, core));
 	uint32_t mine;
+	lfp_elim_reset(&c->elim);
 	if (!lfp_open_count(&open_trims, c, &mine))
 		return;
 	uint64_t begun = lfp_load_u64_acq(&c->trims_begun);
@@ -527,6 +538,8 @@ LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *c, lfpool_stats
 		return;
 	lfp_core_stats(&c->core, st);
 	st->misses = lfp_load_u64_rlx(&c->misses);
+	st->cas_retries = lfp_load_u64_rlx(&c->elim.cas_failed);
+	st->eliminated = lfp_load_u64_rlx(&c->elim.eliminated);
 	st->created = lfp_load_u64_rlx(&c->created);
 	/* Bounded by created: the stack may change under the count (the
 	 * count's acquire loads pair with the release CAS of

@@ -104,6 +104,172 @@ uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_sla
 	return lfp_stack_top(old);
 }
 
+/*
+ * Elimination (stack.h).  A contended push or pop visits the array where
+ * lfp_backoff_cas would only wait: the wait is the same (*b pauses, doubled
+ * after each visit, so sized by the failures so far), spent parked in a
+ * slot where a partner can find it.  After LFP_BACKOFF_CAS_LAST, as there,
+ * attempts follow at once and the array is not visited.  A visit looks at
+ * the first `range` slots (one after the first failure, one more after
+ * each: more failures, more threads to meet), from a place of the thread's
+ * own:
+ *  - a partner waiting there (a pop meets PUT|i, a push meets GET): one
+ *    CAS of that slot exchanges: the pop's makes it FREE and takes i, the
+ *    push's makes it GIVEN|i;
+ *  - else it parks in a FREE slot (CAS to PUT|i or GET), polls the slot
+ *    for up to the wait, then withdraws with a CAS back to FREE.  The
+ *    withdrawal fails only if a partner came: a push is then done (a pop
+ *    took i), a pop finds GIVEN|j, which only it may change, takes j and
+ *    frees the slot;
+ *  - no slot free: it waits, as without the array.
+ * Every change of a slot is a CAS on the pair, acq_rel: a push's parking
+ * or giving releases its writes to the object (and the index's link) to
+ * the pop whose taking CAS (or whose failed withdrawal, acquire) reads it.
+ * An index is in one place at a time: the pusher's hands, a PUT or GIVEN
+ * slot, or the popper's; each move is one CAS that checks it is there.
+ *
+ * Why the tag: a push parked PUT|i, a pop took i and pushed it again,
+ * parked in the same slot: the slot reads PUT|i again.  Without the tag
+ * the first push would take that for its own parking, withdraw it and push
+ * i onto the stack, while the second push finds its parking gone and
+ * returns, counted as eliminated, with i in no one's hands that returned:
+ * a get at capacity then says ENOBUFS with i free.  With it, the first
+ * push's withdrawal fails (it was taken: true) and the second finds its
+ * own.  stress/model/elim.pml's negative control is this case.
+ *
+ * Bounded: a visit waits at most *b pauses (512 at most), withdrawal is
+ * one CAS, and a pop that was given an index frees its slot with one CAS
+ * that cannot fail; so a get or put is still lock-free (the head's CAS
+ * loop), and no call waits on another that may not run.
+ */
+static __thread uint32_t elim_rng;
+
+/* The slot after a change to lo. */
+static inline lfp_pair elim_next(lfp_pair v, uint64_t lo)
+{
+	lfp_pair n;
+	n.lo = lo;
+	n.hi = v.hi + LFP_ELIM_TAG_STEP;
+	return n;
+}
+
+/* Park `mine` in sl (last read as v) and wait up to `wait` pauses for a
+ * partner; true when one came (a pop's index then in *got). */
+static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, uint32_t *got)
+{
+	lfp_pair me = elim_next(v, mine);
+	if (!lfp_cas_pair_acqrel(sl, &v, me))
+		return false;
+	for (unsigned i = 0; i < wait; i++) {
+		lfp_pair now = lfp_pair_load(sl);
+		if (now.hi != me.hi || now.lo != me.lo)
+			break;
+		lfp_stall();
+	}
+	LFP_STRESS_WINDOW();
+	lfp_pair cur = me;
+	if (lfp_cas_pair_acqrel(sl, &cur, elim_next(me, LFP_ELIM_FREE)))
+		return false;		/* withdrawn: nobody came */
+	if (mine == LFP_ELIM_GET) {
+		/* acquire (the failed CAS): the giver's writes to the object */
+		LFP_ASSERT(LFP_ELIM_KIND(cur.lo) == LFP_ELIM_GIVEN);
+		*got = (uint32_t)cur.lo;
+		lfp_pair given = cur;
+		bool freed = lfp_cas_pair_acqrel(sl, &given, elim_next(cur, LFP_ELIM_FREE));
+		LFP_ASSERT(freed);	/* a GIVEN slot is its pop's alone */
+		(void)freed;
+	}
+	return true;
+}
+
+/* One visit (see above) of a push (mine PUT|i) or a pop (mine GET) to the
+ * first `range` slots of e; true when it met a partner. */
+static bool elim_visit(struct lfp_elim *e, unsigned range, uint64_t mine, unsigned wait, uint32_t *got)
+{
+	const uint64_t partner = mine == LFP_ELIM_GET ? LFP_ELIM_PUT : LFP_ELIM_GET;
+	const uint32_t start = (elim_rng = elim_rng * 1664525u + 1013904223u) >> 16;
+	lfp_pair *park = NULL, park_v = { { 0, 0 } };
+	for (unsigned k = 0; k < range; k++) {
+		lfp_pair *sl = &e->slot[(start + k) % range];
+		lfp_pair v = lfp_pair_load(sl);
+		if (LFP_ELIM_KIND(v.lo) == partner) {
+			LFP_STRESS_WINDOW();
+			uint64_t lo = mine == LFP_ELIM_GET ? LFP_ELIM_FREE : (LFP_ELIM_GIVEN | (uint32_t)mine);
+			lfp_pair was = v;
+			if (lfp_cas_pair_acqrel(sl, &v, elim_next(was, lo))) {
+				if (mine == LFP_ELIM_GET)
+					*got = (uint32_t)was.lo;
+				lfp_faa_u64_rlx(&e->eliminated, 2);
+				return true;
+			}
+		} else if (v.lo == LFP_ELIM_FREE && !park) {
+			park = sl;
+			park_v = v;
+		}
+	}
+	if (park)
+		return elim_park(park, park_v, mine, wait, got);
+	for (unsigned i = 0; i < wait; i++)
+		lfp_stall();
+	return false;
+}
+
+/* In place of lfp_backoff_cas(b) after the failed-th failed CAS: a visit
+ * to e for mine (0: none, only the wait).  True when it met a partner. */
+static bool elim_wait(struct lfp_elim *e, lfp_backoff *b, uint64_t failed, uint64_t mine, uint32_t *got)
+{
+	if (!mine || *b > LFP_BACKOFF_CAS_LAST) {
+		lfp_backoff_cas(b);
+		return false;
+	}
+	unsigned range = failed < LFP_ELIM_SLOTS ? (unsigned)failed : LFP_ELIM_SLOTS;
+	bool met = elim_visit(e, range, mine, *b, got);
+	*b <<= 1;
+	return met;
+}
+
+void lfp_elim_reset(struct lfp_elim *e)
+{
+	for (unsigned k = 0; k < LFP_ELIM_SLOTS; k++) {
+		lfp_pair v = lfp_pair_load(&e->slot[k]);
+		lfp_store_u64_rlx(&e->slot[k].lo, LFP_ELIM_FREE);
+		lfp_store_u64_rlx(&e->slot[k].hi, v.hi + 1);
+	}
+}
+
+void lfp_stack_push_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link, uint32_t first,
+			      bool single, lfp_pair old)
+{
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	uint64_t failed = 1;
+	while (!elim_wait(e, &b, failed, single ? LFP_ELIM_PUT | first : 0, NULL) &&
+	       !lfp_stack_push_step_mpmc(st, last_link, first, &old))
+		failed++;
+	lfp_faa_u64_rlx(&e->cas_failed, failed);
+}
+
+uint32_t lfp_stack_pop_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, const struct lfp_slabs *s,
+				 lfp_pair old, struct lfp_slab_slot **slotp)
+{
+	const uint32_t ob = s->off_bits;
+	lfp_backoff b = LFP_BACKOFF_INIT;
+	uint64_t failed = 1;
+	uint32_t idx;
+	for (;; failed++) {
+		if (elim_wait(e, &b, failed, LFP_ELIM_GET, &idx)) {
+			LFP_ASSERT(lfp_slabs_index_ok(s, idx));
+			*slotp = lfp_slabs_slot(s, idx >> ob);
+			break;
+		}
+		if (lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp)) {
+			idx = lfp_stack_top(old);
+			break;
+		}
+	}
+	lfp_faa_u64_rlx(&e->cas_failed, failed);
+	return idx;
+}
+
 uint32_t lfp_chain_last(const struct lfp_slabs *s, uint32_t first, size_t *len)
 {
 	size_t n = 0;

@@ -71,12 +71,17 @@ static inline uint32_t lfp_stack_top(lfp_pair head) { return (uint32_t)head.lo; 
  * push that published it) visible.  The two loads may see different heads;
  * the CAS then fails, since a tag names exactly one head.
  */
-static inline lfp_pair lfp_stack_load(const struct lfp_stack *st)
+static inline lfp_pair lfp_pair_load(const lfp_pair *p)
 {
 	lfp_pair h;
-	h.hi = lfp_load_u64_acq(&st->head.hi);
-	h.lo = lfp_load_u64_acq(&st->head.lo);
+	h.hi = lfp_load_u64_acq(&p->hi);
+	h.lo = lfp_load_u64_acq(&p->lo);
 	return h;
+}
+
+static inline lfp_pair lfp_stack_load(const struct lfp_stack *st)
+{
+	return lfp_pair_load(&st->head);
 }
 
 static inline void lfp_stack_init(struct lfp_stack *st)
@@ -236,6 +241,80 @@ static inline uint32_t lfp_stack_pop_all_st(struct lfp_stack *st)
 	return idx;
 }
 
+
+/*
+ * Elimination (Hendler, Shavit and Yerushalmi, "A Scalable Lock-free Stack
+ * Algorithm", SPAA 2004): a push and a pop whose CAS on the head failed
+ * meet in a slot of a small array beside the stack, and the pop takes the
+ * push's index without touching the head.  A push and a pop that cancel
+ * each other leave the stack as it was, so the pair is linearized at the
+ * exchange, the push just before the pop.  stack.c has the protocol and
+ * why it is correct; stress/model/elim.pml checks it.
+ *
+ * A slot is a pair as the head is: .lo what waits there, .hi a tag that
+ * every change of the slot increments (the parker recognizes its own
+ * parking by it: see stack.c, "Why the tag").  Kinds of .lo:
+ */
+#define LFP_ELIM_FREE	0ull		/* nobody */
+#define LFP_ELIM_PUT	(1ull << 32)	/* | idx: a push offers idx */
+#define LFP_ELIM_GET	(2ull << 32)	/* a pop waits for an index */
+#define LFP_ELIM_GIVEN	(3ull << 32)	/* | idx: a push gave idx to the pop that waits */
+#define LFP_ELIM_KIND(lo) ((lo) & (3ull << 32))
+#define LFP_ELIM_SLOTS	3
+
+#ifdef LFPOOL_STRESS_NO_ELIM_TAG
+# define LFP_ELIM_TAG_STEP 0ull	/* negative control only: elim.pml -DNEGATIVE */
+#else
+# define LFP_ELIM_TAG_STEP 1ull
+#endif
+
+/*
+ * The array and the counters of the calls that use it: one cache line,
+ * which the contended calls visit anyway (a failed CAS on the head is
+ * what sends them here), all-zero when free.
+ */
+struct lfp_elim {
+	lfp_pair slot[LFP_ELIM_SLOTS];
+	uint64_t eliminated;	/* operations done by an exchange, two per exchange */
+	uint64_t cas_failed;	/* failed CAS on the head by the calls below */
+} __attribute__((aligned(64)));
+
+/* fork()'s child: every slot free.  A parked call of another thread is
+ * gone; its index stays out, as its other objects do. */
+void lfp_elim_reset(struct lfp_elim *e);
+
+/* The retries of a push whose first attempt failed on *old, visiting e
+ * between attempts when single (one index, first) instead of only waiting;
+ * every failed CAS is counted in e->cas_failed. */
+void lfp_stack_push_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link, uint32_t first,
+			      bool single, lfp_pair old);
+
+/* The retries of a pop whose first attempt failed on *old, visiting e
+ * between attempts; the index taken from the stack or from a push in e
+ * (LFP_NIL: the stack was empty), and its slab's slot in *slotp. */
+uint32_t lfp_stack_pop_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, const struct lfp_slabs *s,
+				 lfp_pair old, struct lfp_slab_slot **slotp);
+
+/* lfp_stack_push_link_mpmc, whose retries go through e. */
+static inline void lfp_stack_push_link_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link,
+						 uint32_t first, bool single)
+{
+	lfp_pair old = lfp_stack_load(st);
+	if (LFPOOL_UNLIKELY(!lfp_stack_push_step_mpmc(st, last_link, first, &old)))
+		lfp_stack_push_elim_mpmc(st, e, last_link, first, single, old);
+}
+
+/* lfp_stack_pop_at_mpmc, whose retries go through e. */
+static inline uint32_t lfp_stack_pop_at_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e,
+						  const struct lfp_slabs *s, struct lfp_slab_slot **slotp)
+{
+	const uint32_t ob = s->off_bits;
+	/* acquire, paired with the release CAS of lfp_stack_push_step_mpmc */
+	lfp_pair old = lfp_stack_load(st);
+	if (LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp)))
+		return lfp_stack_top(old);
+	return lfp_stack_pop_elim_mpmc(st, e, s, old, slotp);
+}
 
 /* Pop up to max indices with one CAS; returns how many, the first in
  * *first, the rest linked after it (the last one's link is not ours).

@@ -314,11 +314,13 @@ typedef struct lfpool_stats {
 	uint64_t gets, puts;		/* successful calls */
 	uint64_t hits, misses;		/* gets served from cache / slow path */
 	uint64_t mag_exchanges;		/* ThreadStatic: magazine swaps with the depot */
-	uint64_t cas_retries;		/* failed CAS on the shared stacks: not
+	uint64_t cas_retries;		/* failed CAS on the shared stacks.
+					 * Concurrent: its gets' and puts' on
+					 * the free stack, counted once a call
+					 * is done, on the line its retries use
+					 * (lfpool/concurrent.h).  Others: not
 					 * counted, always 0 (a counter would be
-					 * one more atomic on a contended line;
-					 * the stress harness's build counts
-					 * them per thread) */
+					 * one more atomic on a contended line) */
 	uint64_t slab_allocs, slab_frees;
 	uint64_t trims;
 	uint64_t created;		/* objects alive: out with users or pooled */
@@ -333,6 +335,10 @@ typedef struct lfpool_stats {
 	 * "rseq" (restartable sequences) or "sched_getcpu" (a per-CPU lock);
 	 * NULL for every other pool. */
 	const char *percpu_mode;
+	/* Concurrent: gets and puts that failed a CAS on the free stack and
+	 * then met each other in its elimination array, which exchanged the
+	 * object without the stack (two per exchange); 0 in other pools. */
+	uint64_t eliminated;
 } lfpool_stats;
 
 #ifdef __cplusplus

@@ -102,6 +102,7 @@ void lfp_flavour_stats_add(lfpool_stats *sum, const lfpool_stats *st)
 	sum->misses += st->misses;
 	sum->mag_exchanges += st->mag_exchanges;
 	sum->cas_retries += st->cas_retries;
+	sum->eliminated += st->eliminated;
 	sum->slab_allocs += st->slab_allocs;
 	sum->slab_frees += st->slab_frees;
 	sum->trims += st->trims;
