@@ -55,6 +55,12 @@ aba                aba.pml      -                       safety          pass
 aba-neg            aba.pml      -DNEGATIVE              safety          reject
 aba-wrap           aba.pml      -DTAGMOD=4,-DOPS=4,-DNN=3 safety        reject
 aba-done           aba.pml      -                       ltl:done        pass
+elim               elim.pml     -                       safety          pass
+elim-2slots        elim.pml     -DNS=2                  safety          pass
+elim-trim          elim.pml     -DTRIM                  safety          pass
+elim-trim-keep     elim.pml     -DTRIM,-DKEEP=1         safety          pass
+elim-neg-tag       elim.pml     -DNEGATIVE              safety          reject
+elim-neg-store     elim.pml     -DNEGATIVE_STORE        safety          reject
 steal              steal.pml    -                       safety          pass
 steal-neg          steal.pml    -DNEGATIVE              safety          reject
 steal-depot-first  steal.pml    -DDEPOT_FIRST           safety          reject
