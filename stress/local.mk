@@ -21,7 +21,7 @@
 
 STRESS_COMMON = \
 	stress/stress.h stress/ops.h \
-	stress/aba_replay.c stress/alloc.c stress/flavour_percpu.c stress/flavour_ts.c \
+	stress/aba_replay.c stress/alloc.c stress/elim_replay.c stress/flavour_percpu.c stress/flavour_ts.c \
 	stress/flavours.c \
 	stress/obj.c stress/ops.c stress/options.c stress/round.c stress/run.c \
 	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \

@@ -333,6 +333,7 @@ static void census(struct round *rd, struct tally *t0)
 	lfpool_stats st;
 	fl->stats(rd->pool, &st);
 	t.mag_exchanges = st.mag_exchanges;
+	t.eliminated = st.eliminated;
 	void *h = fl->enter(rd->pool);
 	if (!h) {
 		run_fail(r, "census: no handle: %s", strerror(errno));

@@ -82,7 +82,7 @@ bool run_end(struct run *r)
 	if (r->opt->progress)
 		fprintf(stderr, "\r\033[K");
 	printf("%s %-12s %-6s %-12s threads=%u seconds=%.2f rounds=%llu seed=%llu gets=%llu "
-	       "puts=%llu remote_puts=%llu mag_exchanges=%llu cas_retries=%llu created=%llu "
+	       "puts=%llu remote_puts=%llu mag_exchanges=%llu cas_retries=%llu eliminated=%llu created=%llu "
 	       "lost=%llu duplicated=%llu cookie_errors=%llu failed_gets=%llu trimmed=%llu "
 	       "injected=%llu\n",
 	       ok ? "PASS" : "FAIL", r->scenario, variant_name(), r->fl ? r->fl->name : "-",
@@ -90,6 +90,7 @@ bool run_end(struct run *r)
 	       (unsigned long long)r->opt->seed, (unsigned long long)t->gets,
 	       (unsigned long long)t->puts, (unsigned long long)t->remote_puts,
 	       (unsigned long long)t->mag_exchanges, (unsigned long long)t->cas_retries,
+	       (unsigned long long)t->eliminated,
 	       (unsigned long long)t->created, (unsigned long long)t->lost,
 	       (unsigned long long)t->duplicated, (unsigned long long)t->cookie_errors,
 	       (unsigned long long)t->failed_gets, (unsigned long long)t->trimmed,
@@ -129,6 +130,7 @@ void run_add(struct run *r, const struct tally *t)
 	s->remote_puts += t->remote_puts;
 	s->failed_gets += t->failed_gets;
 	s->mag_exchanges += t->mag_exchanges;
+	s->eliminated += t->eliminated;
 	s->cas_retries += t->cas_retries;
 	s->created += t->created;
 	s->lost += t->lost;

@@ -40,6 +40,7 @@ struct tally {
 	uint64_t gets, puts, remote_puts;
 	uint64_t failed_gets;		/* expected failures: ENOBUFS, injected ENOMEM */
 	uint64_t mag_exchanges, cas_retries;
+	uint64_t eliminated;		/* Concurrent: gets and puts an exchange served */
 	uint64_t created;		/* init hook calls */
 	uint64_t lost, duplicated, cookie_errors;
 	uint64_t trimmed;		/* objects trim reported destroyed */
@@ -298,7 +299,7 @@ struct scenario {
 
 extern const struct scenario sc_conservation, sc_ownership, sc_transfer,
 	sc_prodcons, sc_churn, sc_aba, sc_trim, sc_faults, sc_faults_mt,
-	sc_badinput, sc_random, sc_aba_replay, sc_upto, sc_lookup_grow;
+	sc_badinput, sc_random, sc_aba_replay, sc_elim_replay, sc_upto, sc_lookup_grow;
 #ifdef LFPOOL_DEBUG
 extern const struct scenario sc_validate;	/* --enable-debug builds only */
 #endif

@@ -278,3 +278,60 @@ Test(threads, capacity_is_exact_across_threads)
 	pthread_barrier_destroy(&done);
 	lfpool_concurrent_destroy(pool);
 }
+
+/* ---- counters of contention ---- */
+
+struct contend {
+	lfpool_concurrent *pool;
+	int *stop;
+	unsigned id;
+};
+
+/* Get 1..4 objects and put them back, until thread 0 sees a failed CAS
+ * counted (or a bound of rounds, so that a run always ends). */
+static void *contend_main(void *arg)
+{
+	struct contend *c = arg;
+	void *held[4];
+	for (unsigned r = 0; r < (1u << 24) && !__atomic_load_n(c->stop, __ATOMIC_RELAXED); r++) {
+		unsigned n = 1 + (r + c->id) % 4;
+		for (unsigned i = 0; i < n; i++)
+			held[i] = lfpool_concurrent_get(c->pool);
+		for (unsigned i = 0; i < n; i++)
+			lfpool_concurrent_put(c->pool, held[i]);
+		if (c->id == 0 && r % 1024 == 0) {
+			lfpool_stats st;
+			lfpool_concurrent_stats(c->pool, &st);
+			if (st.cas_retries > 0)
+				__atomic_store_n(c->stop, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/* cas_retries counts the failed CAS of contended gets and puts (it was
+ * always 0 before); eliminated counts two per exchange; a quiet pool
+ * counts neither (lfpool/common.h, lfpool_stats). */
+Test(threads, contention_is_counted)
+{
+	lfpool_config cfg = { .obj_size = 64, .prewarm = 64 };
+	lfpool_concurrent *pool = lfpool_concurrent_create(&cfg);
+	cr_assert_not_null(pool);
+	for (int i = 0; i < 1000; i++)
+		lfpool_concurrent_put(pool, lfpool_concurrent_get(pool));
+	lfpool_stats st;
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_eq(st.cas_retries, 0, "one thread alone never fails a CAS");
+	cr_assert_eq(st.eliminated, 0);
+	int stop = 0;
+	struct contend c[THREADS];
+	for (unsigned i = 0; i < THREADS; i++)
+		c[i] = (struct contend){ pool, &stop, i };
+	run_threads(THREADS, contend_main, c, sizeof(c[0]));
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_gt(st.cas_retries, 0, "%u threads never failed a CAS in 2^24 rounds each", THREADS);
+	cr_assert_eq(st.eliminated % 2, 0, "an exchange serves a get and a put: %llu",
+		     (unsigned long long)st.eliminated);
+	cr_assert_eq(st.created, st.retained);
+	cr_assert_eq(lfpool_concurrent_destroy(pool), 0);
+}

@@ -457,7 +457,7 @@ Test(ts_bounded, a_put_only_thread_does_not_grow_the_pool)
 	cr_assert_eq(r.created_at[1], r.created_at[0], "no growth after warm-up");
 	cr_assert_eq(r.bytes_at[1], r.bytes_at[0], "retained memory flat");
 	cr_assert_gt(st.mag_exchanges, 0, "full magazines went through the depot");
-	cr_assert_eq(st.cas_retries, 0, "not counted (lfpool/common.h)");
+	cr_assert_eq(st.cas_retries, 0, "ThreadStatic does not count them (lfpool/common.h)");
 	sem_destroy(&r.full);
 	sem_destroy(&r.empty);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
