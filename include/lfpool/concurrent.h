@@ -18,7 +18,17 @@
  * it does, it waits between attempts, longer each time, for about 20 us
  * in all, and then retries at once until it wins, so that CPUs take turns
  * on the head in runs instead of one keeping it (lib/atomic.h,
- * lfp_backoff_cas, has the measurements).  The head is an object index and a
+ * lfp_backoff_cas, has the measurements).  It waits in an elimination
+ * array (Hendler, Shavit and Yerushalmi, SPAA 2004; lib/stack.c): a get
+ * and a put that both failed a CAS meet in one of its slots and the put
+ * hands its object to the get without touching the head (each is then
+ * done: the put just before the get).  A wait is bounded (it withdraws
+ * from the slot when nobody came) and waits for no other call to run;
+ * a parked put's object is still the put's (a trim meanwhile does not
+ * see it; a get at capacity may say ENOBUFS until the put returns, as
+ * before its push), and what a put writes to its object is seen by the
+ * get that takes it, as through the stack.  stats counts both: failed CAS
+ * (cas_retries) and calls an exchange served (eliminated).  The head is an object index and a
  * 64-bit tag changed by one double-width CAS, so the stack is ABA-safe (a
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
@@ -67,8 +77,12 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *pool, size_t keep);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void *ptr);
 /* Fill *st (retained walks the free stack: exact only when quiet).  gets,
- * puts, hits and cas_retries stay 0: a Concurrent pool has no per-thread
- * state, and a shared counter would be an atomic on every get and put. */
+ * puts and hits stay 0: a Concurrent pool has no per-thread state, and a
+ * shared counter would be an atomic on every get and put.  cas_retries:
+ * the failed CAS on the free stack's head of gets, puts and their bulk
+ * forms; eliminated: the gets and puts that met in the elimination array
+ * (two per exchange).  Each contended call adds its own when it is done,
+ * on the array's line (one atomic add, on contended calls only). */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
 
 /* Rare paths of lfpool_concurrent_get and lfpool_concurrent_put; call
