@@ -66,6 +66,9 @@ struct impl {
 	void *(*attach)(void *shared);
 	void (*detach)(void *shared, void *h);
 	const struct loops *loops;
+	/* Optional (lfpool-concurrent): the shared instance's counts of
+	 * calls an elimination exchange served and of failed CAS so far. */
+	void (*contention)(void *shared, uint64_t *eliminated, uint64_t *cas_failed);
 };
 
 extern const struct impl impl_lfpool_pool, impl_lfpool_concurrent,
@@ -97,6 +100,10 @@ struct result {
 	double ns, min, max;	/* per operation per thread: median, extremes */
 	unsigned reps;
 	uint64_t ops;		/* gets and puts per thread per repetition */
+	/* With impl->contention: of all gets and puts the measurement ran
+	 * (calibration included), the share an exchange served, and failed
+	 * CAS per get or put; negative without it. */
+	double eliminated, cas_failed;
 };
 
 struct plan {

@@ -73,6 +73,14 @@ static void *conc_open(size_t obj_size, unsigned prewarm, const char **why)
 
 static void conc_close(void *c) { lfpool_concurrent_destroy(c); }
 
+static void conc_contention(void *c, uint64_t *eliminated, uint64_t *cas_failed)
+{
+	lfpool_stats st;
+	lfpool_concurrent_stats(c, &st);
+	*eliminated = st.eliminated;
+	*cas_failed = st.cas_retries;
+}
+
 #define conc_get lfpool_concurrent_get
 #define conc_put lfpool_concurrent_put
 #define conc_get_bulk lfpool_concurrent_get_bulk
@@ -86,7 +94,7 @@ const struct impl impl_lfpool_concurrent = {
 	.name = "lfpool-concurrent", .lfpool = true,
 	.open = conc_open, .close = conc_close,
 	.attach = attach_shared, .detach = detach_nothing,
-	.loops = &conc_loops,
+	.loops = &conc_loops, .contention = conc_contention,
 };
 
 /* lfpool-threadstatic and lfpool-cache: one ThreadStatic pool. */

@@ -54,6 +54,7 @@ struct run {
 	pthread_barrier_t barrier;
 	struct xring *ring;		/* xthread only */
 	uint64_t ops;			/* per thread in the coming phase */
+	uint64_t all_ops;		/* per thread in the phases done */
 	uint64_t start[MAX_THREADS], end[MAX_THREADS];
 	double *samples;		/* ns per operation, one per repetition */
 };
@@ -87,6 +88,7 @@ static void account(struct run *s, int phase)
 			end = s->end[i];
 	}
 	double wall = (double)(end - start);
+	s->all_ops += s->ops;
 	if (phase == PHASE_CALIBRATE) {
 		double ops = (double)s->ops * s->plan->rep_ns / (wall > 1 ? wall : 1);
 		uint64_t q = (uint64_t)ops / OPS_QUANTUM;
@@ -165,9 +167,15 @@ void measure(const struct impl *im, void *shared, enum pattern p, unsigned threa
 			bench_die("out of memory");
 		memset(s->ring, 0, sizeof(*s->ring));
 	}
+	uint64_t e0 = 0, f0 = 0, e1 = 0, f1 = 0;
+	if (im->contention)
+		im->contention(shared, &e0, &f0);
 	pthread_barrier_init(&s->barrier, NULL, threads);
 	run_workers(s);
 	pthread_barrier_destroy(&s->barrier);
+	if (im->contention)
+		im->contention(shared, &e1, &f1);
+	double all = (double)s->all_ops * threads;
 
 	unsigned r = plan->reps;
 	double med = bench_sort_median(samples, r);
@@ -175,6 +183,8 @@ void measure(const struct impl *im, void *shared, enum pattern p, unsigned threa
 		.impl = im, .pattern = p, .threads = threads, .obj_size = obj_size,
 		.ns = med,
 		.min = samples[0], .max = samples[r - 1], .reps = r, .ops = s->ops,
+		.eliminated = im->contention ? (double)(e1 - e0) / all : -1,
+		.cas_failed = im->contention ? (double)(f1 - f0) / all : -1,
 	};
 	free(s->ring);
 	free(samples);

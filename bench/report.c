@@ -40,8 +40,12 @@ static void print_group(const struct result *res, size_t n, const struct result 
 	for (size_t i = 0; i < n; i++) {
 		if (!same_group(&res[i], g))
 			continue;
-		printf("  %-20s %8.2f  (%.2f..%.2f)\n", res[i].impl->name, res[i].ns,
+		printf("  %-20s %8.2f  (%.2f..%.2f)", res[i].impl->name, res[i].ns,
 		       res[i].min, res[i].max);
+		if (res[i].eliminated >= 0)
+			printf("  eliminated %.4f %%, failed CAS %.4f per op",
+			       100 * res[i].eliminated, res[i].cas_failed);
+		printf("\n");
 		ours |= res[i].impl->lfpool;
 		peers |= !res[i].impl->lfpool;
 	}
@@ -69,10 +73,14 @@ int report_jsonl(const char *path, const struct result *res, size_t n)
 		const struct result *r = &res[i];
 		fprintf(f, "{\"impl\":\"%s\",\"pattern\":\"%s\",\"threads\":%u,\"obj_size\":%zu,"
 			"\"ns_per_op\":%.3f,\"min\":%.3f,\"max\":%.3f,\"reps\":%u,"
-			"\"ops_per_rep\":%llu,\"mops_total\":%.2f}\n",
+			"\"ops_per_rep\":%llu,\"mops_total\":%.2f",
 			r->impl->name, pattern_names[r->pattern], r->threads, r->obj_size,
 			r->ns, r->min, r->max, r->reps, (unsigned long long)r->ops,
 			r->threads * 1e3 / r->ns);
+		if (r->eliminated >= 0)
+			fprintf(f, ",\"eliminated\":%.6f,\"cas_failed_per_op\":%.6f", r->eliminated,
+				r->cas_failed);
+		fprintf(f, "}\n");
 	}
 	return fclose(f);
 }
