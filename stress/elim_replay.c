@@ -89,6 +89,17 @@ static void *replay_one(bool put, void *x, enum act a0, enum act a1, enum act a2
 	return g;
 }
 
+/* A replay's verdict: the object that moved is want; it goes back, then
+ * the counters must read eliminated and retries.  -1 on a failure. */
+static int verdict(struct run *r, const char *what, void *want, void *got, uint64_t eliminated,
+		   uint64_t retries)
+{
+	if (got != want)
+		run_fail(r, "%s: the object that moved is %p, not %p", what, got, want);
+	lfpool_concurrent_put(rp.pool, got);
+	return counted(r, what, eliminated, retries) != 0 || got != want ? -1 : 0;
+}
+
 static void replays(struct run *r)
 {
 	lfpool_config cfg = { .obj_size = 64, .prewarm = 8 };
@@ -100,26 +111,18 @@ static void replays(struct run *r)
 	 * CAS failed takes its object.  Two failed CAS, one exchange. */
 	void *x = lfpool_concurrent_get(rp.pool);
 	replay_one(true, x, A_MOVE_HEAD, A_THEN_GET, A_MOVE_HEAD, A_NONE);
-	if (rp.got != x)
-		run_fail(r, "elim-replay 1: the get got %p, not the parked put's %p", rp.got, x);
-	lfpool_concurrent_put(rp.pool, rp.got);
-	if (counted(r, "elim-replay 1 (a get takes a parked put's object)", 2, 2))
+	if (verdict(r, "elim-replay 1 (a get takes a parked put's object)", x, rp.got, 2, 2))
 		goto out;
 	/* 2: the get's CAS fails, it parks; a put whose CAS failed gives it x. */
 	x = rp.obj = lfpool_concurrent_get(rp.pool);
 	void *g = replay_one(false, NULL, A_MOVE_HEAD, A_THEN_PUT, A_MOVE_HEAD, A_NONE);
-	if (g != x)
-		run_fail(r, "elim-replay 2: the parked get got %p, not the put's %p", g, x);
-	lfpool_concurrent_put(rp.pool, g);
-	if (counted(r, "elim-replay 2 (a put gives a parked get its object)", 4, 4))
+	if (verdict(r, "elim-replay 2 (a put gives a parked get its object)", x, g, 4, 4))
 		goto out;
 	/* 3: the put parks, nobody comes: it withdraws and pushes x on top. */
 	x = lfpool_concurrent_get(rp.pool);
 	replay_one(true, x, A_MOVE_HEAD, A_NONE, A_NONE, A_NONE);
-	if ((g = lfpool_concurrent_get(rp.pool)) != x)
-		run_fail(r, "elim-replay 3: the withdrawn object %p is not on top (%p is)", x, g);
-	lfpool_concurrent_put(rp.pool, g);
-	if (counted(r, "elim-replay 3 (a parked put withdraws)", 4, 5))
+	if (verdict(r, "elim-replay 3 (a parked put withdraws; the top)", x, lfpool_concurrent_get(rp.pool),
+		    4, 5))
 		goto out;
 	/* 4: a trim takes the stack while x is parked: x goes back alone.
 	 * The put withdraws, and its next CAS, on the head from before the
@@ -128,11 +131,10 @@ static void replays(struct run *r)
 	replay_one(true, x, A_MOVE_HEAD, A_THEN_TRIM, A_NONE, A_NONE);
 	lfpool_stats st;
 	lfpool_concurrent_stats(rp.pool, &st);
-	if (st.created != 1 || (g = lfpool_concurrent_get(rp.pool)) != x)
-		run_fail(r, "elim-replay 4: after a trim raced the parked put, %llu objects (want 1), "
-			 "the top %p (want the parked %p)", (unsigned long long)st.created, g, x);
-	lfpool_concurrent_put(rp.pool, g);
-	counted(r, "elim-replay 4 (a trim races a parked put)", 4, 7);
+	if (st.created != 1)
+		run_fail(r, "elim-replay 4: %llu objects after the trim (want the parked one)",
+			 (unsigned long long)st.created);
+	verdict(r, "elim-replay 4 (a trim races a parked put; the top)", x, lfpool_concurrent_get(rp.pool), 4, 7);
 out:
 	lfpool_concurrent_destroy(rp.pool);
 	r->t.rounds++;
