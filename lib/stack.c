@@ -153,13 +153,22 @@ static inline lfp_pair elim_next(lfp_pair v, uint64_t lo)
 	return n;
 }
 
+static void elim_stall(unsigned wait)
+{
+	for (unsigned i = 0; i < wait; i++)
+		lfp_stall();
+}
+
 /* Park `mine` in sl (last read as v) and wait up to `wait` pauses for a
- * partner; true when one came (a pop's index then in *got). */
+ * partner; true when one came (a pop's index then in *got).  A slot taken
+ * meanwhile: only the wait. */
 static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, uint32_t *got)
 {
 	lfp_pair me = elim_next(v, mine);
-	if (!lfp_cas_pair_acqrel(sl, &v, me))
+	if (!lfp_cas_pair_acqrel(sl, &v, me)) {
+		elim_stall(wait);
 		return false;
+	}
 	for (unsigned i = 0; i < wait; i++) {
 		lfp_pair now = lfp_pair_load(sl);
 		if (now.hi != me.hi || now.lo != me.lo)
@@ -209,8 +218,7 @@ static bool elim_visit(struct lfp_elim *e, unsigned range, uint64_t mine, unsign
 	}
 	if (park)
 		return elim_park(park, park_v, mine, wait, got);
-	for (unsigned i = 0; i < wait; i++)
-		lfp_stall();
+	elim_stall(wait);
 	return false;
 }
 
