@@ -507,9 +507,9 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
  * inline paths open again.  The forking thread's own open trims (a fini
  * hook of one forked) go on in the child and stay counted.  A get or put
  * of another thread parked in the elimination array never withdraws
- * here: every slot is freed (stack.h, lfp_elim_reset), so that no put
- * gives its object to a get that is gone; the parked objects stay out,
- * as the rest of that thread's.
+ * here: its slot is freed (stack.h, lfp_elim_reset; the forking thread's
+ * own is kept), so that no put gives its object to a get that is gone;
+ * the parked objects stay out, as the rest of that thread's.
  */
 static void fork_child(struct lfp_core *core)
 {

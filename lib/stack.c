@@ -143,6 +143,10 @@ uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_sla
  * loop), and no call waits on another that may not run.
  */
 static __thread uint32_t elim_rng;
+/* The slot this thread parks in (or is about to), for fork()'s child:
+ * lfp_elim_reset keeps it, since the forking thread (from a signal
+ * handler that interrupted its wait) goes on with its call there. */
+static __thread lfp_pair *elim_mine;
 
 /* The slot after a change to lo. */
 static inline lfp_pair elim_next(lfp_pair v, uint64_t lo)
@@ -165,7 +169,10 @@ static void elim_stall(unsigned wait)
 static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, uint32_t *got)
 {
 	lfp_pair me = elim_next(v, mine);
+	elim_mine = sl;
+	bool met = false;
 	if (!lfp_cas_pair_acqrel(sl, &v, me)) {
+		elim_mine = NULL;
 		elim_stall(wait);
 		return false;
 	}
@@ -178,7 +185,8 @@ static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, ui
 	LFP_STRESS_WINDOW();
 	lfp_pair cur = me;
 	if (lfp_cas_pair_acqrel(sl, &cur, elim_next(me, LFP_ELIM_FREE)))
-		return false;		/* withdrawn: nobody came */
+		goto out;		/* withdrawn: nobody came */
+	met = true;
 	if (mine == LFP_ELIM_GET) {
 		/* acquire (the failed CAS): the giver's writes to the object */
 		LFP_ASSERT(LFP_ELIM_KIND(cur.lo) == LFP_ELIM_GIVEN);
@@ -188,7 +196,9 @@ static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, ui
 		LFP_ASSERT(freed);	/* a GIVEN slot is its pop's alone */
 		(void)freed;
 	}
-	return true;
+out:
+	elim_mine = NULL;
+	return met;
 }
 
 /* One visit (see above) of a push (mine PUT|i) or a pop (mine GET) to the
@@ -239,6 +249,8 @@ static bool elim_wait(struct lfp_elim *e, lfp_backoff *b, uint64_t failed, uint6
 void lfp_elim_reset(struct lfp_elim *e)
 {
 	for (unsigned k = 0; k < LFP_ELIM_SLOTS; k++) {
+		if (&e->slot[k] == elim_mine)
+			continue;
 		lfp_pair v = lfp_pair_load(&e->slot[k]);
 		lfp_store_u64_rlx(&e->slot[k].lo, LFP_ELIM_FREE);
 		lfp_store_u64_rlx(&e->slot[k].hi, v.hi + 1);

@@ -279,8 +279,10 @@ struct lfp_elim {
 	uint64_t cas_failed;	/* failed CAS on the head by the calls below */
 } __attribute__((aligned(64)));
 
-/* fork()'s child: every slot free.  A parked call of another thread is
- * gone; its index stays out, as its other objects do. */
+/* fork()'s child: every slot free but the one the forking thread is
+ * parked in (a fork from a signal handler: its call goes on).  A parked
+ * call of another thread is gone; its index stays out, as its other
+ * objects do. */
 void lfp_elim_reset(struct lfp_elim *e);
 
 /* The retries of a push whose first attempt failed on *old, visiting e

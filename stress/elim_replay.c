@@ -11,19 +11,24 @@
  *  2. a get parks, a put whose CAS failed gives it its object;
  *  3. a put parks and nobody comes: it withdraws and pushes its object;
  *  4. a put parks while a trim empties the stack and destroys what it
- *     popped: the parked object survives and goes back on the stack.
+ *     popped: the parked object survives and goes back on the stack;
+ *  5. the thread forks while its put is parked (as from a signal
+ *     handler): in the child the put goes on in its slot, which fork's
+ *     reset of the array keeps, and its object ends on top.
  * Each checks the object that moved, the pool's counters (eliminated,
  * cas_retries: exact here) and that every object is back (created ==
  * retained).  Yield injection adds its random yields around each step.
  */
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lfpool.h"
 #include "stack.h"	/* lfp_stress_yield */
 #include "stress.h"
 
 /* What the hook does at its next call; each step arms the next. */
-enum act { A_NONE, A_MOVE_HEAD, A_THEN_GET, A_THEN_PUT, A_THEN_TRIM };
+enum act { A_NONE, A_MOVE_HEAD, A_THEN_GET, A_THEN_PUT, A_THEN_TRIM, A_FORK };
 
 static struct {
 	lfpool_concurrent *pool;
@@ -31,6 +36,7 @@ static struct {
 	unsigned at;		/* the next act's position */
 	bool busy;		/* inside an act: the calls it makes run plainly */
 	void *obj, *got;	/* the object a nested put gives, a nested get got */
+	pid_t child;		/* A_FORK: the child's pid, or 0 in the child */
 } rp;
 
 /* Another thread's get and put: the head moves, a delayed CAS fails. */
@@ -52,6 +58,8 @@ static void hook(void)
 		rp.got = lfpool_concurrent_get(rp.pool);	/* its window moves the head */
 	} else if (a == A_THEN_PUT) {
 		lfpool_concurrent_put(rp.pool, rp.obj);
+	} else if (a == A_FORK) {
+		rp.child = fork();
 	} else {
 		rp.busy = true;
 		lfpool_concurrent_trim(rp.pool, 0);
@@ -134,7 +142,21 @@ static void replays(struct run *r)
 	if (st.created != 1)
 		run_fail(r, "elim-replay 4: %llu objects after the trim (want the parked one)",
 			 (unsigned long long)st.created);
-	verdict(r, "elim-replay 4 (a trim races a parked put; the top)", x, lfpool_concurrent_get(rp.pool), 4, 7);
+	if (verdict(r, "elim-replay 4 (a trim races a parked put; the top)", x, lfpool_concurrent_get(rp.pool),
+		    4, 7))
+		goto out;
+	/* 5: fork while the put is parked; the child's put withdraws. */
+	x = lfpool_concurrent_get(rp.pool);
+	rp.child = -1;
+	replay_one(true, x, A_MOVE_HEAD, A_FORK, A_NONE, A_NONE);
+	if (rp.child == 0)
+		_exit(lfpool_concurrent_get(rp.pool) == x ? 0 : 1);
+	int status = -1;
+	if (rp.child < 0 || waitpid(rp.child, &status, 0) != rp.child || status != 0)
+		run_fail(r, "elim-replay 5: after a fork during a parked put, the child's top is not "
+			 "the parked object (fork %d, status %#x)", (int)rp.child, status);
+	verdict(r, "elim-replay 5 (fork during a parked put; the parent's top)", x,
+		lfpool_concurrent_get(rp.pool), 4, 8);
 out:
 	lfpool_concurrent_destroy(rp.pool);
 	r->t.rounds++;
