@@ -64,9 +64,11 @@ _Static_assert(offsetof(struct lfpool_concurrent, core) == 128,
  * view's bounds, base and links, which only hot_set_locked writes, under
  * the grow lock.  Why a stale view never misleads them:
  *  - links: slab 0's side data, set once its first growth succeeded and
- *    kept until destroy (Concurrent pools never drop side data; a failed
- *    growth frees only the side data of slot numbers it added itself,
- *    above slot 0 once slab 0 exists).
+ *    readable until destroy (Concurrent pools never free side data; a
+ *    failed growth frees only the side data of slot numbers it added
+ *    itself, above slot 0 once slab 0 exists).  A release of slab 0 may
+ *    give the pages back (slab.c, side_give_back): a get that read a
+ *    stale bound then reads a zero link, and its CAS fails on the tag.
  *  - The bounds are 0 (nothing inline) from before any release of slab 0
  *    until after it: a trim clears them and counts itself in hot_trims
  *    under the grow lock before it gives anything back, and they are set

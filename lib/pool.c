@@ -276,13 +276,54 @@ LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 	return 0;
 }
 
+/*
+ * After a trim: an items array of a power of two of at least 16 pointers
+ * that holds every object created (so that a put still never allocates),
+ * none when no object is left; the array shrinks only (issue 35: after a
+ * trim to 0 of 10^7 objects the array of 10^7 pointers stayed).  On no
+ * memory the old array stays.
+ */
+static void shrink_items(lfpool_pool *p)
+{
+	if (!p->fast.low || p->fast.low == inline_items(p))
+		return;
+	if (p->created == 0) {
+		free_items(p);
+		memset(&p->fast, 0, sizeof(p->fast));
+		p->items_cap = 0;
+		return;
+	}
+	uint64_t cap = 16;
+	while (cap < p->created)
+		cap *= 2;
+	if (p->core.capacity && cap > p->core.capacity)
+		cap = p->core.capacity;
+	if (cap >= p->items_cap)
+		return;
+	void **items = lfp_alloc_aligned(&p->core.slabs.alloc, cap * sizeof(void *), sizeof(void *),
+					 NULL);
+	if (items)
+		install_items(p, items, (uint32_t)cap);
+}
+
+/* What a trim gives back besides the objects: wholly raw slabs, the side
+ * data and directory leaves of slab numbers with no slab left (no other
+ * thread reads a Pool's), and the items array's room beyond created. */
+static void give_back(lfpool_pool *p, uint32_t chain, uint32_t drop)
+{
+	lfp_core_destroy_chain(&p->core, false, chain);
+	p->created -= drop;
+	lfp_slabs_compact(&p->core.slabs);
+	shrink_items(p);
+}
+
 LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
 		return 0;
 	uint32_t n = count_of(p);
 	if (n <= keep) {
-		lfp_core_destroy_chain(&p->core, false, LFP_NIL);	/* wholly raw slabs */
+		give_back(p, LFP_NIL, 0);	/* wholly raw slabs */
 		return 0;
 	}
 	/* The bottom of the stack is the coldest: destroy from there. */
@@ -294,8 +335,7 @@ LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *p, size_t keep)
 	}
 	memmove(p->fast.low, p->fast.low + drop, keep * sizeof(void *));
 	set_count(p, (uint32_t)keep);
-	lfp_core_destroy_chain(&p->core, false, chain);
-	p->created -= drop;
+	give_back(p, chain, drop);
 	p->core.trims++;
 	return drop;
 }

@@ -705,6 +705,8 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	s->stride_magic = UINT64_MAX / s->stride + 1;
 	s->wide = !capacity_hint || capacity_hint > (size_t)LFP_INLINE_SLOTS * s->per_slab;
 	s->alloc = a ? *a : lfp_system_allocator;
+	s->side_mapped = s->alloc.alloc == system_alloc && s->slab_bytes >= LFP_MMAP_MIN &&
+			 side_raw(s->per_slab) >= (size_t)sysconf(_SC_PAGESIZE);
 	return 0;
 }
 
@@ -743,6 +745,8 @@ static void backing_free(struct lfp_slabs *s, void *p, size_t size)
 size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
 {
 	size_t n = side_raw(s->per_slab);
+	if (s->side_mapped)
+		return page_round(n);
 	if (s->alloc.alloc != system_alloc || s->slab_bytes >= LFP_MMAP_MIN)
 		return n;
 	size_t p = pow2_at_least(n < LFP_CACHE_MIN ? LFP_CACHE_MIN : n);
@@ -754,6 +758,30 @@ static size_t side_size(const struct lfp_slabs *s)
 	return lfp_slabs_side_bytes(s);
 }
 
+/*
+ * A slab's side data.  With the default allocator a large slab's (of
+ * LFP_MMAP_MIN bytes and more, whose side data is a page or more) is a
+ * mapping of its own (issue 35: from malloc, 10^7 objects' 50 MB of side
+ * data stayed in malloc's heap after every slab was unmapped), so that
+ * its pages can go back with the slab (side_give_back) while the mapping
+ * stays readable for the lock-free readers slab.h speaks of.
+ */
+static uint32_t *side_new(struct lfp_slabs *s)
+{
+	if (s->side_mapped)
+		return map_aligned(side_size(s), 64);
+	return backing_alloc(s, side_size(s), 64);
+}
+
+static void side_free(struct lfp_slabs *s, void *side)
+{
+	if (s->side_mapped)
+		munmap(side, side_size(s));
+	else
+		backing_free(s, side, side_size(s));
+}
+
+
 void lfp_slabs_fini(struct lfp_slabs *s)
 {
 	for (uint32_t n = 0; n < s->high_water; n++) {
@@ -761,7 +789,7 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 		if (slot->mem)
 			backing_free(s, slot->mem, s->slab_bytes);
 		if (slot->links && slot->links != s->inline_side)
-			backing_free(s, slot->links, side_size(s));
+			side_free(s, slot->links);
 	}
 	/* Only the leaves ever made: reading all LFP_MAX_LEAVES pointers
 	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
@@ -792,6 +820,38 @@ static void slot_set(struct lfp_slabs *s, uint32_t n, size_t field, void *v)
 		lfp_store_ptr_rel((void **)((char *)copy + field), v);
 }
 #define SLOT_SET(s, n, f, v) slot_set(s, n, offsetof(struct lfp_slab_slot, f), v)
+
+/* Set slot n's side_out, and its inline copy's: a shrink may make the
+ * copies leaf 0 again (lfp_slabs_shrink). */
+static void side_out_set(struct lfp_slabs *s, uint32_t n, bool v)
+{
+	struct lfp_slab_slot *copy = slot_copy(s, n);
+	lfp_slabs_slot(s, n)->side_out = v;
+	if (copy)
+		copy->side_out = v;
+}
+
+/*
+ * Slot n's slab was released: give its side data's pages back to the
+ * system (MADV_DONTNEED) where it is a mapping of its own, and stop
+ * counting it.  The mapping stays: a reader that loaded a stale stack
+ * head may still read a link word there (zero now; its tagged CAS fails),
+ * and a growth into slot n uses it again (lfp_slabs_grow counts it back).
+ * Not for side data that other blocks share pages with (small slabs',
+ * slot 0's in the pool's own block): that stays, counted, until the
+ * slot's side data is dropped (lfp_slabs_shrink, lfp_slabs_drop_side,
+ * lfp_slabs_compact) or the pool destroyed.
+ */
+static void side_give_back(struct lfp_slabs *s, uint32_t n)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+	if (!s->side_mapped || !slot->links || slot->side_out || slot->mem)
+		return;
+	if (madvise(slot->links, side_size(s), MADV_DONTNEED) != 0)
+		return;	/* kept, still counted */
+	side_out_set(s, n, true);
+	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+}
 
 /* Make leaf l (of slab number n) a full one if it is not: a new leaf, or
  * leaf 0 moved out of the inline slots.  0 or ENOMEM. */
@@ -866,8 +926,11 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint3
 		SLOT_SET(s, n, links, NULL);
 		SLOT_SET(s, n, state, NULL);
 		slot->mark = 0;
-		if (copy)
+		slot->side_out = false;
+		if (copy) {
 			copy->mark = 0;
+			copy->side_out = false;
+		}
 	}
 	if (side) {
 		uint32_t *links = side;
@@ -888,9 +951,11 @@ static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 	if (slot->links != s->inline_side) {
-		backing_free(s, slot->links, side_size(s));
-		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+		side_free(s, slot->links);
+		if (!slot->side_out)	/* else no longer counted */
+			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
 	}
+	side_out_set(s, n, false);
 	SLOT_SET(s, n, state, NULL);
 	SLOT_SET(s, n, links, NULL);
 }
@@ -917,15 +982,19 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
 	uint32_t *side = NULL;
 	if (mem && !had_side)
-		side = n == 0 && s->inline_side ? s->inline_side : backing_alloc(s, side_size(s), 64);
+		side = n == 0 && s->inline_side ? s->inline_side : side_new(s);
 	if (!mem || (!had_side && !side) || prepare_slot_leaf(s, n) != 0) {
 		if (side && side != s->inline_side)
-			backing_free(s, side, side_size(s));
+			side_free(s, side);
 		if (mem)
 			backing_free(s, mem, s->slab_bytes);
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
 	}
 	struct lfp_slab_slot *slot = prepare_slot(s, n, side);
+	if (slot->side_out) {	/* its pages given back: counted again */
+		side_out_set(s, n, false);
+		lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
+	}
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
 	h->owner = s;
@@ -1001,9 +1070,13 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 	}
 	if (prev != LFP_NIL)
 		lfp_store_u32_rlx(lfp_slabs_link(s, prev), LFP_NIL);
-	for (uint32_t n = 0; n < s->high_water; n++)
-		if (s->leaf[n >> LFP_LEAF_BITS])
-			lfp_slabs_slot(s, n)->mark = 0;
+	/* After the walk, which reads the link words of released slabs. */
+	for (uint32_t n = 0; n < s->high_water; n++) {
+		if (!s->leaf[n >> LFP_LEAF_BITS])
+			continue;
+		lfp_slabs_slot(s, n)->mark = 0;
+		side_give_back(s, n);
+	}
 	return head;
 }
 
@@ -1021,6 +1094,15 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		freed += side_size(s);
 	}
 	return freed;
+}
+
+void lfp_slabs_compact(struct lfp_slabs *s)
+{
+	lfp_slabs_drop_side(s);
+	uint32_t top = s->high_water;
+	while (top > 0 && (!s->leaf[(top - 1) >> LFP_LEAF_BITS] || !lfp_slabs_slot(s, top - 1)->mem))
+		top--;
+	lfp_slabs_shrink(s, top, true);
 }
 
 /*

@@ -9,12 +9,16 @@
  * slab: a link word for the free lists and a state byte for the debug checks.
  * The pool never writes into an object's own bytes.
  *
- * Side data and the directory that maps slab numbers to slabs are allocated
- * once and kept until the pool is destroyed, even when trim gives a slab's
- * memory back (but ThreadStatic pools, whose stacks are popped only inside
- * grace-period sections, free a released slab's side data after a grace
- * period: lfp_slabs_drop_side).  A thread that read a stale stack head may therefore still
- * read that node's link word safely; its tagged CAS then fails.  Nothing but
+ * Side data and the directory that maps slab numbers to slabs stay readable
+ * until the pool is destroyed, even when trim gives a slab's memory back:
+ * a thread that read a stale stack head may therefore still read that
+ * node's link word safely; its tagged CAS then fails.  Where side data is
+ * a mapping of its own (the default allocator's large slabs), a release
+ * gives its pages back (they read as zero) and keeps the mapping
+ * (side_give_back in slab.c).  ThreadStatic pools, whose stacks are
+ * popped only inside grace-period sections, free a released slab's side
+ * data after a grace period (lfp_slabs_drop_side); a Pool, which no other
+ * thread reads, at once (lfp_slabs_compact).  Nothing but
  * the owner of an object ever touches slab memory, and trim frees only slabs
  * whose every object is back in its hands, so freeing needs no grace period.
  *
@@ -69,6 +73,10 @@ struct lfp_slab_slot {
 	uint32_t *links;	/* per object next index; kept once allocated */
 	uint8_t *state;		/* per object LFP_OBJ_*; same allocation as links */
 	uint32_t mark;		/* scratch for release(), under the caller's lock */
+	/* The side data's pages were given back (its slab was released;
+	 * slab.c, side_give_back): it stays mapped, reads as zero, and
+	 * side_bytes no longer counts it.  Under the caller's lock. */
+	bool side_out;
 };
 
 struct lfp_slab_leaf {
@@ -97,6 +105,10 @@ struct lfp_slabs {
 	/* Chain a new slab's objects from a slot that moves on with each slab
 	 * grown in the process (magazines: slab.c, colour), not from slot 0. */
 	bool rotate;
+	/* Side data comes in mappings of its own, whole pages (the default
+	 * allocator's large slabs: slab.c, side_new), whose pages a release
+	 * gives back with the slab (side_give_back). */
+	bool side_mapped;
 	/* Slot 0's side data inside the pool's own block (lfp_slabs_inline),
 	 * or NULL: slot 0 takes it instead of a block of its own, and it is
 	 * never freed with the slabs (the pool's block goes with the pool). */
@@ -202,6 +214,15 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain);
  * serialized with grow and release.  Returns the bytes freed.
  */
 uint64_t lfp_slabs_drop_side(struct lfp_slabs *s);
+
+/*
+ * Free the side data of every slab number that holds no slab now, lower
+ * high_water to one past the last slab, and free the directory leaves
+ * above it: what a pool gives back beyond its slabs when no other thread
+ * can be reading its side data or directory (a Pool's trim).  Caller
+ * serialized with every other call on the space.
+ */
+void lfp_slabs_compact(struct lfp_slabs *s);
 
 /* Map any pointer to an index without touching the memory it points to. */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);

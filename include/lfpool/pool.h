@@ -57,7 +57,11 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *pool, void *obj);
  * ENOMEM) with nothing created and no memory kept (the item array too). */
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *pool, size_t n);
 /* Destroy pooled objects beyond keep and give wholly free slabs back;
- * returns the number of objects destroyed. */
+ * returns the number of objects destroyed.  With the slabs go their side
+ * data, the directory leaves no slab needs and the item array's room
+ * beyond the objects left (a power of two of at least 16 pointers, none
+ * when no object is left): after a trim keeping 0 with no object out a
+ * Pool holds 0 bytes (bytes_held). */
 LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *pool, size_t keep);
 /* Whether ptr is the start of one of this Pool's objects. */
 LFPOOL_API int lfpool_pool_owns(const lfpool_pool *pool, const void *ptr);

@@ -205,13 +205,13 @@
  * slow paths that pop the pool's stacks read link words inside read-side
  * sections; the get and put fast paths never do), so after a drain and a
  * trim keeping 0 with nothing out a pool holds at most its kept objects
- * and 64 KiB of its backing allocator (the slab directory and the kept
- * magazines); with the default allocator slabs of 64 KiB and more are
- * mapped and unmapped directly, smaller ones and their side data go back
- * to a cache of blocks that every pool of the process reuses (kept at the
- * process's peak, as malloc's bins are, and so are destroyed pools'
- * structs, until lfpool_release_memory gives them back), and malloc_trim
- * gives the large slabs' freed side data back.
+ * and of its backing allocator the kept magazines and the slab directory
+ * (32 KiB for each 1,024 slab numbers used: 64 KiB in all below 1,024
+ * slabs); with the default allocator slabs of 64 KiB and more, and their
+ * side data, are mapped and unmapped directly, smaller ones and their
+ * side data go back to a cache of blocks that every pool of the process
+ * reuses (kept at the process's peak, as malloc's bins are, and so are
+ * destroyed pools' structs, until lfpool_release_memory gives them back).
  * The TSan build keeps side data until destroy.  Magazines' memory needs
  * no grace period: like an object's, it is only ever touched by its owner
  * (the cache that holds it, or the thread whose CAS took it off a depot
