@@ -19,6 +19,14 @@
 #define LFP_SLAB_TARGET (64u * 1024)		/* slab size for unbounded pools */
 #define LFP_SLAB_MIN_OBJS 8u
 #define LFP_SLAB_MAX ((size_t)1 << 31)		/* offsets in a slab fit 32 bits */
+/* Side data mapped from here (side_new); the stress programs map the side
+ * data of their objects' 64 KiB slabs (4 KiB), so that their rounds on the
+ * default allocator reach side_give_back under TSan (stress/sc_trim.c). */
+#ifdef LFPOOL_STRESS
+# define LFP_SIDE_MAP_MIN 1024u
+#else
+# define LFP_SIDE_MAP_MIN (16u * 1024)
+#endif
 
 /*
  * The default backing allocators.  Blocks of LFP_MMAP_MIN bytes and more
@@ -706,7 +714,7 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	s->wide = !capacity_hint || capacity_hint > (size_t)LFP_INLINE_SLOTS * s->per_slab;
 	s->alloc = a ? *a : lfp_system_allocator;
 	s->side_mapped = s->alloc.alloc == system_alloc && s->slab_bytes >= LFP_MMAP_MIN &&
-			 side_raw(s->per_slab) >= (size_t)sysconf(_SC_PAGESIZE);
+			 side_raw(s->per_slab) >= LFP_SIDE_MAP_MIN;
 	return 0;
 }
 
@@ -760,11 +768,15 @@ static size_t side_size(const struct lfp_slabs *s)
 
 /*
  * A slab's side data.  With the default allocator a large slab's (of
- * LFP_MMAP_MIN bytes and more, whose side data is a page or more) is a
- * mapping of its own (issue 35: from malloc, 10^7 objects' 50 MB of side
- * data stayed in malloc's heap after every slab was unmapped), so that
- * its pages can go back with the slab (side_give_back) while the mapping
- * stays readable for the lock-free readers slab.h speaks of.
+ * LFP_MMAP_MIN bytes and more) of LFP_SIDE_MAP_MIN bytes or more (objects
+ * of up to 20 bytes) is a mapping of its own (issue 35: from malloc, 10^7
+ * 16 B objects' 50 MB of side data stayed in malloc's heap after every
+ * slab was unmapped), so that its pages can go back with the slab
+ * (side_give_back) while the mapping stays readable for the lock-free
+ * readers slab.h speaks of.  Smaller side data stays with malloc, packed:
+ * a mapping of its own took a system call more per slab and, rounded up
+ * to whole pages, 3 KiB more resident per pool of 64 B objects with one
+ * slab (5 KiB of side data in two pages).
  */
 static uint32_t *side_new(struct lfp_slabs *s)
 {
