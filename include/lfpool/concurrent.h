@@ -75,17 +75,18 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *pool, size_t n);
  * returns the number destroyed.  Safe while other threads get and put.
  * A slab given back gives back its side data's pages too (a link word and
  * a state byte per object) where they are a mapping of their own: the
- * default allocator's slabs of 64 KiB and more (unbounded pools, and
- * pools sized past 64 KiB).  The mapping itself stays until destroy (a
+ * default allocator's slabs of 64 KiB and more with 16 KiB of side data
+ * or more (objects of up to 20 bytes in an unbounded pool, or in one
+ * sized past 64 KiB of them).  The mapping itself stays until destroy (a
  * get that read a stale stack head may still read a link word there; its
  * pages read as zero) and bytes_held no longer counts it.  What stays
  * counted: the slab directory, 32 KiB for each 1,024 slab numbers used
  * (none while the pool never had more than two slabs, for a pool sized
- * for at most two), and the side data of smaller slabs and of slabs of a
- * user's allocator (5 bytes per object of the pool's peak, rounded up
- * per slab), kept for the same stale readers.  So after a trim keeping 0
- * with no object out, an unbounded pool of the default allocator holds
- * its directory alone (issue 35). */
+ * for at most two), and all other side data (5 bytes per object of the
+ * pool's peak, rounded up per slab), kept for the same stale readers.  So
+ * after a trim keeping 0 with no object out, an unbounded pool of such
+ * small objects of the default allocator holds its directory alone
+ * (issue 35). */
 LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *pool, size_t keep);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void *ptr);

@@ -207,8 +207,8 @@
  * trim keeping 0 with nothing out a pool holds at most its kept objects
  * and of its backing allocator the kept magazines and the slab directory
  * (32 KiB for each 1,024 slab numbers used: 64 KiB in all below 1,024
- * slabs); with the default allocator slabs of 64 KiB and more, and their
- * side data, are mapped and unmapped directly, smaller ones and their
+ * slabs); with the default allocator slabs of 64 KiB and more (and their
+ * side data when it takes 16 KiB or more) are mapped and unmapped directly, smaller ones and their
  * side data go back to a cache of blocks that every pool of the process
  * reuses (kept at the process's peak, as malloc's bins are, and so are
  * destroyed pools' structs, until lfpool_release_memory gives them back).
