@@ -35,9 +35,12 @@
  * cache an explicit cache holds (the thread's is on the heap); both are
  * found by the thread's most-recently-used entry in such a loop.
  *
+ * Row "manypools memory": what a small pool costs (report_pool_memory).
+ *
  * Row "firstuse": a new thread's first lfpool_ts_get (its cache created)
  * and put, median of FIRST_THREADS threads, against malloc+free there.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,12 +376,78 @@ static void report_first_use(void)
 	       med <= 2000 ? "met" : "MISSED");
 }
 
+/*
+ * Row "manypools memory" (issue 35): what a small pool costs.  For Pool,
+ * Concurrent and ThreadStatic (implicit caches), MEM_POOLS pools of 64 B
+ * objects with the default config (unbounded), one object got and put in
+ * each: the resident set's growth and the pools' bytes_held, per pool.
+ * Measured first, after lfpool_release_memory and malloc_trim, so that
+ * what earlier rows freed does not serve these pools unseen; malloc's
+ * own free lists may still serve a little of it.  Target: at most 4 KiB
+ * resident and 8 KiB held per pool.
+ */
+#define MEM_POOLS 1000
+#define MEM_RSS_KIB 4.0
+#define MEM_HELD_KIB 8.0
+
+/* Create a pool of kind k (MP_POOL, MP_CONCURRENT, MP_TS) for 64 B objects,
+ * get and put one object; its bytes_held in *held. */
+static void *mem_pool(enum mp_kind k, uint64_t *held)
+{
+	lfpool_config cfg = { .obj_size = 64, .name = "small" };
+	struct mp_pool m = { NULL, NULL };
+	lfpool_stats st;
+	m.pool = k == MP_POOL ? (void *)lfpool_pool_create(&cfg)
+		: k == MP_CONCURRENT ? (void *)lfpool_concurrent_create(&cfg)
+		: (void *)lfpool_ts_create(&cfg);
+	if (!m.pool)
+		bench_die("manypools memory: create failed");
+	mp_touch(k, &m);
+	if (k == MP_POOL)
+		lfpool_pool_stats(m.pool, &st);
+	else if (k == MP_CONCURRENT)
+		lfpool_concurrent_stats(m.pool, &st);
+	else
+		lfpool_ts_stats(m.pool, &st);
+	*held = st.bytes_held;
+	return m.pool;
+}
+
+static void report_pool_memory(void)
+{
+	static const enum mp_kind kinds[] = { MP_POOL, MP_CONCURRENT, MP_TS };
+	static void *pools[MEM_POOLS];
+	printf("\n== manypools memory: %d pools of 64 B objects (default config), one object got and"
+	       " put in each: resident set and bytes_held per pool (target <= %.0f KiB and <= %.0f KiB)\n",
+	       MEM_POOLS, MEM_RSS_KIB, MEM_HELD_KIB);
+	for (size_t j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++) {
+		enum mp_kind k = kinds[j];
+		lfpool_release_memory();
+		malloc_trim(0);
+		double before = rss_kib();
+		uint64_t held = 0, one;
+		for (size_t i = 0; i < MEM_POOLS; i++) {
+			pools[i] = mem_pool(k, &one);
+			held += one;
+		}
+		double rss = (rss_kib() - before) / MEM_POOLS, kib = held / 1024.0 / MEM_POOLS;
+		printf("%-20s RSS %6.1f KiB  bytes_held %6.1f KiB per pool  %s\n", mp_names[k], rss, kib,
+		       rss <= MEM_RSS_KIB && kib <= MEM_HELD_KIB ? "met" : "MISSED");
+		for (size_t i = 0; i < MEM_POOLS; i++) {
+			struct mp_pool m = { pools[i], NULL };
+			mp_destroy(k, &m);
+		}
+	}
+}
+
 void report_manypools(bool quick, bool many)
 {
 	static const size_t counts[] = { 100, 1000, 10000, 100000 };
 	size_t ncounts = quick ? 3 : 4;
 	fflush(stdout);
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* rows as they come: this takes minutes */
+	if (many)
+		report_pool_memory();
 	printf("\n== manypools: ns per pool with N pools alive (create, first touch, destroy oldest first,"
 	       " destroy in random order; least of %d runs after a warm-up run at the same N); cold: the"
 	       " warm-up's create + touch per pool, and KiB of memory per pool it took\n"

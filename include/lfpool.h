@@ -22,6 +22,15 @@
  * (EINVAL bad argument, ENOMEM backing allocator failed, ENOBUFS at
  * capacity); destroy(NULL) and put(pool, NULL) do nothing.  Misuse found by
  * the debug checks goes to the error hook (lfpool_set_error_hook).
+ *
+ * Platforms: x86-64 Linux with glibc is supported and tested.  aarch64
+ * Linux with glibc builds and runs single-threaded programs under
+ * qemu-aarch64, but is not tested with threads (qemu-user livelocks on
+ * the 128-bit LDXP/STXP loops of the shared stacks' CAS from two threads);
+ * there Concurrent's get and put call the library and per-CPU mode uses
+ * sched_getcpu() and a per-CPU lock.  Nothing else: the shared stacks
+ * need a 64-bit double-width CAS.  The README's "Platforms" says what
+ * each flavour uses on each.
  */
 #ifndef LFPOOL_H
 #define LFPOOL_H
