@@ -169,8 +169,20 @@ static long burst_and_trim(void *pool, void *(*get)(void *), void (*put)(void *,
 	return burst;
 }
 
+/* Under ASan the resident set says nothing of the library's: its
+ * allocator keeps freed blocks in quarantine (the directory's leaves,
+ * Pool's smaller item arrays), and lfpool_release_memory has nothing to
+ * give back there (lfpool/common.h). */
+static void skip_under_asan(void)
+{
+#ifdef TEST_ASAN
+	cr_skip_test("AddressSanitizer's quarantine keeps freed blocks resident");
+#endif
+}
+
 FLAVOUR_TEST(trim, to_zero_gives_the_burst_s_memory_back)
 {
+	skip_under_asan();
 	lfpool_config c = { .obj_size = BURST_SIZE };
 	void *pool = ops->create(&c);
 	long left, burst = burst_and_trim(pool, ops->get, ops->put, ops->trim, &left);
@@ -192,6 +204,7 @@ static size_t ts_trim_of(void *pool, size_t keep)
 
 Test(trim, to_zero_gives_a_threadstatic_burst_s_memory_back)
 {
+	skip_under_asan();
 	lfpool_config c = { .obj_size = BURST_SIZE };
 	lfpool_ts *pool = lfpool_ts_create(&c);
 	cr_assert_not_null(pool);
