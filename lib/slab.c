@@ -793,7 +793,6 @@ static void side_free(struct lfp_slabs *s, void *side)
 		backing_free(s, side, side_size(s));
 }
 
-
 void lfp_slabs_fini(struct lfp_slabs *s)
 {
 	for (uint32_t n = 0; n < s->high_water; n++) {
