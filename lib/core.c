@@ -179,8 +179,7 @@ uint64_t lfp_core_max_objects(const struct lfp_core *c)
 	return (uint64_t)c->slabs.max_slabs * c->slabs.per_slab;
 }
 
-int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
-		    uint32_t *chain)
+int lfp_core_create_raw(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint32_t *chain)
 {
 	if (lfp_init_running == c) {
 		/* From c's own init hook: each new object would want another. */
@@ -200,8 +199,16 @@ int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, ui
 			*created -= n;
 		return err;
 	}
-	lfp_core_construct_chain(c, *chain, state);
 	return 0;
+}
+
+int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
+		    uint32_t *chain)
+{
+	int err = lfp_core_create_raw(c, created, mt, n, chain);
+	if (!err)
+		lfp_core_construct_chain(c, *chain, state);
+	return err;
 }
 
 __thread const struct lfp_core *lfp_init_running;

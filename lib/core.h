@@ -144,6 +144,9 @@ int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain);
  * in *created (at most capacity), take raw memory, run init.  0, or ENOBUFS
  * (at capacity) / ENOMEM with *created and the pool as they were.
  */
+/* lfp_core_create without the init hooks: the raw chain, to construct
+ * with lfp_core_construct_chain (ThreadStatic: outside a grace section). */
+int lfp_core_create_raw(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint32_t *chain);
 int lfp_core_create(struct lfp_core *c, uint64_t *created, bool mt, size_t n, uint8_t state,
 		    uint32_t *chain);
 /* The most objects c's index space holds. */

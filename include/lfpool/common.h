@@ -181,7 +181,9 @@ typedef struct lfpool_allocator {
  * Object hooks.  init runs once when the pool creates an object, fini once
  * when the pool destroys it (trim, destroy); reset runs on every put, before
  * the object is pooled again.  The pool itself never writes into an object,
- * so what init set up survives every put and get.
+ * so what init set up survives every put and get.  What a hook may do
+ * (block, call other pools) and how cancellation and signal handlers meet
+ * the calls: lfpool/ts.h, "Hooks", "Cancellation", "Signal handlers".
  */
 typedef void (*lfpool_hook_fn)(void *obj, void *ctx);
 
@@ -220,6 +222,9 @@ typedef struct lfpool_config {
  *            than the pool can ever hold (2^32 at most)
  *   ENOBUFS  the pool is at its capacity: every object it may create is out
  *   EBUSY    (ThreadStatic destroy) caches are still attached
+ *   EAGAIN   (ThreadStatic) a get from a signal handler that interrupted a
+ *            step of the same thread and would need a slow path
+ *            (lfpool/ts.h, "Signal handlers"); try again outside it
  *   EDEADLK  a get from the pool's own init hook that would have to create
  *            an object (each new object would want another); a
  *            ThreadStatic trim or drain from the pool's own fini hook

@@ -20,6 +20,25 @@
  *   cache_destroy                 between threads, e.g. with a fiber)
  *   ts_create                     nothing on the same pool
  *   ts_destroy                    nothing on the same pool
+ *   init, fini, reset hooks       any call on any pool, on any thread, and
+ *   (hooks)                       may block (wait for a lock that a thread
+ *                                 trimming any pool holds): no hook runs
+ *                                 inside a grace section nor holding a lock
+ *                                 of a get or put.  From the pool's own init
+ *                                 hook a get that must create fails with
+ *                                 EDEADLK; from its own fini hook a trim or
+ *                                 drain does (see "Hooks")
+ *   pthread_cancel of a thread    every call: none is a cancellation point;
+ *   (cancellation)                the calls that may block or run hooks run
+ *                                 with cancellation off (see "Cancellation")
+ *   a signal handler on the       ts_get, ts_put, ts_get_bulk, ts_put_bulk,
+ *   thread (signals)              cache_get, cache_put and their bulk forms,
+ *                                 per-thread and per-CPU, as a step the
+ *                                 handler interrupted allows: a get that
+ *                                 needs a slow path fails at once with
+ *                                 EAGAIN, a put goes to the depot's loose
+ *                                 stack (see "Signal handlers"); no other
+ *                                 call
  *
  * A get or put that hits the caller's magazines runs no atomic
  * read-modify-write and takes no lock.  An object may be put on any thread:
@@ -185,6 +204,62 @@
  * destroy the pool, which flushes every worker slot); destroy fails with
  * EBUSY while an explicit cache made before the fork exists.
  *
+ * Hooks.  The init, fini and reset hooks and the backing allocator are the
+ * application's code.  A hook runs holding no lock of the library and
+ * inside no grace section (the read-side sections of liburcu-bp whose end
+ * a trim that gives slabs back waits for; see "Trim"): init after the raw
+ * memory was taken, fini after a trim took its objects out of the depot
+ * and let go of its locks.  So a hook may call any pool (a trim or drain of
+ * another pool too) and may block, even on a lock that a thread trimming
+ * another pool holds.  Exceptions: from a pool's own init hook a get that
+ * must create an object fails with EDEADLK, and from its own fini hook a
+ * trim or drain of that pool fails with EDEADLK (the step that runs the
+ * hook is half done).  The backing allocator does run inside a grace
+ * section (a slab grows while raw objects are popped): it must not wait
+ * for a thread that trims a ThreadStatic pool, and a ThreadStatic get or
+ * put from it fails with EAGAIN or goes to the loose stack as from a signal
+ * handler; a trim from it does not wait for itself: it gives back slabs,
+ * and their side data stays until a later trim or destroy.
+ *
+ * Cancellation.  No ThreadStatic call is a cancellation point.  Those that
+ * may block or run the application's code (a get or put off the fast
+ * path, bulk calls, prewarm, trim, drain, destroy, create with prewarm)
+ * run with cancellation off (pthread_setcancelstate) and restore the
+ * caller's state on return: a cancel request sent meanwhile acts at the
+ * thread's next cancellation point after the call.  So hooks and the
+ * allocator cannot be cancelled inside a call, and a trim's grace period
+ * (liburcu-bp holds its lock across poll(), a cancellation point) always
+ * ends: a thread cancelled there used to leave that lock held, and every
+ * later trim and fork() hung.  The rest of the library (Pool, Concurrent)
+ * calls no cancellation point of its own; their hooks are run as called.
+ *
+ * Signal handlers.  Of this header, a signal handler may call only
+ * lfpool_ts_get, lfpool_ts_put, lfpool_ts_get_bulk, lfpool_ts_put_bulk,
+ * lfpool_ts_cache_get, lfpool_ts_cache_put and their bulk forms (with the
+ * cache of the interrupted thread, or one no other code uses meanwhile),
+ * on per-thread and per-CPU pools:
+ *
+ *   call from a handler          when it interrupted a step of the same
+ *                                thread (a slow path, trim, drain...)
+ *   ---------------------------  ---------------------------------------
+ *   get, cache_get               a hit works; anything else NULL, EAGAIN
+ *   get_bulk, cache_get_bulk     -1 with errno EAGAIN, nothing taken
+ *   put, put_bulk, cache_put...  a hit works; else onto the loose stack
+ *                                (lock-free), as a put from a thread
+ *                                with no cache
+ *   any other call               not async-signal-safe
+ *
+ * A slow path marks its thread busy while it holds a lock or is inside a
+ * grace section, and closes its cache's fast path meanwhile (as a thief
+ * does), so a handler's call never spins on its own thread's lock nor
+ * races with the step it interrupted.  A handler that interrupted no step
+ * of the library runs the call as the thread would, and so may take
+ * locks, create objects (the backing allocator, the init hook) or make the
+ * thread's cache (malloc): these must be async-signal-safe for it, or
+ * avoided: attach the thread (lfpool_ts_attach) outside the handler, and
+ * keep enough objects pooled.  A handler saves and restores errno around
+ * the calls, as usual.
+ *
  * Misuse in release builds: a put stores any pointer in the caller's
  * magazine unchecked, so a double put hands the object out twice and a
  * foreign pointer corrupts the depot when its magazine is unloaded; two
@@ -279,7 +354,12 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *pool, size_t n);
  * magazines: keep 0 leaves only the working set, keep >= D destroys
  * nothing.  Safe while other threads get and put.  Returns the number of
  * objects destroyed; from the pool's own fini hook 0 with errno EDEADLK
- * (a trim of the pool may be running the hook).
+ * (a trim of the pool may be running the hook).  The fini hooks run
+ * outside grace sections and the trim's locks ("Hooks"), with
+ * cancellation off ("Cancellation").  The side data of slabs given back
+ * goes after a grace period; a trim that would wait for its own thread
+ * (from the backing allocator) does not wait, and that side data stays
+ * until a later trim or destroy.
  */
 LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *pool, size_t keep);
 /* Move every object held in any cache (implicit caches of every thread,

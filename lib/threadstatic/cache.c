@@ -61,18 +61,23 @@ static void set_loaded_n(lfpool_ts_cache *c, uint32_t n)
 		lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
 }
 
-/* Lock held, settled: objs, holding n objects, becomes the loaded
- * magazine of the fast view (debug pools: of debug_count, the view stays
- * empty; a put may store inline only outside debug pools and without a
- * reset hook). */
+/* Lock held (by own), settled: objs, holding n objects, becomes the
+ * loaded magazine; disown opens the fast view on it. */
 static void load_mag(lfpool_ts_cache *c, void **objs, uint32_t n)
 {
-	bool inline_puts = !c->checked && !c->pool->core.reset;
 	c->fast.objs = objs;
-	lfp_store_slots_rel(&c->fast.low, objs);
-	c->fast.end = inline_puts ? objs + c->pool->depot.mag_size : NULL;
 	lfp_store_slots_rlx(&c->fast.top, objs);
 	set_loaded_n(c, n);
+}
+
+/* Open the fast view on the loaded magazine (debug pools: of debug_count,
+ * the view stays empty; a put may store inline only outside debug pools
+ * and without a reset hook). */
+static void open_view(lfpool_ts_cache *c)
+{
+	bool inline_puts = !c->checked && !c->pool->core.reset;
+	c->fast.end = inline_puts ? c->fast.objs + c->pool->depot.mag_size : NULL;
+	lfp_store_slots_rel(&c->fast.low, c->fast.objs);
 }
 
 /* Add n to a counter only the cache's user writes. */
@@ -86,14 +91,25 @@ static void bump(uint64_t *counter, uint64_t n)
  * which reads without it, within what the user's current step moves; a
  * count outside [0, magazine_size] (a get on its way to the slow path, a
  * step half done) counts as 0. */
-static uint64_t held(const lfpool_ts_cache *c)
+static uint64_t held_from(const lfpool_ts_cache *c, void **low_ptr)
 {
 	uintptr_t top = (uintptr_t)lfp_load_slots_rlx(&c->fast.top);
-	uintptr_t low = (uintptr_t)lfp_load_slots_rlx(&c->fast.low);
+	uintptr_t low = (uintptr_t)low_ptr;
 	uint64_t n = (top - low) / sizeof(void *);	/* below 0: huge */
 	uint32_t m = c->pool->depot.mag_size;
 	uint32_t prev = lfp_load_u32_rlx(&c->prev_count), dbg = lfp_load_u32_rlx(&c->debug_count);
 	return (n <= m ? n : 0) + (prev <= m ? prev : 0) + (dbg <= m ? dbg : 0);
+}
+
+static uint64_t held(const lfpool_ts_cache *c)
+{
+	return held_from(c, lfp_load_slots_rlx(&c->fast.low));
+}
+
+/* Under own: settled, the view closed. */
+static uint64_t held_owned(const lfpool_ts_cache *c)
+{
+	return held_from(c, c->fast.objs);
 }
 
 /* Lock held, settled, after a step that moved objects in or out of c
@@ -102,7 +118,7 @@ static uint64_t held(const lfpool_ts_cache *c)
  * puts_base + gets + held, the user's puts (see puts_base). */
 static void moved(lfpool_ts_cache *c, uint64_t held_before)
 {
-	lfp_store_u64_rlx(&c->puts_base, c->puts_base + held_before - held(c));
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + held_before - held_owned(c));
 }
 
 /* Lock held: k objects went to the user's get without being held (made
@@ -118,9 +134,12 @@ static void set_prev_count(lfpool_ts_cache *c, uint32_t n)
 	lfp_store_u32_rlx(&c->prev_count, n);
 }
 
+/* The lock marks the thread busy (grace.h, lfp_busy) from before it is
+ * taken to after it is let go. */
 void lfp_cache_lock(lfpool_ts_cache *c)
 {
 	unsigned spins = 0;
+	lfp_busy_enter();
 	while (lfp_xchg_u8_acqrel(&c->lock, 1)) {
 		while (lfp_load_u8_rlx(&c->lock)) {
 			/* A holder that was preempted: let it run. */
@@ -134,28 +153,55 @@ void lfp_cache_lock(lfpool_ts_cache *c)
 
 bool lfp_cache_trylock(lfpool_ts_cache *c)
 {
-	return !lfp_xchg_u8_acqrel(&c->lock, 1);	/* acquire when taken */
+	lfp_busy_enter();
+	if (!lfp_xchg_u8_acqrel(&c->lock, 1))	/* acquire when taken */
+		return true;
+	lfp_busy_leave();
+	return false;
 }
 
 void lfp_cache_unlock(lfpool_ts_cache *c)
 {
 	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */
+	lfp_busy_leave();
 }
 
 /*
  * Lock held: bring the loaded magazine back to objs[0 .. count) after
- * thieves raised low (they took from the bottom).  The owner is in its slow
- * path, so no get of its own runs; thieves wait for the lock.
+ * thieves raised low to `low` (they took from the bottom).  The owner is in
+ * its slow path, so no get of its own runs; thieves wait for the lock.
  */
-static void settle(lfpool_ts_cache *c)
+static void settle(lfpool_ts_cache *c, void **low)
 {
-	void **low = lfp_load_slots_rlx(&c->fast.low);
 	if (c->checked || low == c->fast.objs)
 		return;
 	uint32_t n = (uint32_t)(lfp_load_slots_rlx(&c->fast.top) - low);
 	memmove(c->fast.objs, low, n * sizeof(void *));
 	lfp_store_slots_rlx(&c->fast.top, c->fast.objs + n);
-	lfp_store_slots_rel(&c->fast.low, c->fast.objs);
+}
+
+/*
+ * Take c's lock for a step on its magazines, and close its fast view
+ * meanwhile (low above every top, end NULL, as a thief's stop), so that a
+ * get or put of a signal handler that interrupts the step takes the slow
+ * path, which lfp_busy sends away (lfpool/ts.h, "Signal handlers"), and
+ * never moves top under the step.  disown opens the view again, settled.
+ */
+static void own(lfpool_ts_cache *c)
+{
+	lfp_cache_lock(c);
+	void **low = lfp_load_slots_rlx(&c->fast.low);
+	lfp_store_slots_rlx(&c->fast.low, LFP_CACHE_STOPPED);
+	c->fast.end = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before the step */
+	settle(c, low);
+}
+
+static void disown(lfpool_ts_cache *c)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* the step before the view */
+	open_view(c);
+	lfp_cache_unlock(c);
 }
 
 void lfp_cache_cool(lfpool_ts_cache *c)
@@ -270,7 +316,7 @@ static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 		uint32_t count = loaded_n(c);
 		LFP_ASSERT(count <= m);
 		if (count == m) {
-			uint64_t h = held(c);
+			uint64_t h = held_owned(c);
 			make_room(c);
 			moved(c, h);
 			count = loaded_n(c);
@@ -303,38 +349,48 @@ static void mark_out(lfpool_ts_cache *c, void *const *objs, size_t n)
 		lfp_core_mark_out(&c->pool->core, lfp_slabs_index(&c->pool->core.slabs, objs[i]));
 }
 
+/* One new object into *obj: 0 or the errno (lfp_ts_create_objects). */
+static int create_one(lfpool_ts *p, void **obj)
+{
+	uint32_t idx;
+	int err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
+	if (!err)
+		*obj = lfp_slabs_ptr(&p->core.slabs, idx);
+	return err;
+}
+
 /*
- * Lock held, nothing in the magazines or the depot: one new object into
- * *obj, else (at capacity) up to n objects stolen from the pool's other
- * places.  The lock is let go meanwhile (the init hook may call the pool;
- * a thief never holds its own cache).  Returns how many, or 0 with *err.
+ * Owned (own), inside the section of take, nothing in the magazines or the
+ * depot: one new object into *obj, else (at capacity) up to n objects
+ * stolen from the pool's other places.  The lock and the section are let
+ * go meanwhile: the init hook may call any pool, or block (no hook runs in
+ * a section: grace.h); a thief never holds its own cache, and a steal may
+ * wait for a trim, which waits for sections.  Returns how many, or 0 with
+ * *err.
  */
 static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, bool *made, int *err)
 {
-	lfp_cache_unlock(c);
-	uint32_t idx;
+	disown(c);
+	lfp_grace_leave();
 	size_t k = 0;
 	*made = false;
-	*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx);
+	*err = create_one(c->pool, objs);
 	if (!*err) {
-		objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
 		k = 1;
 		*made = true;
 	} else if (*err == ENOBUFS) {
-		/* A steal may wait for a trim, which waits for grace sections. */
-		lfp_grace_leave();
+		lfp_busy_enter();	/* the steal_lock */
 		k = c->pool->steal(c->pool, objs, n);
-		lfp_grace_enter();
+		lfp_busy_leave();
 		mark_out(c, objs, k);
 		/* Nothing pooled: a trim or an exit may have made room meanwhile. */
-		if (!k && !(*err = lfp_ts_create_objects(c->pool, 1, LFP_OBJ_OUT, &idx))) {
-			objs[0] = lfp_slabs_ptr(&c->pool->core.slabs, idx);
+		if (!k && !(*err = create_one(c->pool, objs))) {
 			k = 1;
 			*made = true;
 		}
 	}
-	lfp_cache_lock(c);
-	settle(c);
+	lfp_grace_enter();
+	own(c);
 	return k;
 }
 
@@ -343,12 +399,11 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, bool *m
  * (lfpool/common.h: a call that fails keeps no object it made).  Objects
  * made new fill objs from the end, the others from the start. */
 /* Model: stress/model/depot.pml, steps G1, C1 and C2. */
-static int take(lfpool_ts_cache *c, void **objs, size_t n)
+static int take_owned(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	size_t got = 0, made = 0;
 	lfp_grace_enter();	/* the depot's and the raw stacks' pops */
-	lfp_cache_lock(c);
-	settle(c);
+	own(c);
 	while (got + made < n) {
 		size_t left = n - got - made;
 		uint32_t count = loaded_n(c);
@@ -356,7 +411,7 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 			if (!c->prev_count)
 				bump(&c->misses, 1);
 			uint32_t need = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
-			uint64_t h = held(c);
+			uint64_t h = held_owned(c);
 			bool refilled = refill(c, need);
 			moved(c, h);
 			if (refilled)
@@ -370,9 +425,10 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 				push_objs(c, objs, got);
 				/* Neither held nor handed out: see handed. */
 				lfp_store_u64_rlx(&c->puts_base, c->puts_base + made);
-				lfp_cache_unlock(c);
-				lfp_ts_unmake_objects(c->pool, objs + n - made, made);
+				disown(c);
 				lfp_grace_leave();
+				/* Outside the section: the fini hooks run. */
+				lfp_ts_unmake_objects(c->pool, objs + n - made, made);
 				errno = err;
 				return -1;
 			}
@@ -390,9 +446,24 @@ static int take(lfpool_ts_cache *c, void **objs, size_t n)
 		got += k;
 	}
 	bump(&c->fast.gets, n);
-	lfp_cache_unlock(c);
+	disown(c);
 	lfp_grace_leave();
 	return 0;
+}
+
+/* take_owned, but from a signal handler that interrupted a step of this
+ * thread (lfp_busy): -1 with EAGAIN at once; and with cancellation off
+ * (lfpool/ts.h: the hooks it runs are no cancellation points). */
+static int take(lfpool_ts_cache *c, void **objs, size_t n)
+{
+	if (lfp_busy) {
+		errno = EAGAIN;
+		return -1;
+	}
+	int cancel = lfp_ts_nocancel();
+	int r = take_owned(c, objs, n);
+	lfp_ts_cancel_restore(cancel);
+	return r;
 }
 
 LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
@@ -406,16 +477,29 @@ LFPOOL_API void *lfpool_ts_cache_get_slow(lfpool_ts_cache *c)
 	return obj;
 }
 
+/* Accepted objs[0 .. n) into c's magazines; from a signal handler that
+ * interrupted a step of this thread (lfp_busy) onto the loose stack (a
+ * lock-free push) instead. */
+static void put_accepted(lfpool_ts_cache *c, void *const *objs, size_t n)
+{
+	if (lfp_busy) {
+		lfp_depot_put_objs(&c->pool->depot, &c->pool->core.slabs, objs, n);
+		lfp_faa_u64_rlx(&c->pool->uncached_puts, n);
+		return;
+	}
+	lfp_grace_enter();
+	own(c);
+	push_objs(c, objs, n);
+	disown(c);
+	lfp_grace_leave();
+}
+
 LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 {
-	if (!obj || lfp_core_accept_put(&c->pool->core, obj) == LFP_NIL)
-		return;
-	lfp_grace_enter();
-	lfp_cache_lock(c);
-	settle(c);
-	push_objs(c, &obj, 1);
-	lfp_cache_unlock(c);
-	lfp_grace_leave();
+	int cancel = lfp_ts_nocancel();	/* the reset hook */
+	if (obj && lfp_core_accept_put(&c->pool->core, obj) != LFP_NIL)
+		put_accepted(c, &obj, 1);
+	lfp_ts_cancel_restore(cancel);
 }
 
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
@@ -426,28 +510,23 @@ LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t 
 /* lfp_core_accept_bulk's push: accepted objects into the magazines. */
 static void push_accepted(void *c, void *const *objs, size_t n)
 {
-	lfpool_ts_cache *cache = c;
-	lfp_grace_enter();
-	lfp_cache_lock(cache);
-	settle(cache);
-	push_objs(cache, objs, n);
-	lfp_cache_unlock(cache);
-	lfp_grace_leave();
+	put_accepted(c, objs, n);
 }
 
 LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
+	int cancel = lfp_ts_nocancel();
 	lfp_core_accept_bulk(&c->pool->core, objs, n, push_accepted, c);
+	lfp_ts_cancel_restore(cancel);
 }
 
-/* Lock held: every object of c onto the loose stack. */
+/* Owned (own): every object of c onto the loose stack. */
 /* Model: stress/model/depot.pml, F1-F2; flush.pml, F1-F6 (two worker_release). */
-static void flush_locked(lfpool_ts_cache *c)
+static void flush_owned(lfpool_ts_cache *c)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
-	settle(c);
-	uint64_t h = held(c);
+	uint64_t h = held_owned(c);
 	lfp_depot_put_objs(d, s, c->fast.objs, loaded_n(c));
 	set_loaded_n(c, 0);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
@@ -498,9 +577,9 @@ void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
 
 LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 {
-	lfp_cache_lock(c);
-	flush_locked(c);
-	lfp_cache_unlock(c);
+	own(c);
+	flush_owned(c);
+	disown(c);
 }
 
 /* Memory for a new cache of p (lfp_ts_lock held): the pool's own
@@ -539,6 +618,7 @@ lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache
 	c->loaded = mags[0];
 	c->prev = mags[1];
 	load_mag(c, lfp_mag_objs(&p->depot, mags[0]), 0);
+	open_view(c);
 	c->prev_objs = lfp_mag_objs(&p->depot, mags[1]);
 	lfp_cache_cool(c);
 	c->next = p->caches;

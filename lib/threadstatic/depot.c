@@ -187,8 +187,8 @@ static size_t unload_mags(const struct lfp_depot *d, const struct lfp_slabs *s, 
 
 /* Model: stress/model/depot.pml, steps T1-T7 and K1 (the push back of the
  * loose objects kept for keep_objs: check depot-trim-keep). */
-size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
-		      uint32_t keep_empty, size_t keep_objs)
+void lfp_depot_trim(struct lfp_depot *d, const struct lfp_core *c, uint32_t keep_full,
+		    uint32_t keep_empty, size_t keep_objs, struct lfp_depot_trimmed *t)
 {
 	const struct lfp_slabs *ms = &d->mags.slabs;
 	size_t want = keep_objs / d->mag_size, nkept, nspare;
@@ -210,11 +210,18 @@ size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_ful
 		lfp_store_u32_rlx(lfp_slabs_link(ms, lfp_chain_last(ms, full, NULL)), empty);
 		mags = full;
 	}
-	free_mags(d, mags, nfull + nempty, 0);
+	t->mags = mags;
+	t->nmags = nfull + nempty;
+	t->objs = objs;
+}
 
+size_t lfp_depot_trim_free(struct lfp_depot *d, struct lfp_core *c,
+			   const struct lfp_depot_trimmed *t)
+{
+	free_mags(d, t->mags, t->nmags, 0);
 	size_t n = 0;
-	lfp_chain_last(&c->slabs, objs, &n);
-	lfp_core_destroy_chain(c, true, objs);
+	lfp_chain_last(&c->slabs, t->objs, &n);
+	lfp_core_destroy_chain(c, true, t->objs);
 	return n;
 }
 

@@ -73,16 +73,26 @@ void lfp_depot_put_objs(struct lfp_depot *d, const struct lfp_slabs *s,
 uint32_t lfp_depot_get_objs(struct lfp_depot *d, const struct lfp_slabs *s,
 			    void **objs, uint32_t max);
 
+/* What a trim took out of the depot: a private chain of magazines and one
+ * of objects, which lfp_depot_trim_free destroys. */
+struct lfp_depot_trimmed {
+	uint32_t mags, objs;
+	size_t nmags;
+};
 /*
  * Keep the top keep_empty empty magazines and the top full ones, as many as
  * keep_full or as hold keep_objs objects, whichever is more, and as many
- * loose objects as keep_objs wants beyond those; free the other magazines
- * and destroy every other object through c (fini hooks, wholly free slabs
- * given back).  Any thread, at any time.  Returns the number of objects
- * destroyed.
+ * loose objects as keep_objs wants beyond those; take the other magazines
+ * and every other object out into *t.  Any thread, at any time, inside a
+ * grace section (its pops).
  */
-size_t lfp_depot_trim(struct lfp_depot *d, struct lfp_core *c, uint32_t keep_full,
-		      uint32_t keep_empty, size_t keep_objs);
+void lfp_depot_trim(struct lfp_depot *d, const struct lfp_core *c, uint32_t keep_full,
+		    uint32_t keep_empty, size_t keep_objs, struct lfp_depot_trimmed *t);
+/* Free t's magazines and destroy its objects through c (fini hooks, wholly
+ * free slabs given back): outside a grace section (grace.h: no hook runs
+ * inside one).  Returns the number of objects destroyed. */
+size_t lfp_depot_trim_free(struct lfp_depot *d, struct lfp_core *c,
+			   const struct lfp_depot_trimmed *t);
 /* Every object in the depot as one private chain (destroy only). */
 uint32_t lfp_depot_drain(struct lfp_depot *d, const struct lfp_slabs *s);
 

@@ -4,13 +4,31 @@
  */
 #include "grace.h"
 
+__thread unsigned lfp_busy __attribute__((tls_model("initial-exec")));
+/* Sections the calling thread is inside (lfp_grace_inside). */
+static __thread unsigned sections __attribute__((tls_model("initial-exec")));
+
+static void inside(void)
+{
+	lfp_busy_enter();
+	sections++;
+}
+
+static void outside(void)
+{
+	sections--;
+	lfp_busy_leave();
+}
+
+bool lfp_grace_inside(void) { return sections != 0; }
+
 #ifdef LFPOOL_TSAN
 
-void lfp_grace_enter(void) {}
+void lfp_grace_enter(void) { inside(); }
 void lfp_grace_register(void) {}
-void lfp_grace_enter_locked(void) {}
-void lfp_grace_leave(void) {}
-void lfp_grace_wait(void) {}
+void lfp_grace_enter_locked(void) { inside(); }
+void lfp_grace_leave(void) { outside(); }
+bool lfp_grace_wait(void) { return !sections; }
 bool lfp_grace_reclaims(void) { return false; }
 void lfp_grace_fork_prepare(void) {}
 void lfp_grace_fork_parent(void) {}
@@ -90,16 +108,29 @@ void lfp_grace_leave(void)
 	} else {
 		urcu_bp_read_unlock();
 	}
+	outside();
 }
 
-void lfp_grace_wait(void)
+/* A wait from inside a section would wait for itself: it does not.  The
+ * wait runs with cancellation off: liburcu-bp holds its rcu_gp_lock across
+ * poll(), a cancellation point, and a thread cancelled there left it held
+ * for the process (every later wait and fork() hung, issue 38). */
+bool lfp_grace_wait(void)
 {
+	if (sections)
+		return false;
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	lfp_busy_enter();
 	urcu_bp_synchronize_rcu();
 	pthread_mutex_lock(&wait_lock);
 	uint64_t left = lfp_faa_u64_sc(&phase, 1) & 1;
 	while (lfp_load_u64_sc(&counted_readers[left]) != 0)
 		sched_yield();
 	pthread_mutex_unlock(&wait_lock);
+	lfp_busy_leave();
+	pthread_setcancelstate(cancel, &cancel);
+	return true;
 }
 
 bool lfp_grace_reclaims(void) { return true; }
@@ -129,6 +160,7 @@ void lfp_grace_register(void)
 /* Enter a section; may_register: the caller holds no library lock. */
 static void enter(bool may_register)
 {
+	inside();
 	if (may_register)
 		lfp_grace_register();
 	if (registered && !counted_depth) {

@@ -25,6 +25,24 @@
  * registers (a thread not yet registered counts that section).  Paths
  * that enter a section holding no lock may register there.
  *
+ * No user code runs inside a section: the init and fini hooks run
+ * outside them (ts.h: lfp_ts_create_objects pops raw objects in a section
+ * of its own and runs the hooks after it; a trim finalizes the objects it
+ * took out after it left its section), so that a hook may block, or call
+ * any pool, trims of others included, and no trim waits for it.  The
+ * backing allocator does run inside one (a slab grown while raw objects
+ * are popped): a trim called there, that would wait for its own thread,
+ * does not wait (lfp_grace_wait returns false: the side data stays for
+ * a later trim, or destroy).
+ *
+ * lfp_busy counts, per thread, the library steps in progress that a get
+ * or put from a signal handler interrupting them must not enter (a grace
+ * section, a cache's lock, a steal_lock, a trim's wait): the ThreadStatic
+ * slow paths fail at once with EAGAIN (or put to the loose stack) while it
+ * is not 0 (lfpool/ts.h, "Signal handlers").  Steps raise it before they
+ * take what they mark and lower it after they let go; a signal fence
+ * keeps the compiler from moving the lock past it.
+ *
  * The TSan build keeps side data until destroy (TSan cannot see liburcu's
  * ordering, so it would report the free): lfp_grace_reclaims() is false.
  */
@@ -32,6 +50,18 @@
 #define LFP_GRACE_H
 
 #include <stdbool.h>
+
+extern __thread unsigned lfp_busy __attribute__((tls_model("initial-exec")));
+static inline void lfp_busy_enter(void)
+{
+	lfp_busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* before what it marks */
+}
+static inline void lfp_busy_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* after what it marked */
+	lfp_busy--;
+}
 
 void lfp_grace_enter(void);
 /* Register the calling thread with liburcu-bp now if it is due (it has
@@ -43,7 +73,11 @@ void lfp_grace_register(void);
  * called lfp_grace_register() before it took them; never registers. */
 void lfp_grace_enter_locked(void);
 void lfp_grace_leave(void);
-void lfp_grace_wait(void);
+/* Wait until every section that began before has ended; false (no wait)
+ * when the calling thread is inside a section itself. */
+bool lfp_grace_wait(void);
+/* Whether the calling thread is inside a section. */
+bool lfp_grace_inside(void);
 /* Whether side data may be freed after lfp_grace_wait(). */
 bool lfp_grace_reclaims(void);
 /* fork: liburcu-bp's own handlers (its grace-period and registry locks),

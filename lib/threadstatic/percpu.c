@@ -15,6 +15,7 @@
 
 #include "atomic.h"
 #include "fence.h"
+#include "grace.h"
 #include "percpu.h"
 #include "slab.h"
 
@@ -197,9 +198,11 @@ static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
 	return (struct lfp_percpu_area *)(pc->hot.areas + (uint64_t)cpu * pc->hot.stride);
 }
 
-/* Fallback: area ar, locked. */
+/* Fallback: area ar, locked; the thread busy meanwhile (grace.h: a signal
+ * handler's get or put must not spin on it). */
 static void lock_this(struct lfp_percpu_area *ar)
 {
+	lfp_busy_enter();
 	/* acquire, paired with unlock_area's release: the last holder's area */
 	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
 		while (lfp_load_u8_rlx(&ar->lock))
@@ -219,6 +222,7 @@ static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
 static void unlock_area(struct lfp_percpu_area *ar)
 {
 	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release, for lock_area's acquire */
+	lfp_busy_leave();
 }
 
 /* The counters change under the lock, but statistics read them without it:

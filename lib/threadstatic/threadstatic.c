@@ -253,6 +253,30 @@ static void retire(lfpool_ts *p)
 	lfp_tls_forget(p);
 }
 
+/* The rest of destroy, p retired: its workers, CPU areas and depot go,
+ * every object finalized (fini hooks: no lock held, no section). */
+static void close_pool(lfpool_ts *p)
+{
+	lfp_workers_fini(p);
+
+	/* Closing: a put from a fini hook goes to the depot (put_uncached),
+	 * which is drained until it stays empty, so it is finalized too. */
+	p->magic = LFP_MAGIC_CLOSING;
+	uint64_t n = lfp_ts_percpu_fini(p);
+	uint32_t chain;
+	while ((chain = lfp_depot_drain(&p->depot, &p->core.slabs)) != LFP_NIL) {
+		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
+			next = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i));
+			lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
+		}
+	}
+	lfp_depot_fini(&p->depot);
+	pthread_mutex_destroy(&p->steal_lock);
+	p->gen = LFP_TS_DEAD;
+	lfp_core_retire(&p->core, p, lfp_core_block_bytes(&p->core, sizeof(*p)),
+			&p->magic, p->created - n);
+}
+
 /* Model: stress/model/exit.pml, steps D1-D8. */
 LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 {
@@ -275,24 +299,9 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	}
 	retire(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
-	lfp_workers_fini(p);
-
-	/* Closing: a put from a fini hook goes to the depot (put_uncached),
-	 * which is drained until it stays empty, so it is finalized too. */
-	p->magic = LFP_MAGIC_CLOSING;
-	uint64_t n = lfp_ts_percpu_fini(p);
-	uint32_t chain;
-	while ((chain = lfp_depot_drain(&p->depot, &p->core.slabs)) != LFP_NIL) {
-		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
-			next = lfp_load_u32_rlx(lfp_slabs_link(&p->core.slabs, i));
-			lfp_core_fini_obj(&p->core, lfp_slabs_ptr(&p->core.slabs, i));
-		}
-	}
-	lfp_depot_fini(&p->depot);
-	pthread_mutex_destroy(&p->steal_lock);
-	p->gen = LFP_TS_DEAD;
-	lfp_core_retire(&p->core, p, lfp_core_block_bytes(&p->core, sizeof(*p)),
-			&p->magic, p->created - n);
+	int cancel = lfp_ts_nocancel();	/* the fini hooks */
+	close_pool(p);
+	lfp_ts_cancel_restore(cancel);
 	return 0;
 }
 
@@ -303,12 +312,12 @@ LFPOOL_API int lfpool_ts_prewarm(lfpool_ts *p, size_t n)
 	if (n == 0)
 		return 0;
 	uint32_t chain;
-	lfp_grace_enter();	/* creating pops the raw stack */
+	int cancel = lfp_ts_nocancel();	/* the init hooks, the allocator */
 	int err = lfp_ts_create_objects(p, n, LFP_OBJ_POOLED, &chain);
 	if (!err)
 		lfp_stack_push_chain_mpmc(&p->depot.objs, &p->core.slabs, chain,
 					  lfp_chain_last(&p->core.slabs, chain, NULL));
-	lfp_grace_leave();
+	lfp_ts_cancel_restore(cancel);
 	if (err) {
 		errno = err;
 		return -1;
@@ -357,23 +366,31 @@ static void trim_malloc(void)
 }
 #endif
 
+/* Busy (grace.h, lfp_busy) while it holds grow_lock or waits: a signal
+ * handler's get must not create objects meanwhile.  A trim from inside a
+ * grace section (the backing allocator's: grace.h) does not wait: the side
+ * data stays for a later trim, or destroy. */
 static void reclaim_side(struct lfp_core *c)
 {
 	if (!lfp_grace_reclaims())
 		return;
+	lfp_busy_enter();
 	pthread_mutex_lock(&c->grow_lock);
 	uint64_t allocs = lfp_load_u64_rlx(&c->slabs.slab_allocs);
 	uint64_t frees = lfp_load_u64_rlx(&c->slabs.slab_frees);
 	pthread_mutex_unlock(&c->grow_lock);
-	if (frees == 0)
-		return;		/* no slab given back: no side data to free */
-	lfp_grace_wait();
+	/* frees == 0: no slab given back, no side data to free. */
+	if (frees == 0 || !lfp_grace_wait()) {
+		lfp_busy_leave();
+		return;
+	}
 	pthread_mutex_lock(&c->grow_lock);
 	uint64_t freed = 0;
 	if (lfp_load_u64_rlx(&c->slabs.slab_allocs) == allocs &&
 	    lfp_load_u64_rlx(&c->slabs.slab_frees) == frees)
 		freed = lfp_slabs_drop_side(&c->slabs);
 	pthread_mutex_unlock(&c->grow_lock);
+	lfp_busy_leave();
 #ifdef __GLIBC__
 	/* Side data came from malloc (the default allocator): free pages in
 	 * the middle of its heap go back to the system only when asked. */
@@ -384,8 +401,8 @@ static void reclaim_side(struct lfp_core *c)
 #endif
 }
 
-/* From p's own fini hook a trim of p may be running, holding steal_lock:
- * a trim or drain then refuses (EDEADLK) rather than wait for itself. */
+/* From p's own fini hook a trim or destroy of p is half done: a trim or
+ * drain then refuses (EDEADLK) rather than run inside it. */
 static bool refused_in_fini(lfpool_ts *p)
 {
 	if (lfp_fini_running != &p->core)
@@ -394,14 +411,16 @@ static bool refused_in_fini(lfpool_ts *p)
 	return true;
 }
 
-LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
+/*
+ * Take what trim gives back out of the depot into *t: under steal_lock,
+ * the pops in a grace section.  The thread is busy (grace.h, lfp_busy)
+ * throughout: a signal handler's get or put must not wait for the locks.
+ */
+static void trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t)
 {
-	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
-		return 0;
-	if (refused_in_fini(p))
-		return 0;
 	struct lfp_cache_counts now;
 	lfp_grace_register();	/* before steal_lock (grace.h) */
+	lfp_busy_enter();
 	pthread_mutex_lock(&p->steal_lock);
 	/* Every CPU area's objects first (stop and take, steal.c): below the
 	 * working set like loose objects. */
@@ -417,15 +436,32 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 	pthread_mutex_unlock(&lfp_ts_lock);
 
 	lfp_grace_enter_locked();
-	size_t n = lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
-				  at_most(empty, p->depot.max_full), keep);
+	lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
+		       at_most(empty, p->depot.max_full), keep, t);
 	lfp_grace_leave();
-	lfp_core_count_trim(&p->core, &p->created, n);
 	pthread_mutex_unlock(&p->steal_lock);
-	/* Holding no lock now: gets and puts may wait in grace sections for
-	 * the locks above. */
+	lfp_busy_leave();
+}
+
+/* With cancellation off (lfpool/ts.h, "Cancellation"): the fini hooks, and
+ * liburcu-bp's wait, which holds its lock across poll(). */
+LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
+{
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "trim after destroy"))
+		return 0;
+	if (refused_in_fini(p))
+		return 0;
+	int cancel = lfp_ts_nocancel();
+	struct lfp_depot_trimmed t;
+	trim_take(p, keep, &t);
+	/* Holding no lock and in no section: the fini hooks may call any pool
+	 * (trims of others too) or block, and gets and puts may wait in
+	 * sections for the locks above. */
+	size_t n = lfp_depot_trim_free(&p->depot, &p->core, &t);
+	lfp_core_count_trim(&p->core, &p->created, n);
 	reclaim_side(&p->core);
 	reclaim_side(&p->depot.mags);
+	lfp_ts_cancel_restore(cancel);
 	return n;
 }
 
@@ -434,7 +470,12 @@ LFPOOL_API size_t lfpool_ts_drain(lfpool_ts *p)
 	/* From the pool's fini hook first: in destroy (closing) too, EDEADLK. */
 	if (refused_in_fini(p) || lfp_core_dead(&p->core, &p->magic, NULL, "drain after destroy"))
 		return 0;
-	return lfp_steal_drain_all(p);
+	int cancel = lfp_ts_nocancel();
+	lfp_busy_enter();	/* the steal_lock and the caches' locks */
+	size_t n = lfp_steal_drain_all(p);
+	lfp_busy_leave();
+	lfp_ts_cancel_restore(cancel);
+	return n;
 }
 
 LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
@@ -489,6 +530,21 @@ static bool destroyed(lfpool_ts *p, const void *ptr, const char *problem)
 	return lfp_core_dead(&p->core, &p->magic, ptr, problem);
 }
 
+/* lfp_tls_cache, or NULL with EAGAIN from a signal handler that
+ * interrupted a step of this thread (lfp_busy): the thread's directory may
+ * be half way through a change (lfpool/ts.h, "Signal handlers"). */
+static lfpool_ts_cache *tls_cache(lfpool_ts *p)
+{
+	if (lfp_busy) {
+		errno = EAGAIN;
+		return NULL;
+	}
+	lfp_busy_enter();
+	lfpool_ts_cache *c = lfp_tls_cache(p);
+	lfp_busy_leave();
+	return c;
+}
+
 /* The calling thread's cache for p, made on first use. */
 static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 {
@@ -498,7 +554,7 @@ static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 		errno = EINVAL;	/* a fini hook's bulk call: puts go uncached */
 		return NULL;
 	}
-	return destroyed(p, NULL, "call after destroy") ? NULL : lfp_tls_cache(p);
+	return destroyed(p, NULL, "call after destroy") ? NULL : tls_cache(p);
 }
 
 /* A put of a thread that can have no cache (out of memory, or past its
@@ -550,11 +606,11 @@ LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *p)
 		return lfp_ts_percpu_get(p->percpu);
 	if (destroyed(p, NULL, "get after destroy"))
 		return NULL;
-	lfpool_ts_cache *c = lfp_tls_cache(p);
+	lfpool_ts_cache *c = tls_cache(p);
 	if (LFPOOL_LIKELY(c != NULL))
 		return lfpool_ts_cache_get(c);
 	void *obj = NULL;
-	if (lfp_tls_exiting())
+	if (!lfp_busy && lfp_tls_exiting())
 		get_uncached(p, &obj, 1);
 	return obj;
 }
@@ -571,7 +627,9 @@ LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 	}
 	if (!obj || destroyed(p, obj, "put after destroy"))
 		return;
-	lfpool_ts_cache *c = lfp_tls_cache(p);
+	/* From a signal handler that interrupted a step of this thread: to
+	 * the loose stack, errno as it was. */
+	lfpool_ts_cache *c = lfp_busy ? NULL : tls_cache(p);
 	if (c)
 		lfpool_ts_cache_put(c, obj);
 	else
@@ -585,7 +643,7 @@ LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 	lfpool_ts_cache *c = thread_cache(p);
 	if (LFPOOL_LIKELY(c != NULL))
 		return lfpool_ts_cache_get_bulk(c, objs, n);
-	return lfp_tls_exiting() ? get_uncached(p, objs, n) : -1;
+	return !lfp_busy && lfp_tls_exiting() ? get_uncached(p, objs, n) : -1;
 }
 
 LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
@@ -594,7 +652,7 @@ LFPOOL_API void lfpool_ts_put_bulk(lfpool_ts *p, void *const *objs, size_t n)
 		lfp_ts_percpu_put_bulk(p, objs, n);
 		return;
 	}
-	lfpool_ts_cache *c = thread_cache(p);
+	lfpool_ts_cache *c = lfp_busy ? NULL : thread_cache(p);
 	if (c) {
 		lfpool_ts_cache_put_bulk(c, objs, n);
 		return;

@@ -43,6 +43,7 @@
 
 #include "core.h"
 #include "depot.h"
+#include "grace.h"
 #include "lfpool/ts.h"
 
 #define LFP_TS_DEAD UINT64_MAX		/* gen of a destroyed pool: matches nothing */
@@ -157,19 +158,44 @@ _Static_assert(offsetof(struct lfpool_ts, local) == LFPOOL_TS_LOCAL_OFFSET_,
 
 extern pthread_mutex_t lfp_ts_lock;
 
+/* The ThreadStatic steps that may block or run user code (hooks, the
+ * backing allocator, a grace period's wait) run with cancellation off: a
+ * thread cancelled inside one would leave a lock held or objects lost
+ * (lfpool/ts.h, "Cancellation").  The old state, to give back. */
+static inline int lfp_ts_nocancel(void)
+{
+	int old;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+static inline void lfp_ts_cancel_restore(int old)
+{
+	pthread_setcancelstate(old, &old);
+}
+
 /* Create n objects of p as a chain in debug state `state`: 0 or
- * ENOBUFS/ENOMEM.  Inline: the caches below the pool create objects too. */
+ * ENOBUFS/ENOMEM.  Inline: the caches below the pool create objects too.
+ * The caller is in no grace section: the init hooks run outside one
+ * (grace.h), the raw pops in a section of their own. */
 static inline int lfp_ts_create_objects(lfpool_ts *p, size_t n, uint8_t state, uint32_t *chain)
 {
-	return lfp_core_create(&p->core, &p->created, true, n, state, chain);
+	LFP_ASSERT(!lfp_grace_inside());
+	lfp_grace_enter();	/* the raw stack's pops */
+	int err = lfp_core_create_raw(&p->core, &p->created, true, n, chain);
+	lfp_grace_leave();
+	if (!err)
+		lfp_core_construct_chain(&p->core, *chain, state);
+	return err;
 }
 
 /* Destroy again the n objects objs[0 ..) that a get made for its caller
- * and then failed (all or none): finalized, raw, no longer in created. */
+ * and then failed (all or none): finalized, raw, no longer in created.
+ * Outside a grace section: the fini hooks run here. */
 static inline void lfp_ts_unmake_objects(lfpool_ts *p, void *const *objs, size_t n)
 {
 	if (n == 0)
 		return;
+	LFP_ASSERT(!lfp_grace_inside());
 	const struct lfp_slabs *s = &p->core.slabs;
 	uint32_t chain = LFP_NIL;
 	for (size_t i = 0; i < n; i++) {

@@ -235,14 +235,38 @@ static size_t from_pool(lfpool_ts *p, void **objs, size_t want, size_t *from_are
 }
 
 /* Give the objects of a failed get back: got from the pool (from_area of
- * them off the area: those pops were no gets after all) and made new. */
-static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void **made,
-		   size_t nmade)
+ * them off the area: those pops were no gets after all); in transit. */
+static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area)
 {
 	count(&p->percpu->n.moved_out, from_area);
 	stow(p, objs, got);
-	/* All or none: the objects this get made are destroyed again. */
-	lfp_ts_unmake_objects(p, made, nmade);
+}
+
+/* One new object into *obj, else (at capacity) up to want objects stolen
+ * into objs (*stolen of them); out of transit meanwhile: the init hook runs
+ * in no grace section (grace.h), and the objects this get holds are its
+ * own.  0 or the errno. */
+static int create_or_steal(lfpool_ts *p, struct lfp_ts_percpu *t, void **objs, size_t want,
+			   size_t *stolen, void **obj)
+{
+	uint32_t idx;
+	*stolen = 0;
+	transit_leave(t);
+	int err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
+	if (err == ENOBUFS) {
+		lfp_busy_enter();	/* the steal_lock */
+		*stolen = p->steal(p, objs, want);
+		lfp_busy_leave();
+		/* Nothing pooled: a trim may have made room meanwhile. */
+		if (!*stolen)
+			err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
+		else
+			err = 0;
+	}
+	if (!err && !*stolen)
+		*obj = lfp_slabs_ptr(&p->core.slabs, idx);
+	transit_enter(t);
+	return err;
 }
 
 /*
@@ -251,7 +275,7 @@ static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void
  * ENOMEM.  Objects made new fill objs from the end (they are out already);
  * the pool's are marked out in debug pools once all n are there.
  */
-static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
+static int take_in(lfpool_ts *p, void **objs, size_t n, size_t got)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	size_t from_area = got, made = 0;
@@ -261,27 +285,18 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 		count(&t->n.misses, 1);
 		size_t k = from_pool(p, objs + got, want, &from_area);
 		if (k == 0) {
-			uint32_t idx;
-			int err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
-			if (!err) {
-				objs[n - ++made] = lfp_slabs_ptr(&p->core.slabs, idx);
+			void *obj = NULL;
+			int err = create_or_steal(p, t, objs + got, want, &k, &obj);
+			if (!err && !k) {
+				objs[n - ++made] = obj;
 				continue;
 			}
-			/* At capacity: take objects from every other place.  The
-			 * objects this get holds are its own: no transit. */
-			if (err == ENOBUFS) {
-				transit_leave(t);
-				k = p->steal(p, objs + got, want);
-				transit_enter(t);
-				/* Nothing pooled: a trim may have made room meanwhile. */
-				if (!k && !(err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx))) {
-					objs[n - ++made] = lfp_slabs_ptr(&p->core.slabs, idx);
-					continue;
-				}
-			}
 			if (k == 0) {
-				untake(p, objs, got, from_area, objs + n - made, made);
+				untake(p, objs, got, from_area);
 				transit_leave(t);
+				/* All or none: the objects this get made are
+				 * destroyed again (fini hooks: out of transit). */
+				lfp_ts_unmake_objects(p, objs + n - made, made);
 				errno = err;
 				return -1;
 			}
@@ -293,6 +308,32 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 		lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, objs[i]));
 	count(&t->n.gets, n - from_area);
 	return 0;
+}
+
+/* To the loose stack, lock-free: the puts of a signal handler that
+ * interrupted a step of this thread (lfp_busy), and the objects its get
+ * took off the area before it failed. */
+static void put_busy(lfpool_ts *p, void *const *objs, size_t n)
+{
+	lfp_depot_put_objs(&p->depot, &p->core.slabs, objs, n);
+	count(&p->percpu->n.puts, n);
+}
+
+/* take_in, with cancellation off (the hooks, the allocator); from a signal
+ * handler that interrupted a step of this thread -1 with EAGAIN at once
+ * (lfpool/ts.h, "Signal handlers"), the got objects to the loose stack. */
+static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
+{
+	if (lfp_busy) {
+		count(&p->percpu->n.moved_out, got);
+		lfp_depot_put_objs(&p->depot, &p->core.slabs, objs, got);
+		errno = EAGAIN;
+		return -1;
+	}
+	int cancel = lfp_ts_nocancel();
+	int r = take_in(p, objs, n, got);
+	lfp_ts_cancel_restore(cancel);
+	return r;
 }
 
 /* The pool of a table's hot part (the handlers get that). */
@@ -312,6 +353,10 @@ static void *on_empty(struct lfp_percpu_hot *h)
  * area's object, if any, is checked too). */
 __attribute__((noinline)) static void *get_slow(struct lfp_ts_percpu *t)
 {
+	if (lfp_busy) {		/* the fallback's lock may be this thread's */
+		errno = EAGAIN;
+		return NULL;
+	}
 	if (!t->check_gets)
 		return lfp_percpu_get(&t->pc);
 	void *obj;
@@ -331,6 +376,8 @@ void *lfp_ts_percpu_get(struct lfp_ts_percpu *t)
 int lfp_ts_percpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	struct lfp_ts_percpu *t = p->percpu;
+	if (lfp_busy)
+		return take(p, objs, n, 0);	/* EAGAIN */
 	size_t got = lfp_percpu_pop_bulk(&t->pc, objs, n);
 	if (got == n && !t->check_gets)
 		return 0;
@@ -372,6 +419,10 @@ static void overflow_in_transit(lfpool_ts *p, struct lfp_ts_percpu *t, void *obj
 static void overflow(lfpool_ts *p, void *obj)
 {
 	struct lfp_ts_percpu *t = p->percpu;
+	if (lfp_busy) {
+		put_busy(p, &obj, 1);
+		return;
+	}
 	transit_enter(t);
 	overflow_in_transit(p, t, obj);
 	transit_leave(t);
@@ -387,7 +438,11 @@ static void on_full(struct lfp_percpu_hot *h, void *obj)
  * puts. */
 __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *obj)
 {
-	if (obj && (!t->check_puts || lfp_core_accept_put(&t->pool->core, obj) != LFP_NIL))
+	if (!obj || (t->check_puts && lfp_core_accept_put(&t->pool->core, obj) == LFP_NIL))
+		return;
+	if (lfp_busy)		/* the fallback's lock may be this thread's */
+		put_busy(t->pool, &obj, 1);
+	else
 		lfp_percpu_put(&t->pc, obj);
 }
 
@@ -406,6 +461,10 @@ void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj)
 static void put_accepted(lfpool_ts *p, void *const *objs, size_t n)
 {
 	struct lfp_percpu *pc = &p->percpu->pc;
+	if (lfp_busy) {
+		put_busy(p, objs, n);
+		return;
+	}
 	size_t k = lfp_percpu_push_bulk(pc, objs, n);
 	while (k < n) {
 		overflow(p, objs[k++]);
