@@ -25,6 +25,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_debug \
 	tests/test_errors \
 	tests/test_hooks \
+	tests/test_nodeadlock \
 	tests/test_hostile \
 	tests/test_layout \
 	tests/test_model \
@@ -55,6 +56,8 @@ tests_test_errors_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_errors_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_hooks_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_hooks_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_nodeadlock_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_nodeadlock_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_layout_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layout_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_model_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
