@@ -71,6 +71,10 @@ steal-cpu          steal_cpu.pml -                      safety          pass
 steal-cpu-neg      steal_cpu.pml -DNEGATIVE             safety          reject
 steal-cpu-depot-first steal_cpu.pml -DDEPOT_FIRST       safety          reject
 steal-cpu-progress steal_cpu.pml -                      ltl:progress    pass
+hooks              hooks.pml    -                       safety          pass
+hooks-neg-init     hooks.pml    -DINIT_IN_SECTION       safety          reject
+hooks-neg-fini     hooks.pml    -DFINI_IN_SECTION       safety          reject
+hooks-neg-self     hooks.pml    -DWAIT_FOR_SELF         safety          reject
 '
 
 if ! command -v "$SPIN" >/dev/null 2>&1; then
