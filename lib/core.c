@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "threadstatic/grace.h"
 
 /* Without ASan, pooled objects of pools with no init hook hold this. */
 #define LFP_POISON_BYTE 0xdb
@@ -162,11 +163,13 @@ int lfp_core_take_raw(struct lfp_core *c, bool mt, size_t n, uint32_t *chain)
 		got++;
 	}
 	if (got < n) {
+		lfp_busy_enter();	/* as release_raw */
 		if (mt)
 			pthread_mutex_lock(&c->grow_lock);
 		int err = grow_private(c, mt, n, &got, &head);
 		if (mt)
 			pthread_mutex_unlock(&c->grow_lock);
+		lfp_busy_leave();
 		if (err)
 			return err;
 	}
@@ -290,13 +293,18 @@ static void release_raw_locked(struct lfp_core *c, bool mt, uint32_t chain)
 		push_raw(c, mt, rest, lfp_chain_last(&c->slabs, rest, NULL));
 }
 
+/* The grow lock marks the thread busy (threadstatic/grace.h): a
+ * ThreadStatic get or put of a signal handler that interrupted this must
+ * not grow or release slabs. */
 static void release_raw(struct lfp_core *c, bool mt, uint32_t chain)
 {
+	lfp_busy_enter();
 	if (mt)
 		pthread_mutex_lock(&c->grow_lock);
 	release_raw_locked(c, mt, chain);
 	if (mt)
 		pthread_mutex_unlock(&c->grow_lock);
+	lfp_busy_leave();
 }
 
 /* Run fini on every object of chain and mark it raw; its last index. */

@@ -361,8 +361,10 @@ static void trim_malloc_first(void)
 static void trim_malloc(void)
 {
 	static pthread_once_t first = PTHREAD_ONCE_INIT;
+	lfp_busy_enter();	/* malloc's locks: no signal handler's get creates */
 	pthread_once(&first, trim_malloc_first);
 	malloc_trim(0);	/* the first call trims twice: once per process */
+	lfp_busy_leave();
 }
 #endif
 
