@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sc_signals.c - gets and puts from signal handlers (lfpool/ts.h, "Signal
+ * handlers"): threads get, put, flush, drain and trim a ThreadStatic pool
+ * P, per-thread and then per-CPU, with small magazines (slow paths often),
+ * while the main thread sends them SIGUSR1 over and over.  The handler
+ * gets an object or puts one it got in an earlier signal, through the
+ * inline calls and the bulk ones: on P itself when P is per-CPU (its
+ * sequences restart on a signal), on another per-thread pool H when P is
+ * per-thread (a per-thread hit is not reentrant: ts.h), so that H's slow
+ * paths meet P's locks and grace sections.  A get from a handler
+ * may fail only with EAGAIN (it interrupted a step of its thread); no
+ * object may be handed to two holders at once (an owner word, swapped),
+ * and the census finds every object once, none held.  A handler that spun
+ * on its own thread's lock would hang the run (its watchdog ends it).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "stress.h"
+
+#define STASH 4
+#define HOLD 8
+#define ROUND_SECONDS 0.25
+
+struct sig_obj {
+	uint32_t owner;		/* atomic: 0 pooled, else a holder's mark */
+	unsigned char pad[60];
+};
+
+static lfpool_ts *sig_pool;		/* atomic: the pool handlers use */
+static uint64_t handled, handler_gets, handler_again;	/* atomic counts */
+static uint32_t bad_owner, bad_errno;	/* atomic: failures seen */
+static __thread void *stash[STASH];
+static __thread unsigned nstash, mark;
+static __thread uint64_t hrng;
+
+static void claim(void *obj, uint32_t who)
+{
+	if (__atomic_exchange_n(&((struct sig_obj *)obj)->owner, who, __ATOMIC_ACQ_REL) != 0)
+		__atomic_store_n(&bad_owner, 1, __ATOMIC_RELAXED);
+}
+
+static void release(void *obj, uint32_t who)
+{
+	if (__atomic_exchange_n(&((struct sig_obj *)obj)->owner, 0, __ATOMIC_ACQ_REL) != who)
+		__atomic_store_n(&bad_owner, 1, __ATOMIC_RELAXED);
+}
+
+/* One get of the handler: one object or (bulk) two, into the stash. */
+static void handler_get(lfpool_ts *p, bool bulk)
+{
+	void *objs[2];
+	size_t n = bulk && nstash + 2 <= STASH ? 2 : 1;
+	errno = 0;
+	int ok = n == 2 ? lfpool_ts_get_bulk(p, objs, 2) == 0 : (objs[0] = lfpool_ts_get(p)) != NULL;
+	if (!ok) {
+		if (errno != EAGAIN)
+			__atomic_store_n(&bad_errno, (uint32_t)errno | 1u << 31, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&handler_again, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		claim(objs[i], mark | 1u << 31);
+		stash[nstash++] = objs[i];
+	}
+	__atomic_fetch_add(&handler_gets, n, __ATOMIC_RELAXED);
+}
+
+static void on_signal(int signo)
+{
+	(void)signo;
+	int saved = errno;
+	lfpool_ts *p = __atomic_load_n(&sig_pool, __ATOMIC_ACQUIRE);
+	uint64_t coin = rng_next(&hrng);
+	if (nstash && (nstash == STASH || coin & 1)) {
+		release(stash[--nstash], mark | 1u << 31);
+		if (coin & 2)
+			lfpool_ts_put(p, stash[nstash]);
+		else
+			lfpool_ts_put_bulk(p, &stash[nstash], 1);
+	} else {
+		handler_get(p, coin & 4);
+	}
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+struct sig_worker {
+	lfpool_ts *pool;
+	struct run *run;
+	unsigned index;
+	uint64_t rng, gets, trimmed;
+	pthread_t thread;
+};
+
+static uint32_t round_stop;	/* atomic: the workers stop */
+
+/* Get and put HOLD at most; worker 0 also trims and drains, the others
+ * flush now and then.  At the end the stash goes back, signals blocked. */
+static void *work(void *arg)
+{
+	struct sig_worker *w = arg;
+	lfpool_ts *p = w->pool, *h = __atomic_load_n(&sig_pool, __ATOMIC_ACQUIRE);
+	void *held[HOLD];
+	mark = w->index + 1;
+	hrng = w->rng;
+	/* The thread's caches first (they take a lock and malloc), then the
+	 * signals (blocked by the creator). */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (lfpool_ts_attach(p) != 0 || lfpool_ts_attach(h) != 0)
+		run_fail(w->run, "signals: attach failed");
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (uint64_t it = 0; !__atomic_load_n(&round_stop, __ATOMIC_RELAXED); it++) {
+		unsigned n = 0, m = 1 + rng_below(&w->rng, HOLD);
+		while (n < m && (held[n] = lfpool_ts_get(p)) != NULL)
+			claim(held[n++], mark);
+		w->gets += n;
+		while (n > 0) {
+			release(held[--n], mark);
+			lfpool_ts_put(p, held[n]);
+		}
+		if (w->index == 0 && it % 64 == 0)
+			w->trimmed += lfpool_ts_trim(p, rng_below(&w->rng, 8));
+		else if (w->index == 0 && it % 64 == 32)
+			lfpool_ts_drain(p);
+		else if (it % 16 == 0)
+			lfpool_ts_flush(p);
+	}
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	while (nstash) {
+		release(stash[--nstash], mark | 1u << 31);
+		lfpool_ts_put(h, stash[nstash]);
+	}
+	return NULL;
+}
+
+/* Every object the pool made, each once and none held. */
+static void census(struct run *r, lfpool_ts *p)
+{
+	lfpool_stats st;
+	lfpool_ts_drain(p);
+	lfpool_ts_stats(p, &st);
+	size_t n = (size_t)st.created;
+	void **objs = malloc((n + 1) * sizeof(void *));
+	if (!objs || lfpool_ts_get_bulk(p, objs, n) != 0) {
+		run_fail(r, "signals: the census could not get the %zu objects made", n);
+		free(objs);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		claim(objs[i], 0xc0u);
+	for (size_t i = 0; i < n; i++)
+		release(objs[i], 0xc0u);
+	lfpool_ts_put_bulk(p, objs, n);
+	free(objs);
+}
+
+/* The handlers' gets may create objects: an allocator that is
+ * async-signal-safe (mmap), as lfpool/ts.h asks. */
+#define PAGE 4096u
+
+static size_t pages(size_t n) { return (n + PAGE - 1) & ~(size_t)(PAGE - 1); }
+
+/* size bytes aligned to align: a larger mapping, its ends unmapped. */
+static void *map_alloc(size_t size, size_t align, void *ctx)
+{
+	(void)ctx;
+	size_t len = pages(size), extra = align > PAGE ? align : 0;
+	char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = extra ? (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1)) : p;
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + len + extra > a + len)
+		munmap(a + len, (size_t)(p + len + extra - (a + len)));
+	return a;
+}
+
+static void map_free(void *ptr, size_t size, void *ctx)
+{
+	(void)ctx;
+	munmap(ptr, pages(size));
+}
+
+static const lfpool_allocator map_allocator = { map_alloc, map_free, NULL };
+
+static lfpool_ts *small_pool(struct run *r, unsigned flags)
+{
+	lfpool_config cfg = { .obj_size = sizeof(struct sig_obj), .flags = flags,
+			      .allocator = &map_allocator, .magazine_size = 4, .depot_max = 2,
+			      .name = "signals" };
+	lfpool_ts *p = lfpool_ts_create(&cfg);
+	if (!p)
+		run_fail(r, "signals: create failed");
+	return p;
+}
+
+/* Workers on a fresh pool for ROUND seconds, SIGUSR1 to each in turn. */
+static void signal_round(struct run *r, unsigned flags)
+{
+	lfpool_ts *p = small_pool(r, flags);
+	lfpool_ts *h = flags & LFPOOL_F_PERCPU ? p : small_pool(r, 0);
+	if (!p || !h) {
+		if (p)
+			lfpool_ts_destroy(p);
+		return;
+	}
+	__atomic_store_n(&sig_pool, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
+	struct sig_worker ws[STRESS_MAX_THREADS];
+	unsigned n = r->threads;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, &old);	/* the workers start blocked */
+	for (unsigned i = 0; i < n; i++) {
+		ws[i] = (struct sig_worker){ .pool = p, .run = r, .index = i,
+					     .rng = rng_next(&r->rng) | 1 };
+		if (pthread_create(&ws[i].thread, NULL, work, &ws[i]) != 0) {
+			run_fail(r, "signals: pthread_create failed");
+			n = i;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	double until = now_seconds() + ROUND_SECONDS;
+	while (now_seconds() < until && !run_over(r)) {
+		for (unsigned i = 0; i < n; i++)
+			pthread_kill(ws[i].thread, SIGUSR1);
+		sched_yield();
+	}
+	__atomic_store_n(&round_stop, 1, __ATOMIC_RELAXED);
+	struct tally t = { .rounds = 1 };
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(ws[i].thread, NULL);
+		t.gets += ws[i].gets;
+		t.puts += ws[i].gets;
+		t.trimmed += ws[i].trimmed;
+	}
+	run_add(r, &t);
+	census(r, p);
+	if (lfpool_ts_destroy(p) != 0)
+		run_fail(r, "signals: destroy failed");
+	if (h != p) {
+		census(r, h);
+		if (lfpool_ts_destroy(h) != 0)
+			run_fail(r, "signals: destroy failed");
+	}
+}
+
+static void signals(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	do {
+		signal_round(r, 0);
+		signal_round(r, LFPOOL_F_PERCPU);
+	} while (!run_over(r));
+	sigaction(SIGUSR1, &old, NULL);
+	if (__atomic_load_n(&bad_owner, __ATOMIC_RELAXED))
+		run_fail(r, "signals: an object was handed to two holders at once");
+	uint32_t e = __atomic_load_n(&bad_errno, __ATOMIC_RELAXED);
+	if (e)
+		run_fail(r, "signals: a handler's get failed with errno %u, not EAGAIN",
+			 e & ~(1u << 31));
+	if (!__atomic_load_n(&handled, __ATOMIC_RELAXED))
+		run_fail(r, "signals: no handler ran");
+}
+
+const struct scenario sc_signals = { "signals", true, false, 2, signals };
