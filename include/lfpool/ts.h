@@ -31,14 +31,14 @@
  *   pthread_cancel of a thread    every call: none is a cancellation point;
  *   (cancellation)                the calls that may block or run hooks run
  *                                 with cancellation off (see "Cancellation")
- *   a signal handler on the       ts_get, ts_put, ts_get_bulk, ts_put_bulk,
- *   thread (signals)              cache_get, cache_put and their bulk forms,
- *                                 per-thread and per-CPU, as a step the
- *                                 handler interrupted allows: a get that
- *                                 needs a slow path fails at once with
- *                                 EAGAIN, a put goes to the depot's loose
- *                                 stack (see "Signal handlers"); no other
- *                                 call
+ *   a signal handler on the       ts_get, ts_put, ts_get_bulk, ts_put_bulk
+ *   thread (signals)              (per-CPU: always; per-thread: unless it
+ *                                 interrupted a hit on the same pool); when
+ *                                 it interrupted a step holding a lock, a
+ *                                 get that needs a slow path fails at once
+ *                                 with EAGAIN and a put goes to the depot's
+ *                                 loose stack (see "Signal handlers"); no
+ *                                 other call
  *
  * A get or put that hits the caller's magazines runs no atomic
  * read-modify-write and takes no lock.  An object may be put on any thread:
@@ -234,31 +234,39 @@
  * calls no cancellation point of its own; their hooks are run as called.
  *
  * Signal handlers.  Of this header, a signal handler may call only
- * lfpool_ts_get, lfpool_ts_put, lfpool_ts_get_bulk, lfpool_ts_put_bulk,
- * lfpool_ts_cache_get, lfpool_ts_cache_put and their bulk forms (with the
- * cache of the interrupted thread, or one no other code uses meanwhile),
- * on per-thread and per-CPU pools:
+ * lfpool_ts_get, lfpool_ts_put, lfpool_ts_get_bulk and lfpool_ts_put_bulk
+ * (and the cache calls, on a cache no other code uses meanwhile):
  *
- *   call from a handler          when it interrupted a step of the same
- *                                thread (a slow path, trim, drain...)
- *   ---------------------------  ---------------------------------------
- *   get, cache_get               a hit works; anything else NULL, EAGAIN
- *   get_bulk, cache_get_bulk     -1 with errno EAGAIN, nothing taken
- *   put, put_bulk, cache_put...  a hit works; else onto the loose stack
- *                                (lock-free), as a put from a thread
- *                                with no cache
- *   any other call               not async-signal-safe
+ *   pool and call from a handler   what it does
+ *   ----------------------------   ----------------------------------------
+ *   per-CPU pool, any of them      works; when it interrupted a step of
+ *                                  the same thread that holds a lock or a
+ *                                  grace section (a slow path, a trim, a
+ *                                  drain, the fallback path's area lock), a
+ *                                  get that the area cannot serve fails at
+ *                                  once (NULL or -1, errno EAGAIN) and a
+ *                                  put that would overflow goes onto the
+ *                                  loose stack (lock-free)
+ *   per-thread pool that the       as per-CPU (EAGAIN, the loose stack);
+ *   interrupted code is not        the handler's hits run on the thread's
+ *   inside a get or put hit of     cache, whose fast path the interrupted
+ *                                  slow path closes meanwhile
+ *   per-thread pool whose hit      undefined: a hit is three moves on the
+ *   (inline get or put) it         cache's top, not reentrant; block the
+ *   interrupted                    signal around the thread's own gets and
+ *                                  puts of that pool, or give the handlers
+ *                                  pools of their own (or per-CPU ones,
+ *                                  whose sequences restart on a signal)
+ *   any other call                 not async-signal-safe
  *
  * A slow path marks its thread busy while it holds a lock or is inside a
- * grace section, and closes its cache's fast path meanwhile (as a thief
- * does), so a handler's call never spins on its own thread's lock nor
- * races with the step it interrupted.  A handler that interrupted no step
- * of the library runs the call as the thread would, and so may take
- * locks, create objects (the backing allocator, the init hook) or make the
- * thread's cache (malloc): these must be async-signal-safe for it, or
- * avoided: attach the thread (lfpool_ts_attach) outside the handler, and
- * keep enough objects pooled.  A handler saves and restores errno around
- * the calls, as usual.
+ * grace section, so a handler's call never spins or blocks on its own
+ * thread's lock.  A call that interrupted no such step runs as the thread
+ * would, and so may create objects (the backing allocator, the init hook)
+ * or make the thread's cache (a lock, malloc): for a handler these must
+ * be async-signal-safe (an allocator over mmap, say), or avoided (attach
+ * the thread with lfpool_ts_attach outside the handler, keep objects
+ * pooled).  A handler saves and restores errno around the calls.
  *
  * Misuse in release builds: a put stores any pointer in the caller's
  * magazine unchecked, so a double put hands the object out twice and a
@@ -545,7 +553,8 @@ __attribute__((always_inline)) static inline void *lfpool_ts_cache_get(lfpool_ts
 __attribute__((always_inline)) static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj);
 #endif
 
-/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  The
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM (EAGAIN:
+ * "Signal handlers").  The
  * top goes down first and low is read after it (see struct
  * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with top
  * decremented and restores it. */
@@ -863,7 +872,8 @@ __attribute__((always_inline)) static inline void lfpool_ts_put(lfpool_ts *pool,
 #endif
 
 /* An object through the calling thread's implicit cache (per-CPU pools:
- * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM.  Inline for
+ * the area of its CPU), or NULL with errno ENOBUFS or ENOMEM (EAGAIN from
+ * a signal handler: see "Signal handlers").  Inline for
  * a per-CPU pool whose area serves (told by its address first:
  * LFPOOL_TS_PERCPU_TAG_), the thread's home pool (one compare, then
  * lfpool_ts_cache_get on its cache in TLS), the pool the thread used last
