@@ -142,8 +142,9 @@ struct lfpool_array_fast {
  * thread's exit clears the table before its caches go.  Ids are never
  * reused, so an entry of a destroyed pool matches no pool again.  Only the
  * owner thread reads or writes its table.  Owned by the library, not for
- * users; initial-exec TLS (1 KiB per thread, and the array home's 192
- * bytes): an access is one %fs-relative load.
+ * users; 1 KiB per thread, and the array home's 192 bytes, in TLS read as
+ * lfpool/ts.h's LFPOOL_TLS_MODEL_ says (in a program an access is one
+ * %fs-relative load).
  *
  * The array home.  A thread's first cache of a class of an array pool
  * with the default prefix (LFPOOL_ARRAY_HOME_PREFIX_) lives in this table
@@ -168,8 +169,7 @@ struct lfpool_array_tls {
 	lfpool_ts_cache *cache[64];
 	union lfpool_ts_home_ home __attribute__((aligned(64)));	/* the array home */
 } __attribute__((aligned(64)));
-LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_
-	__attribute__((tls_model("initial-exec")));
+LFPOOL_API extern __thread struct lfpool_array_tls lfpool_array_tls_ LFPOOL_TLS_MODEL_;
 /* The array home, at a constant offset from the thread pointer (the same
  * base as the table's entries). */
 #define LFPOOL_ARRAY_HOME_ ((lfpool_ts_cache *)&lfpool_array_tls_.home)

@@ -107,10 +107,10 @@
  * a trim or drain; at capacity a refill takes only what its get needs.
  *
  * Implicit caches.  The first ts_* call of a thread on a pool gives the
- * thread a cache, kept in __thread storage (initial-exec TLS: no call to
- * __tls_get_addr, so this library must be linked, or dlopen()ed by a
- * process that made room in glibc's static TLS block: README.md, "Install
- * and use").
+ * thread a cache, kept in __thread storage (in a program, initial-exec
+ * TLS: no call to __tls_get_addr; in a shared object, one such call per
+ * function, so that it and this library may be dlopen()ed late:
+ * LFPOOL_TLS_MODEL_ below).
  * ts_get and ts_put are inline.  A thread's first cache (its home; again
  * its next one after that pool's destroy or its detach) lives in the
  * library's TLS block itself: on that pool they compare one pointer and
@@ -604,10 +604,34 @@ union lfpool_ts_home_ {
 };
 
 /*
+ * The TLS model of the library's variables as the inline paths read them
+ * (lfpool_ts_tls_ below, lfpool_array_tls_ in lfpool/array.h).  In an
+ * executable (no __PIC__, or __PIE__): initial-exec, the thread pointer
+ * plus an offset loaded once, no call; the library is then loaded at
+ * start, so its TLS lies in glibc's static block.  In a shared object: the
+ * compiler's default, general-dynamic (a call to __tls_get_addr, or with
+ * -mtls-dialect=gnu2 a TLS descriptor's, hoisted out of loops), because
+ * an initial-exec access from a shared object that is dlopen()ed late
+ * needs the library's TLS in the static block, which a late load does
+ * not find room for (dlopen fails: "cannot allocate memory in static TLS
+ * block").  A shared object that is always loaded at start (linked by the
+ * program) may define LFPOOL_TLS_INITIAL_EXEC to read it as an executable
+ * does.  The library's own sources take their build's model (TLS
+ * descriptors in the shared library: Makefile.am).
+ */
+#if defined(LFPOOL_BUILDING) || !defined(__GNUC__)
+# define LFPOOL_TLS_MODEL_
+#elif defined(LFPOOL_TLS_INITIAL_EXEC) || !defined(__PIC__) || defined(__PIE__)
+# define LFPOOL_TLS_MODEL_ __attribute__((tls_model("initial-exec")))
+#else
+# define LFPOOL_TLS_MODEL_
+#endif
+
+/*
  * The calling thread's implicit caches as the inline lfpool_ts_get and
  * lfpool_ts_put reach them; owned by the library (lib/threadstatic/tls.c
- * says why it is safe), not for users.  Initial-exec TLS: its address
- * is the thread pointer plus an offset loaded once, no call.
+ * says why it is safe), not for users.  Its TLS model: LFPOOL_TLS_MODEL_
+ * above.
  *
  * The home cache is the thread's first implicit cache (the first it takes
  * while it has none here), and it lives in this TLS block itself: a hit
@@ -632,8 +656,7 @@ struct lfpool_ts_tls {
 	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
 	union lfpool_ts_home_ home __attribute__((aligned(64)));	/* the home cache */
 } __attribute__((aligned(64)));
-LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_
-	__attribute__((tls_model("initial-exec")));
+LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_;
 /* The home cache, at a constant offset from the thread pointer. */
 #define LFPOOL_TS_HOME_ ((lfpool_ts_cache *)&lfpool_ts_tls_.home)
 /* The calling thread's home cache as a plain pointer, which the compiler

@@ -62,8 +62,7 @@ struct lfpool_array {
 /* The inline calls of lfpool/array.h read the array pool as its fast view. */
 _Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
 
-LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_
-	__attribute__((tls_model("initial-exec")));
+LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_;
 
 /* The last id given to a pool; ids start at 1 (key 0: an empty entry).
  * Keys are id << 1 | 1, and a destroyed pool's key 1 (id 0) is in no

@@ -95,10 +95,10 @@ static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
  * destructor ran at thread exit, registered); its counted sections so far
  * (saturating at LFP_GRACE_COUNTED), how deep it is in one, and the
  * counter its outermost one added to. */
-static __thread bool registered __attribute__((tls_model("initial-exec")));
-static __thread uint8_t counted __attribute__((tls_model("initial-exec")));
-static __thread uint32_t counted_depth __attribute__((tls_model("initial-exec")));
-static __thread uint8_t counted_in __attribute__((tls_model("initial-exec")));
+static __thread bool registered;
+static __thread uint8_t counted;
+static __thread uint32_t counted_depth;
+static __thread uint8_t counted_in;
 
 void lfp_grace_leave(void)
 {

@@ -89,8 +89,11 @@
  * goes out of line, as for its id).  A fork's child frees the other
  * threads' slots and clears their entries, which name abandoned caches.
  *
- * The variables use the initial-exec TLS model: an access is one
- * %fs-relative load, with no call to __tls_get_addr.
+ * The variables' TLS model is the build's (Makefile.am): in the shared
+ * library TLS descriptors, which glibc resolves at load to an offset in
+ * its static TLS block (the library is linked, or there is room left) or
+ * to the thread's dynamic block (dlopen()ed late), so that dlopen works
+ * with no tunable; in the static library initial-exec.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -114,8 +117,8 @@ struct lfp_tls_table {
 	lfpool_ts_cache *dir_inline[LFP_TLS_DIR_INLINE];
 };
 
-LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_ __attribute__((tls_model("initial-exec")));
-static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initial-exec")));
+LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_;
+static __thread struct lfp_tls_table *tls_table;
 /*
  * The table's storage: in the thread's static TLS, not from malloc.  A new
  * thread's first malloc attaches it to an arena and makes its tcache, work
@@ -124,7 +127,7 @@ static __thread struct lfp_tls_table *tls_table __attribute__((tls_model("initia
  * at exit (release_thread) before glibc frees the TLS, and a fork's child
  * drops the other threads' tables without touching them.
  */
-static __thread struct lfp_tls_table tls_table_mem __attribute__((tls_model("initial-exec")));
+static __thread struct lfp_tls_table tls_table_mem;
 /* Set once the thread's key destructor ran.  A later key's destructor
  * may still call us, but glibc may then free the TLS block with no round
  * left to run ours again (PTHREAD_DESTRUCTOR_ITERATIONS): a table
@@ -135,7 +138,7 @@ static __thread struct lfp_tls_table tls_table_mem __attribute__((tls_model("ini
  * thread whose first call comes in glibc's last round registers a table
  * that nothing unlinks: no hook runs after that round; lfpool/ts.h tells
  * users to avoid it.) */
-static __thread bool tls_exiting __attribute__((tls_model("initial-exec")));
+static __thread bool tls_exiting;
 static struct lfp_tls_table *all_tables;	/* under lfp_ts_lock */
 /* Bit i: thread slot i is taken (1 .. LFPOOL_TS_THREAD_SLOTS_), under lfp_ts_lock. */
 static uint32_t tslots_taken;
