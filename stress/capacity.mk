@@ -13,7 +13,7 @@ check_PROGRAMS += stress/capacity
 TESTS += stress/capacity-check.sh
 EXTRA_DIST += stress/capacity-check.sh
 stress_capacity_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
-stress_capacity_CFLAGS = $(liblfpool_la_CFLAGS)
+stress_capacity_CFLAGS = $(LFPOOL_LIB_CFLAGS)
 stress_capacity_CCASFLAGS = $(AM_CCASFLAGS)
 stress_capacity_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 
@@ -31,7 +31,7 @@ PHONY += stress-capacity
 # variants.sh, in the normal build), never by `make all`.
 EXTRA_PROGRAMS += stress/capacity-nosteal
 stress_capacity_nosteal_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
-stress_capacity_nosteal_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
+stress_capacity_nosteal_CFLAGS = $(LFPOOL_LIB_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
 stress_capacity_nosteal_CCASFLAGS = $(AM_CCASFLAGS)
 stress_capacity_nosteal_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 CLEANFILES += stress/capacity-nosteal$(EXEEXT)

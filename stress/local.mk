@@ -35,7 +35,7 @@ STRESS_COMMON = \
 # `all` (they compile the library with -DLFPOOL_STRESS).
 EXTRA_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/lfmatrix stress/rc_array_stress
 stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
-stress_lfstress_CFLAGS = $(liblfpool_la_CFLAGS) -DLFPOOL_STRESS
+stress_lfstress_CFLAGS = $(LFPOOL_LIB_CFLAGS) -DLFPOOL_STRESS
 # Per-target flags give the library's objects (assembly too) names of their
 # own here, apart from the shared library's.
 stress_lfstress_CCASFLAGS = $(AM_CCASFLAGS)
@@ -127,6 +127,6 @@ PHONY += stress-fork
 # Built with the library's sources, so that an --enable-debug build can
 # call the pools' validate (hidden in the shared library) after the forks.
 stress_lffork_SOURCES = stress/fork_test.c $(liblfpool_la_SOURCES)
-stress_lffork_CFLAGS = $(liblfpool_la_CFLAGS)
+stress_lffork_CFLAGS = $(LFPOOL_LIB_CFLAGS)
 stress_lffork_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lffork_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)

@@ -43,8 +43,8 @@
  *    store; the rseq_cs pointer may stay set: the kernel ignores it once the
  *    instruction pointer is outside [start, commit), and clears it.  The
  *    descriptors live as long as the library is mapped, which is as long
- *    as any thread may run (the library uses initial-exec TLS and is never
- *    unloaded).
+ *    as any thread may run (the library is linked with -z nodelete: a
+ *    dlclose() never unmaps it).
  *  - A CPU number >= the table's CPU count (or a failed registration,
  *    cpu_id < 0 read as unsigned) is treated as empty and full: the owner's
  *    slow paths serve instead.
