@@ -129,6 +129,21 @@ if [ -f "$root$libdir/liblfpool.so" ]; then
 			fail=1
 		fi
 	fi
+	# The plugin reads the library's TLS through __tls_get_addr; with
+	# LFPOOL_TLS_INITIAL_EXEC (lfpool/ts.h) as initial-exec (TPOFF).
+	# shellcheck disable=SC2086 # flag lists
+	if command -v readelf >/dev/null 2>&1 &&
+		$CC $SAN_CFLAGS -fPIC -shared -DLFPOOL_TLS_INITIAL_EXEC -I"$root$includedir" \
+			"$srcdir/tests/dlopen_plugin.c" -o "$tmp/plugin-ie.so" -L"$root$libdir" -llfpool $SAN_LDFLAGS; then
+		ie=$(readelf -rW "$tmp/plugin-ie.so" | grep -c 'R_X86_64_TPOFF64.*lfpool_')
+		gd=$(readelf -rW "$tmp/plugin.so" | grep -c 'R_X86_64_TPOFF64.*lfpool_')
+		case $(uname -m):$ie:$gd in
+		x86_64:0:* | x86_64:*:[1-9]*)
+			echo "FAIL: TLS relocations of the plugin: $gd initial-exec, $ie with LFPOOL_TLS_INITIAL_EXEC"
+			fail=1 ;;
+		x86_64:*) echo "PASS: the plugin reads the library's TLS as initial-exec only with LFPOOL_TLS_INITIAL_EXEC" ;;
+		esac
+	fi
 fi
 
 # The licence goes with the installed library.

@@ -617,7 +617,10 @@ union lfpool_ts_home_ {
  * block").  A shared object that is always loaded at start (linked by the
  * program) may define LFPOOL_TLS_INITIAL_EXEC to read it as an executable
  * does.  The library's own sources take their build's model (TLS
- * descriptors in the shared library: Makefile.am).
+ * descriptors in the shared library: Makefile.am).  In a library loaded
+ * late, glibc allocates (mallocs) a thread's block of it at the thread's
+ * first access: a thread's first lfpool call must then not come from a
+ * signal handler.
  */
 #if defined(LFPOOL_BUILDING) || !defined(__GNUC__)
 # define LFPOOL_TLS_MODEL_

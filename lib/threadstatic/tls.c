@@ -120,10 +120,12 @@ struct lfp_tls_table {
 LFPOOL_API __thread struct lfpool_ts_tls lfpool_ts_tls_;
 static __thread struct lfp_tls_table *tls_table;
 /*
- * The table's storage: in the thread's static TLS, not from malloc.  A new
+ * The table's storage: in the thread's TLS, not from malloc.  A new
  * thread's first malloc attaches it to an arena and makes its tcache, work
  * that took a fifth of its first lfpool_ts_get (issue 14's first use) and
- * that the thread's own first malloc pays anyway.  The table is unlinked
+ * that the thread's own first malloc pays anyway.  (In a library loaded
+ * late, glibc mallocs the thread's whole block of the library's TLS at its
+ * first access instead.)  The table is unlinked
  * at exit (release_thread) before glibc frees the TLS, and a fork's child
  * drops the other threads' tables without touching them.
  */
