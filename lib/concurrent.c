@@ -93,7 +93,7 @@ static void hot_set_locked(lfpool_concurrent *c)
 {
 	const struct lfp_slabs *s = &c->core.slabs;
 	char *mem = NULL;
-	if (!c->core.debug && c->hot_trims == 0 && s->high_water > 0)
+	if (!lfp_core_slow(&c->core) && c->hot_trims == 0 && s->high_water > 0)
 		mem = lfp_slabs_slot(s, 0)->mem;
 	if (!mem) {
 		lfp_store_u64_rel(&c->fast.get_n, 0);
@@ -109,10 +109,10 @@ static void hot_set_locked(lfpool_concurrent *c)
 }
 
 /* After objects were created: open the inline paths if slab 0 has memory
- * now and they are closed (not in debug pools, whose stay closed). */
+ * now and they are closed (not in slow pools, whose stay closed). */
 static void hot_open(lfpool_concurrent *c)
 {
-	if (c->core.debug || lfp_load_u64_rlx(&c->fast.get_n) != 0)
+	if (lfp_core_slow(&c->core) || lfp_load_u64_rlx(&c->fast.get_n) != 0)
 		return;
 	/* No lock while slab 0 has no memory (a lookup may run any time). */
 	const struct lfp_slabs *s = &c->core.slabs;
@@ -174,7 +174,7 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 	 * alive, issue 14; a Pool's destroy skips its array the same way). */
 	size_t n = 0;
 	uint32_t chain;
-	while ((c->core.fini || c->core.debug) &&
+	while ((c->core.fini || lfp_core_slow(&c->core)) &&
 	       (chain = lfp_stack_pop_all_mpmc(&c->free)) != LFP_NIL) {
 		for (uint32_t i = chain, next; i != LFP_NIL; i = next, n++) {
 			next = lfp_load_u32_rlx(lfp_slabs_link(&c->core.slabs, i));
@@ -193,7 +193,7 @@ static void *pop_out(lfpool_concurrent *c)
 	uint32_t idx = lfp_stack_pop_at_elim_mpmc(&c->free, &c->elim, &c->core.slabs, &slot);
 	if (idx == LFP_NIL)
 		return NULL;
-	if (c->core.debug)
+	if (lfp_core_slow(&c->core))
 		lfp_core_mark_out(&c->core, idx);
 	return lfp_slabs_ptr(&c->core.slabs, idx);
 }
@@ -228,7 +228,7 @@ static void *popped(lfpool_concurrent *c, uint32_t idx, struct lfp_slab_slot *sl
 {
 	if (idx == LFP_NIL)
 		return get_create(c);
-	if (c->core.debug)
+	if (lfp_core_slow(&c->core))
 		lfp_core_mark_out(&c->core, idx);
 	return lfp_slot_obj(slot, lfp_slabs_off(idx, c->core.slabs.off_bits), c->core.slabs.first_off,
 			    c->core.slabs.stride);
@@ -274,7 +274,7 @@ LFPOOL_API void *lfpool_concurrent_get_slow(lfpool_concurrent *c)
 	const struct lfp_slabs *s = &c->core.slabs;
 	uint32_t ob = s->off_bits, first_off = s->first_off;
 	size_t stride = s->stride;
-	if (LFPOOL_LIKELY(!c->core.debug)) {
+	if (LFPOOL_LIKELY(!lfp_core_slow(&c->core))) {
 		struct lfp_slab_slot *slot;
 		/* acquire, paired with the release CAS of a push */
 		lfp_pair old = lfp_stack_load(&c->free);

@@ -11,8 +11,55 @@
 #include "core.h"
 #include "threadstatic/grace.h"
 
+/*
+ * Memcheck.  A pool created while the process runs under Valgrind's
+ * memcheck (lfp_memcheck_running) is a slow pool (core.h, lfp_core_slow):
+ * its inline paths are shut by the state they test already (an empty
+ * view, a zero bound), so every get and put reaches this file, which tells
+ * memcheck what malloc and free would: an object handed out is a block of
+ * obj_size bytes (VALGRIND_MALLOCLIKE_BLOCK, its bytes defined: they are
+ * what init or the last user left), a put frees it (FREELIKE: a later
+ * read or write is an invalid access naming the put's stack, a second put
+ * an invalid free), and an object created pooled is made inaccessible
+ * (never got).  The fini hook sees the bytes again.  A block outlives the
+ * pool's destroy when it is still out (retire_slabs): memcheck reports it
+ * as a leak, with the get's stack.  Blocks rather than a mempool:
+ * memcheck's leak check skips mempool chunks in a process with no malloc
+ * block alive.  Not under memcheck the client requests are never run: the
+ * inline paths stay as they are, and the slow paths test c->vg, which
+ * sits next to c->debug, which they test already.
+ */
 /* Without ASan, pooled objects of pools with no init hook hold this. */
 #define LFP_POISON_BYTE 0xdb
+
+/* Memcheck, what happens to obj of c: the user's now, a block as
+ * malloc's (OUT), pooled again, its block freed (BACK), pooled without
+ * ever being got (HIDE), or its bytes the fini hook's (SHOW). */
+enum vg_step { VG_OUT, VG_BACK, VG_HIDE, VG_SHOW };
+static void vg_tell(const struct lfp_core *c, void *obj, enum vg_step step)
+{
+#ifdef LFP_MEMCHECK
+	size_t n = c->slabs.obj_size;
+	switch (step) {
+	case VG_OUT:
+		VALGRIND_MALLOCLIKE_BLOCK(obj, n, 0, 1);
+		break;
+	case VG_BACK:
+		VALGRIND_FREELIKE_BLOCK(obj, 0);
+		break;
+	case VG_HIDE:
+		VALGRIND_MAKE_MEM_NOACCESS(obj, n);
+		break;
+	case VG_SHOW:
+		VALGRIND_MAKE_MEM_DEFINED(obj, n);
+		break;
+	}
+#else
+	(void)c;
+	(void)obj;
+	(void)step;
+#endif
+}
 
 static const char *const kind_names[] = {
 	[LFP_KIND_POOL] = "pool",
@@ -46,6 +93,8 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	c->capacity = cfg->capacity;
 	c->kind = kind;
 	c->debug = lfp_debug_wanted(cfg->flags);
+	/* Not the magazines: the library's own memory. */
+	c->vg = kind != LFP_KIND_MAGAZINES && lfp_memcheck_running();
 	c->flags = cfg->flags | (c->debug ? LFPOOL_F_DEBUG : 0);
 	snprintf(c->name, sizeof(c->name), "%s", cfg->name ? cfg->name : kind_names[kind]);
 	if (kind != LFP_KIND_POOL) {
@@ -80,6 +129,17 @@ static void push_raw(struct lfp_core *c, bool mt, uint32_t first, uint32_t last)
 
 static void release_raw_locked(struct lfp_core *c, bool mt, uint32_t chain);
 
+/* Memcheck: the objects of a new slab, chained from first to last, were
+ * never got. */
+static void hide_raw(struct lfp_core *c, uint32_t first, uint32_t last)
+{
+	for (uint32_t i = first; c->vg; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
+		vg_tell(c, lfp_slabs_ptr(&c->slabs, i), VG_HIDE);
+		if (i == last)
+			break;
+	}
+}
+
 /* Link idx in front of *head. */
 static void push_private(struct lfp_core *c, uint32_t idx, uint32_t *head)
 {
@@ -113,6 +173,7 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 		err = lfp_slabs_grow(&c->slabs, &first, &last);
 		if (err)
 			break;
+		hide_raw(c, first, last);
 		/* The slab's first objects join the chain.  When it has more
 		 * than are needed it is the last one grown (nothing can fail
 		 * after it), and its surplus goes to raw now. */
@@ -226,25 +287,44 @@ static void run_init(struct lfp_core *c, void *obj)
 	lfp_init_running = was;
 }
 
+static void poison_bytes(struct lfp_core *c, void *obj);
+
 void lfp_core_construct_chain(struct lfp_core *c, uint32_t chain, uint8_t state)
 {
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
 		void *obj = lfp_slabs_ptr(&c->slabs, i);
+		if (c->vg)
+			vg_tell(c, obj, VG_SHOW);	/* raw memory: hidden (hide_raw) */
 		if (c->init)
 			run_init(c, obj);
-		if (!c->debug)
-			continue;
-		LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, i)) == LFP_OBJ_RAW);
-		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
-		if (state == LFP_OBJ_POOLED)
-			lfp_core_poison(c, obj);
+		if (c->debug) {
+			LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, i)) == LFP_OBJ_RAW);
+			lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), state);
+		}
+		if (c->vg)
+			vg_tell(c, obj, state == LFP_OBJ_OUT ? VG_OUT : VG_HIDE);
+		else if (c->debug && state == LFP_OBJ_POOLED)
+			poison_bytes(c, obj);
 	}
 }
 
 void lfp_core_poison(struct lfp_core *c, void *obj)
 {
-	if (!c->debug)
-		return;
+	if (c->vg)
+		vg_tell(c, obj, VG_BACK);
+	else if (c->debug)
+		poison_bytes(c, obj);
+}
+
+void lfp_core_unhand(struct lfp_core *c, void *obj)
+{
+	if (c->vg)
+		vg_tell(c, obj, VG_BACK);
+}
+
+/* Debug pools: make a pooled object's bytes tell a later access. */
+static void poison_bytes(struct lfp_core *c, void *obj)
+{
 #ifdef LFP_ASAN
 	ASAN_POISON_MEMORY_REGION(obj, c->slabs.obj_size);
 #else
@@ -255,6 +335,8 @@ void lfp_core_poison(struct lfp_core *c, void *obj)
 
 static void unpoison(struct lfp_core *c, void *obj)
 {
+	if (c->vg)
+		vg_tell(c, obj, VG_SHOW);
 #ifdef LFP_ASAN
 	if (c->debug)
 		ASAN_UNPOISON_MEMORY_REGION(obj, c->slabs.obj_size);
@@ -312,7 +394,10 @@ static uint32_t unmake_chain(struct lfp_core *c, uint32_t chain)
 {
 	uint32_t last = LFP_NIL;
 	for (uint32_t i = chain; i != LFP_NIL; i = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, i))) {
-		lfp_core_fini_obj(c, lfp_slabs_ptr(&c->slabs, i));
+		void *obj = lfp_slabs_ptr(&c->slabs, i);
+		lfp_core_fini_obj(c, obj);
+		if (c->vg)
+			vg_tell(c, obj, VG_HIDE);	/* raw again */
 		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, i), LFP_OBJ_RAW);
 		last = i;
 	}
@@ -458,7 +543,9 @@ void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core 
 	lfp_fork_unregister(c);
 	LFP_ASSERT(!c->debug || !c->lead);	/* the graveyard frees owner itself */
 	int buried = c->debug ? lfp_debug_bury(owner, &c->slabs, c->name) : 0;
-	if (buried != LFP_BURIED_WITH_SLABS)
+	/* Under memcheck an object still out is a block it reports as
+	 * lost at exit; its slab stays, so that no later block overlaps it. */
+	if (buried != LFP_BURIED_WITH_SLABS && !(c->vg && out))
 		lfp_slabs_fini(&c->slabs);
 	if (c->kind != LFP_KIND_POOL)
 		pthread_mutex_destroy(&c->grow_lock);
@@ -483,8 +570,16 @@ bool lfp_dead(const char *name, const uint32_t *magic, const void *ptr, const ch
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 {
 	void *obj = lfp_slabs_ptr(&c->slabs, idx);
-	LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, idx)) == LFP_OBJ_POOLED);
-	lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
+	if (c->debug) {
+		LFP_ASSERT(lfp_load_u8_rlx(lfp_slabs_state(&c->slabs, idx)) == LFP_OBJ_POOLED);
+		lfp_store_u8_rlx(lfp_slabs_state(&c->slabs, idx), LFP_OBJ_OUT);
+	}
+	if (c->vg) {
+		vg_tell(c, obj, VG_OUT);	/* no pattern to check: memcheck watched */
+		return;
+	}
+	if (!c->debug)
+		return;
 #ifdef LFP_ASAN
 	unpoison(c, obj);
 #else

@@ -36,6 +36,14 @@
 #ifdef LFP_ASAN
 # include <sanitizer/asan_interface.h>
 #endif
+/* Valgrind's client requests (core.c, "Memcheck"; slab.c's blocks), where
+ * its header is installed: BSD-licensed, used at build time only. */
+#if defined(__has_include) && !defined(LFP_ASAN)
+# if __has_include(<valgrind/memcheck.h>)
+#  include <valgrind/memcheck.h>
+#  define LFP_MEMCHECK 1
+# endif
+#endif
 
 #define LFP_NAME_MAX 48
 
@@ -61,6 +69,10 @@ struct lfp_core {
 	unsigned flags;
 	enum lfp_kind kind;
 	bool debug;
+	/* Created under Valgrind's memcheck (lfp_core_init): every get and
+	 * put takes the slow path, which tells memcheck (core.c, "Memcheck").
+	 * In the padding after debug: no field moves. */
+	bool vg;
 	bool forked_list;	/* on fork.c's registry: set at create, before any
 				 * other thread sees the core, cleared by destroy */
 	/* Bytes before the pool's struct in its block (0 or 64): a
@@ -236,14 +248,20 @@ void lfp_retire(void *owner, uint32_t *magic, bool debug, const char *name, uint
 void lfp_retire_core(void *owner, size_t size, uint32_t *magic, struct lfp_core *c, uint64_t out,
 		     const char *what);
 /*
- * Debug: mark idx handed out.  Under ASan the object is unpoisoned; without
- * it, a pool with no init hook has its pattern verified ("write after put")
- * and a pool with one has the object made anew (fini, then init).
+ * Slow pools (lfp_core_slow): mark idx handed out.  Under memcheck the
+ * object becomes a block as malloc's; else in debug pools, under ASan the
+ * object is unpoisoned; without it, a pool with no init hook has its
+ * pattern verified ("write after put") and a pool with one has the object
+ * made anew (fini, then init).
  */
 void lfp_core_mark_out(struct lfp_core *c, uint32_t idx);
-/* Debug: poison a pooled object (after its reset hook ran). */
+/* Slow pools: poison an object that was out and is pooled now (after its
+ * reset hook ran): memcheck frees its block; debug pools poison it. */
 void lfp_core_poison(struct lfp_core *c, void *obj);
-/* Run fini on a pooled object (unpoisoning it first in debug pools). */
+/* An object created out for a get that then failed, about to be
+ * destroyed without a put: memcheck forgets its block. */
+void lfp_core_unhand(struct lfp_core *c, void *obj);
+/* Run fini on a pooled object (unpoisoning it first in slow pools). */
 void lfp_core_fini_obj(struct lfp_core *c, void *obj);
 
 /* Whether ptr is the start of one of c's objects. */
@@ -339,12 +357,20 @@ static inline bool lfp_core_readable(const void *p, size_t n)
 #endif
 }
 
-/* Whether c's puts need neither the debug checks nor the reset hook: the
- * lean put paths of Pool and Concurrent (their inline puts get no room
- * otherwise). */
+/* Whether every get and put of c takes the flavour's slow path, its inline
+ * paths shut as in debug pools: the debug checks, or memcheck's client
+ * requests (core.c, "Memcheck"), run there and nowhere else. */
+static inline bool lfp_core_slow(const struct lfp_core *c)
+{
+	return c->debug || c->vg;
+}
+
+/* Whether c's puts need neither the debug checks, memcheck, nor the reset
+ * hook: the lean put paths of Pool and Concurrent (their inline puts get
+ * no room otherwise). */
 static inline bool lfp_core_puts_lean(const struct lfp_core *c)
 {
-	return !c->debug && !c->reset;
+	return !lfp_core_slow(c) && !c->reset;
 }
 
 /* Whether a pool created with these flags runs the debug checks

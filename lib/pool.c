@@ -6,9 +6,9 @@
  * The free list is an array of object pointers (outside the objects), sized
  * to hold every object the pool has created, so a put never allocates and
  * never fails.  The items array is fast.low; a pool's pooled objects are
- * [low, top).  In debug pools the fast view stays empty (top at low, end
- * NULL) and the real count lives here, so that every get and put is
- * checked.
+ * [low, top).  In slow pools (debug, memcheck: core.h) the fast view
+ * stays empty (top at low, end NULL) and the real count lives here, so
+ * that every get and put is checked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 struct lfpool_pool {
 	struct lfpool_pool_fast fast;	/* first: read by the inline fast path */
 	uint32_t magic;
-	uint32_t debug_count;		/* debug pools: pooled objects */
+	uint32_t debug_count;		/* slow pools: pooled objects */
 	uint32_t items_cap;
 	/* One block per small pool (issue 14): after the struct, the core's
 	 * tail bytes (lfp_core_block_bytes) hold the items array of a pool of
@@ -61,14 +61,14 @@ _Static_assert(offsetof(struct lfpool_pool, core) == 64, "the core's lines stay 
  * undefined and clang's UBSan reports). */
 static uint32_t count_of(const lfpool_pool *p)
 {
-	if (p->core.debug)
+	if (lfp_core_slow(&p->core))
 		return p->debug_count;
 	return p->fast.low ? (uint32_t)(p->fast.top - p->fast.low) : 0;
 }
 
 static void set_count(lfpool_pool *p, uint32_t n)
 {
-	if (p->core.debug)
+	if (lfp_core_slow(&p->core))
 		p->debug_count = n;
 	else if (p->fast.low)
 		p->fast.top = p->fast.low + n;
@@ -188,7 +188,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
 	uint64_t finalized = 0;
-	if (!p->core.fini && !p->core.debug) {
+	if (!p->core.fini && !lfp_core_slow(&p->core)) {
 		/* Nothing to run on them: the array is not read (a cache miss
 		 * per destroy with 10^5 pools alive, issue 14). */
 		finalized = count_of(p);
@@ -215,7 +215,7 @@ LFPOOL_API void *lfpool_pool_get_slow(lfpool_pool *p)
 	if (n) {
 		set_count(p, n - 1);
 		void *obj = p->fast.low[n - 1];
-		if (p->core.debug)
+		if (lfp_core_slow(&p->core))
 			lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, obj));
 		return obj;
 	}

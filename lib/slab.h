@@ -141,6 +141,11 @@ void *lfp_owner_alloc(size_t size);
 void lfp_owner_free(void *p, size_t size);
 /* The same block, not cleared (lfp_core_owner_new clears it). */
 void *lfp_owner_take(size_t size);
+/* Whether this process runs under Valgrind's memcheck (asked once): its
+ * pools tell memcheck about their objects (core.c, "Memcheck"), and the
+ * blocks kept for reuse here are inaccessible until taken again, so that
+ * its leak check reads no stale pointer in them. */
+bool lfp_memcheck_running(void);
 
 /* For per-CPU areas (aligned to at most 128): small ones from that cache
  * (slab.c), else as lfp_plain_allocator. */

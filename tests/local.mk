@@ -161,9 +161,11 @@ if ASAN
 $(LEAK_GATE_LOG): $(LFPOOL_USE_EXAMPLES:=.log)
 endif
 
-LFPOOL_USER_CHECKS = tests/man-check.sh tests/tsan-handover.sh tests/install-check.sh
+LFPOOL_USER_CHECKS = tests/man-check.sh tests/tsan-handover.sh tests/install-check.sh \
+	tests/memcheck.sh
 TESTS += $(LFPOOL_USER_CHECKS)
-EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/tsan_handover.c tests/dlopen_host.c tests/dlopen_plugin.c
+EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/tsan_handover.c tests/dlopen_host.c tests/dlopen_plugin.c \
+	tests/memcheck_prog.c
 AM_TESTS_ENVIRONMENT = \
 	MAKE='$(MAKE)' CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \
 	SAN_CFLAGS='$(SAN_CFLAGS)' SAN_LDFLAGS='$(SAN_LDFLAGS)' SHELL='$(SHELL)' \

@@ -426,6 +426,8 @@ static int take_owned(lfpool_ts_cache *c, void **objs, size_t n)
 				/* Neither held nor handed out: see handed. */
 				lfp_store_u64_rlx(&c->puts_base, c->puts_base + made);
 				disown(c);
+				for (size_t i = n - made; i < n; i++)
+					lfp_core_unhand(&c->pool->core, objs[i]);
 				lfp_grace_leave();
 				/* Outside the section: the fini hooks run. */
 				lfp_ts_unmake_objects(c->pool, objs + n - made, made);
@@ -614,7 +616,7 @@ lfpool_ts_cache *lfp_cache_init(lfpool_ts_cache *c, lfpool_ts *p, enum lfp_cache
 	memset(c, 0, sizeof(*c));
 	c->pool = p;
 	c->kind = (uint8_t)kind;
-	c->checked = p->core.debug;
+	c->checked = lfp_core_slow(&p->core);
 	c->loaded = mags[0];
 	c->prev = mags[1];
 	load_mag(c, lfp_mag_objs(&p->depot, mags[0]), 0);

@@ -77,7 +77,7 @@ struct lfpool_ts_cache {
 	uint32_t fill;			/* loose objects a refill takes; adapts */
 	uint8_t lock;			/* held by the slow paths and by thieves */
 	int32_t thief_low;		/* a thief's copy of fast.low (index), under lock */
-	bool checked;			/* debug pool: every get and put is checked */
+	bool checked;			/* slow pool (debug, memcheck): every get and put is checked */
 	uint8_t kind;			/* enum lfp_cache_kind */
 	uint8_t releasing;		/* worker slots: a worker_release flushes it */
 	/* Written by the cache's user with relaxed stores; stats reads them. */

@@ -21,8 +21,8 @@
 struct lfp_ts_percpu {
 	bool fast_gets;		/* rseq, and gets need no check */
 	bool fast_puts;		/* rseq, and puts need no check */
-	bool check_gets;	/* debug pool: every get marks its object out */
-	bool check_puts;	/* debug pool or reset hook: every put is accepted */
+	bool check_gets;	/* slow pool (core.h): every get marks its object out */
+	bool check_puts;	/* slow pool or reset hook: every put is accepted */
 	struct lfp_percpu pc;
 	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
 	/* Added to by the slow paths (atomically), read by the statistics. */
@@ -92,8 +92,8 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 	if (err)
 		return err;
 	t->pool = p;
-	t->check_gets = p->core.debug;
-	t->check_puts = p->core.debug || p->core.reset;
+	t->check_gets = lfp_core_slow(&p->core);
+	t->check_puts = lfp_core_slow(&p->core) || p->core.reset;
 	t->fast_gets = t->pc.rseq && !t->check_gets;
 	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
