@@ -137,6 +137,12 @@ static void set_fork_child(void)
 	lfp_fork_set_kind_child(LFP_KIND_CONCURRENT, fork_child);
 }
 
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
+static void show(const void *c, FILE *out)
+{
+	lfpool_concurrent_dump(c, out);
+}
+
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
@@ -152,6 +158,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	c->fast.stride = c->core.slabs.stride;
 	c->fast.magic = c->core.slabs.stride_magic;
 	c->magic = LFP_MAGIC_LIVE;
+	lfp_debug_watch(c, show);
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_concurrent_destroy(c);
@@ -161,6 +168,15 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	return c;
 }
 
+LFPOOL_API int lfpool_concurrent_dump(const lfpool_concurrent *c, FILE *out)
+{
+	if (lfp_core_dead(&c->core, &c->magic, NULL, "dump after destroy"))
+		return -1;
+	lfpool_stats st;
+	lfpool_concurrent_stats(c, &st);
+	return lfp_core_dump(&c->core, &st, out);
+}
+
 LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)
@@ -168,6 +184,7 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
 	if (lfp_dead(c->core.name, &c->magic, c, "destroy of a pool already destroyed"))
 		return -1;
+	lfp_debug_unwatch(c);
 	/* Until the stack stays empty: a fini hook may put objects back.
 	 * With nothing to run on them and nothing to report, the stack's
 	 * link words are not read (a cache miss per destroy with 10^5 pools

@@ -68,6 +68,30 @@ static const char *const kind_names[] = {
 	[LFP_KIND_MAGAZINES] = "magazines",
 };
 
+/* Why a pool of kind may not have config cfg (the sentence into why),
+ * or NULL; the slabs check the object's size and alignment. */
+static const char *refused(const lfpool_config *cfg, enum lfp_kind kind, char *why, size_t n)
+{
+	/* Only ThreadStatic has caches to put on CPUs. */
+	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
+	if (!cfg)
+		snprintf(why, n, "no configuration (NULL)");
+	else if (cfg->capacity && cfg->prewarm > cfg->capacity)
+		snprintf(why, n, "prewarm %zu is more than capacity %zu", cfg->prewarm,
+			 cfg->capacity);
+	else if (cfg->flags & LFPOOL_F_PERCPU & ~flags)
+		snprintf(why, n, "flag LFPOOL_F_PERCPU is for ThreadStatic pools only");
+	else if (cfg->flags & ~flags)
+		snprintf(why, n, "flags 0x%x has bits that are no LFPOOL_F_* flag (0x%x)",
+			 cfg->flags, cfg->flags & ~flags);
+	else if (cfg->capacity > LFP_NIL - 1)
+		snprintf(why, n, "capacity %zu is more than a pool can hold (%u)", cfg->capacity,
+			 LFP_NIL - 1);
+	else
+		return NULL;
+	return why;
+}
+
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
 	/* All but the slabs, which lfp_slabs_init sets up (without clearing
@@ -75,15 +99,13 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	memset(&c->raw, 0, sizeof(c->raw));
 	memset(&c->init, 0, offsetof(struct lfp_core, slabs) - offsetof(struct lfp_core, init));
 	memset(c->name, 0, sizeof(*c) - offsetof(struct lfp_core, name));
-	/* Only ThreadStatic has caches to put on CPUs. */
-	unsigned flags = LFPOOL_F_DEBUG | (kind == LFP_KIND_TS ? LFPOOL_F_PERCPU : 0);
-	if (!cfg || (cfg->capacity && cfg->prewarm > cfg->capacity) ||
-	    (cfg->flags & ~flags) || cfg->capacity > LFP_NIL - 1)
-		return EINVAL;
+	char why[160];
+	if (refused(cfg, kind, why, sizeof(why)))
+		return lfp_debug_refuse(cfg && cfg->name ? cfg->name : kind_names[kind], "%s", why);
 	int err = lfp_slabs_init(&c->slabs, cfg->obj_size, cfg->align, cfg->capacity,
-				 cfg->allocator);
+				 cfg->allocator, why, sizeof(why));
 	if (err)
-		return err;
+		return lfp_debug_refuse(cfg->name ? cfg->name : kind_names[kind], "%s", why);
 	c->slabs.rotate = kind == LFP_KIND_MAGAZINES;
 	lfp_stack_init(&c->raw);
 	c->init = cfg->init;
@@ -611,6 +633,29 @@ void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n)
 		lfp_faa_u64_rlx(created, (uint64_t)0 - n);
 		lfp_faa_u64_rlx(&c->trims, 1);
 	}
+}
+
+int lfp_core_dump(const struct lfp_core *c, const lfpool_stats *st, FILE *out)
+{
+	typedef unsigned long long ull;
+	fprintf(out, "pool '%s' (%s%s%s%s): obj_size %zu, align %zu, stride %zu, capacity %zu%s\n",
+		c->name, kind_names[c->kind], c->flags & LFPOOL_F_PERCPU ? ", per-CPU" : "",
+		c->debug ? ", debug" : "", c->vg ? ", memcheck" : "", c->slabs.obj_size,
+		c->slabs.align, c->slabs.stride, c->capacity, c->capacity ? "" : " (unbounded)");
+	fprintf(out, "  objects: %llu created, %llu pooled, %llu out\n", (ull)st->created,
+		(ull)st->retained, (ull)st->live);
+	fprintf(out, "  calls: %llu gets, %llu puts, %llu hits, %llu misses, %llu magazine exchanges, "
+		"%llu trims\n", (ull)st->gets, (ull)st->puts, (ull)st->hits, (ull)st->misses,
+		(ull)st->mag_exchanges, (ull)st->trims);
+	fprintf(out, "  memory: %llu bytes held, %llu slabs made, %llu given back (%zu bytes, %u "
+		"objects each)%s%s\n", (ull)st->bytes_held, (ull)st->slab_allocs,
+		(ull)st->slab_frees, c->slabs.slab_bytes, c->slabs.per_slab,
+		st->percpu_mode ? ", per-CPU mode " : "", st->percpu_mode ? st->percpu_mode : "");
+	if (fflush(out) != 0 || ferror(out)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st)

@@ -141,7 +141,7 @@ lfp_core_prefetch_block(const struct lfp_core *c, const void *pool, size_t hot, 
 	lfp_prefetch_lines((const char *)pool + size, c->tail);
 }
 
-/* Validate cfg and set up c; 0 or EINVAL. */
+/* Validate cfg and set up c; 0 or EINVAL (said why: lfp_debug_refuse). */
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind);
 /* Free all slabs; constructed objects must have been finalized first. */
 void lfp_core_fini(struct lfp_core *c);
@@ -325,6 +325,9 @@ void lfp_fork_set_kind_child(enum lfp_kind k, void (*fn)(struct lfp_core *c));
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);
+/* Print the state of c's pool, whose statistics are st, to out (every
+ * flavour's dump: lfpool/common.h); 0, or -1 with errno EIO. */
+int lfp_core_dump(const struct lfp_core *c, const lfpool_stats *st, FILE *out);
 
 /*
  * Whether the pool (or layer) whose magic is *magic is destroyed (or being
@@ -374,14 +377,15 @@ static inline bool lfp_core_puts_lean(const struct lfp_core *c)
 }
 
 /* Whether a pool created with these flags runs the debug checks
- * (--enable-debug turns them on for every pool). */
+ * (--enable-debug, and LFPOOL_DEBUG=1 in the environment, turn them on
+ * for every pool). */
 static inline bool lfp_debug_wanted(unsigned flags)
 {
 #ifdef LFPOOL_DEBUG
 	(void)flags;
 	return true;
 #else
-	return flags & LFPOOL_F_DEBUG;
+	return (flags & LFPOOL_F_DEBUG) || lfp_env()->debug;
 #endif
 }
 

@@ -3,10 +3,13 @@
  * debug.c - the error hook, the graveyard of destroyed debug pools, and
  * the failure of an internal assertion (debug.h).
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 #include "debug.h"
@@ -47,6 +50,131 @@ void lfp_debug_report(const char *pool, const void *ptr, const char *problem)
 void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem)
 {
 	report(pool, ptr, problem, false);
+}
+
+static struct lfp_env env;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+/* Variable name's value: unset, empty or 0 is false, 1 true; anything else
+ * is warned about and false. */
+static bool env_flag(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !strcmp(v, "") || !strcmp(v, "0"))
+		return false;
+	if (!strcmp(v, "1"))
+		return true;
+	fprintf(stderr, "lfpool: %s='%s' is not 0 or 1: ignored\n", name, v);
+	return false;
+}
+
+static void env_read(void)
+{
+	env.debug = env_flag("LFPOOL_DEBUG");
+	env.show_stats = env_flag("LFPOOL_SHOW_STATS");
+}
+
+const struct lfp_env *lfp_env(void)
+{
+	pthread_once(&env_once, env_read);
+	return &env;
+}
+
+int lfp_debug_refuse(const char *pool, const char *fmt, ...)
+{
+	char problem[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(problem, sizeof(problem), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&hook_lock);
+	lfpool_error_fn fn = error_hook;
+	void *ctx = error_ctx;
+	pthread_mutex_unlock(&hook_lock);
+	if (fn)
+		fn(pool, NULL, problem, ctx);
+	else if (lfp_env()->debug)
+		fprintf(stderr, "lfpool: pool '%s': %s (create refused: EINVAL)\n", pool, problem);
+	return EINVAL;
+}
+
+/* LFPOOL_SHOW_STATS's live pools. */
+struct watched {
+	struct watched *next;
+	const void *pool;
+	lfp_dump_fn dump;
+};
+static struct watched *watched;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* At exit: the pools still alive (dumped without the lock, which a
+ * fork takes after the locks the dumps may take). */
+static void show_alive(void)
+{
+	pthread_mutex_lock(&watch_lock);
+	struct watched *w = watched;
+	watched = NULL;
+	pthread_mutex_unlock(&watch_lock);
+	while (w) {
+		struct watched *next = w->next;
+		fputs("lfpool: at exit, ", stderr);
+		w->dump(w->pool, stderr);
+		free(w);
+		w = next;
+	}
+}
+
+static pthread_once_t show_once = PTHREAD_ONCE_INIT;
+static void show_at_exit(void)
+{
+	atexit(show_alive);
+}
+
+void lfp_debug_watch(const void *pool, lfp_dump_fn dump)
+{
+	if (!lfp_env()->show_stats)
+		return;
+	pthread_once(&show_once, show_at_exit);
+	struct watched *w = malloc(sizeof(*w));
+	if (!w)
+		return;		/* its statistics only are not shown */
+	*w = (struct watched){ NULL, pool, dump };
+	pthread_mutex_lock(&watch_lock);
+	w->next = watched;
+	watched = w;
+	pthread_mutex_unlock(&watch_lock);
+}
+
+/* Take pool off the watched list; the entry, or NULL. */
+static struct watched *unlist(const void *pool)
+{
+	struct watched *w = NULL;
+	pthread_mutex_lock(&watch_lock);
+	for (struct watched **pp = &watched; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pool == pool) {
+			w = *pp;
+			*pp = w->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&watch_lock);
+	return w;
+}
+
+void lfp_debug_forget(const void *pool)
+{
+	if (lfp_env()->show_stats)
+		free(unlist(pool));
+}
+
+void lfp_debug_unwatch(const void *pool)
+{
+	struct watched *w = lfp_env()->show_stats ? unlist(pool) : NULL;
+	if (!w)
+		return;
+	fputs("lfpool: at destroy, ", stderr);
+	w->dump(pool, stderr);
+	free(w);
 }
 
 
@@ -123,10 +251,12 @@ void lfp_debug_fork_lock(void)
 {
 	pthread_mutex_lock(&hook_lock);
 	pthread_mutex_lock(&grave_lock);
+	pthread_mutex_lock(&watch_lock);
 }
 
 void lfp_debug_fork_unlock(void)
 {
+	pthread_mutex_unlock(&watch_lock);
 	pthread_mutex_unlock(&grave_lock);
 	pthread_mutex_unlock(&hook_lock);
 }

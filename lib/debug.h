@@ -14,13 +14,48 @@
 #ifndef LFP_DEBUG_H
 #define LFP_DEBUG_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Report a misuse through the error hook (the default aborts). */
 void lfp_debug_report(const char *pool, const void *ptr, const char *problem);
 /* Report objects left out at destroy through the error hook; the default
  * prints the line and returns (no object has been misused yet). */
 void lfp_debug_report_leak(const char *pool, const void *ptr, const char *problem);
+
+/*
+ * The environment (lfpool/common.h, "Environment"), read once, at the
+ * first call: LFPOOL_DEBUG=1 makes every pool created after it a debug
+ * pool (core.h, lfp_debug_wanted), LFPOOL_SHOW_STATS=1 prints each
+ * watched pool's state at its destroy and at exit (lfp_debug_watch).  A
+ * value other than 0 or 1 gets a one-line warning on stderr and counts as
+ * 0.  Create paths only: never read on a get or put.
+ */
+struct lfp_env {
+	bool debug, show_stats;
+};
+const struct lfp_env *lfp_env(void);
+
+/*
+ * A create refused with EINVAL: tell the error hook why (problem: printf's
+ * fmt, naming the field and its value), or with no hook installed print
+ * it on stderr under LFPOOL_DEBUG=1 only; returns EINVAL.
+ */
+int lfp_debug_refuse(const char *pool, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), cold));
+
+/*
+ * LFPOOL_SHOW_STATS: the live pools whose state lfp_debug_unwatch (at
+ * their destroy) and exit print to stderr with dump.  Watching is a no-op
+ * unless the variable is set, and so is unwatching a pool not watched.
+ */
+typedef void (*lfp_dump_fn)(const void *pool, FILE *out);
+void lfp_debug_watch(const void *pool, lfp_dump_fn dump);
+void lfp_debug_unwatch(const void *pool);
+/* Unwatch pool without printing (a layer's inner pool: the layer's dump
+ * shows it). */
+void lfp_debug_forget(const void *pool);
 
 struct lfp_slabs;
 /*

@@ -13,7 +13,7 @@
  *      every CPU area of every per-CPU pool in the fallback mode,
  *   2. the registry of cores below, then each registered core's grow lock,
  *      in registry order (no code holds two grow locks at once),
- *   3. debug.c's error-hook and graveyard locks,
+ *   3. debug.c's error-hook, graveyard and watched-pools locks,
  *   4. slab.c's cache of small blocks (a leaf: taken under grow locks and
  *      the graveyard's, nothing taken under it).
  * Every other path takes a subset of these in the same order (lfp_ts_lock

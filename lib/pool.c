@@ -45,6 +45,8 @@ static void **inline_items(lfpool_pool *p)
 }
 
 /* The bytes the items array of a pool of config cfg takes in its block. */
+static void show(const void *p, FILE *out);
+
 static size_t inline_items_bytes(const lfpool_config *cfg)
 {
 	if (!lfp_core_block_inline(cfg) || !cfg->capacity || cfg->capacity > LFP_POOL_INLINE_ITEMS)
@@ -169,6 +171,7 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;
 	lfp_core_inline(&p->core, (char *)(p + 1) + items, side);
 	p->magic = LFP_MAGIC_LIVE;
+	lfp_debug_watch(p, show);
 	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_pool_destroy(p);
@@ -185,6 +188,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
+	lfp_debug_unwatch(p);
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
 	uint64_t finalized = 0;
@@ -347,6 +351,21 @@ LFPOOL_API int lfpool_pool_owns(const lfpool_pool *p, const void *ptr)
 	if (lfp_core_dead(&p->core, &p->magic, ptr, "owns after destroy"))
 		return 0;
 	return lfp_core_owns(&p->core, ptr);
+}
+
+LFPOOL_API int lfpool_pool_dump(const lfpool_pool *p, FILE *out)
+{
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "dump after destroy"))
+		return -1;
+	lfpool_stats st;
+	lfpool_pool_stats(p, &st);
+	return lfp_core_dump(&p->core, &st, out);
+}
+
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
+static void show(const void *p, FILE *out)
+{
+	lfpool_pool_dump(p, out);
 }
 
 LFPOOL_API void lfpool_pool_stats(const lfpool_pool *p, lfpool_stats *st)

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* mremap */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -676,12 +677,34 @@ struct geometry {
 	uint32_t per;
 };
 
-static int geometry(struct geometry *g, size_t obj_size, size_t align, size_t capacity_hint)
+/* Why obj_size and align (0: 16) make no geometry, or NULL (the sentence
+ * into why[0 .. n)). */
+static const char *refused(char *why, size_t n, size_t obj_size, size_t align)
 {
+	if (obj_size == 0)
+		snprintf(why, n, "obj_size is 0");
+	else if (!is_pow2(align))
+		snprintf(why, n, "align %zu is not a power of two", align);
+	else if (obj_size > LFP_SLAB_MAX / 4)
+		snprintf(why, n, "obj_size %zu is more than %zu", obj_size, LFP_SLAB_MAX / 4);
+	else if (align > LFP_SLAB_MAX / 4)
+		snprintf(why, n, "align %zu is more than %zu", align, LFP_SLAB_MAX / 4);
+	else
+		return NULL;
+	return why;
+}
+
+static int geometry(struct geometry *g, size_t obj_size, size_t align, size_t capacity_hint,
+		    char *why, size_t n)
+{
+	char scratch[96];
+	if (!why) {
+		why = scratch;
+		n = sizeof(scratch);
+	}
 	if (align == 0)
 		align = 16;
-	if (obj_size == 0 || !is_pow2(align) || obj_size > LFP_SLAB_MAX / 4 ||
-	    align > LFP_SLAB_MAX / 4)
+	if (refused(why, n, obj_size, align))
 		return EINVAL;
 	g->align = align;
 	g->stride = round_up(obj_size, align);
@@ -700,8 +723,14 @@ static int geometry(struct geometry *g, size_t obj_size, size_t align, size_t ca
 		want = g->first_off + capacity_hint * g->stride;
 	}
 	g->slab_bytes = pow2_at_least(want);
-	if (g->slab_bytes > LFP_SLAB_MAX)
+	if (g->slab_bytes > LFP_SLAB_MAX) {
+		snprintf(why, n, "obj_size %zu rounded up to align %zu makes a slab of %zu objects "
+			 "over %zu bytes", obj_size, align,
+			 capacity_hint && capacity_hint < LFP_SLAB_MIN_OBJS ? capacity_hint
+									   : (size_t)LFP_SLAB_MIN_OBJS,
+			 (size_t)LFP_SLAB_MAX);
 		return EINVAL;
+	}
 	size_t per = (g->slab_bytes - g->first_off) / g->stride;
 	g->per = (uint32_t)(per > 65535 ? 65535 : per);
 	return 0;
@@ -716,7 +745,7 @@ static size_t side_raw(uint32_t per)
 size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint)
 {
 	struct geometry g;
-	if (geometry(&g, obj_size, align, capacity_hint) != 0 ||
+	if (geometry(&g, obj_size, align, capacity_hint, NULL, 0) != 0 ||
 	    side_raw(g.per) > LFP_INLINE_SIDE_MAX)
 		return 0;
 	return round_up(side_raw(g.per), 64);
@@ -730,14 +759,18 @@ void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes)
 }
 
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
-		   size_t capacity_hint, const lfpool_allocator *a)
+		   size_t capacity_hint, const lfpool_allocator *a, char *why, size_t n)
 {
 	/* All but the directory: leaf[l] is read only below leaves. */
 	memset(s, 0, offsetof(struct lfp_slabs, leaf));
 	s->leaf[0] = s->slot0;
 	s->leaves = 1;
 	struct geometry g;
-	if ((a && (!a->alloc || !a->free)) || geometry(&g, obj_size, align, capacity_hint) != 0)
+	if (a && (!a->alloc || !a->free)) {
+		snprintf(why, n, "allocator has no %s function", a->alloc ? "free" : "alloc");
+		return EINVAL;
+	}
+	if (geometry(&g, obj_size, align, capacity_hint, why, n) != 0)
 		return EINVAL;
 	align = g.align;
 	s->obj_size = obj_size;

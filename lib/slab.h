@@ -156,9 +156,11 @@ extern const lfpool_allocator lfp_area_allocator;
 void lfp_blocks_fork_lock(void);
 void lfp_blocks_fork_unlock(void);
 
-/* Set up an empty index space; returns 0 or EINVAL. capacity_hint sizes slabs. */
+/* Set up an empty index space; returns 0 or EINVAL, with the sentence that
+ * says why (naming the field and its value) in why[0 .. n).  capacity_hint
+ * sizes slabs. */
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
-		   size_t capacity_hint, const lfpool_allocator *a);
+		   size_t capacity_hint, const lfpool_allocator *a, char *why, size_t n);
 /*
  * Side data in the pool's own block (issue 14: with 10^5 pools alive, a
  * pool's first get allocated its first slab's side data from the shared

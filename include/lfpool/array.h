@@ -211,6 +211,10 @@ LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_st
  * were got (*gets) and how many of those are out now (*out).  On a
  * destroyed debug array pool: reported, both 0, errno EINVAL. */
 LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *gets, uint64_t *out);
+/* Print the array pool's state readably to out: its configuration, its
+ * oversize counts, and each class's pool as that flavour's dump
+ * (lfpool_pool_dump).  0, or -1 with errno EINVAL (destroyed) or EIO. */
+LFPOOL_API int lfpool_array_dump(const lfpool_array *ap, FILE *out);
 
 /* Under TSan the inline paths below annotate through their flavour's get
  * and put, on the pooled object (buf - prefix); the slow paths do the same

@@ -98,6 +98,8 @@ LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void 
  * (two per exchange).  Each contended call adds its own when it is done,
  * on the array's line (one atomic add, on contended calls only). */
 LFPOOL_API void lfpool_concurrent_stats(const lfpool_concurrent *pool, lfpool_stats *st);
+/* Print the pool's state readably to out (as lfpool_pool_dump). */
+LFPOOL_API int lfpool_concurrent_dump(const lfpool_concurrent *pool, FILE *out);
 
 /* Rare paths of lfpool_concurrent_get and lfpool_concurrent_put; call
  * those.  _slow: the whole call (any pool, any object, NULL); _retry: after

@@ -67,6 +67,11 @@ LFPOOL_API size_t lfpool_pool_trim(lfpool_pool *pool, size_t keep);
 LFPOOL_API int lfpool_pool_owns(const lfpool_pool *pool, const void *ptr);
 /* Fill *st.  The fast path keeps no counter: gets, puts and hits stay 0. */
 LFPOOL_API void lfpool_pool_stats(const lfpool_pool *pool, lfpool_stats *st);
+/* Print the pool's state readably to out: its name, configuration and
+ * statistics (as lfpool_pool_stats), as LFPOOL_SHOW_STATS does
+ * (lfpool/common.h, "Environment").  0, or -1 with errno EINVAL (a pool
+ * already destroyed) or EIO (out failed).  As every flavour's dump. */
+LFPOOL_API int lfpool_pool_dump(const lfpool_pool *pool, FILE *out);
 
 #ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
 LFPOOL_TSAN_WRAP_GET_(lfpool_pool_get_slow, void *, lfpool_pool *)

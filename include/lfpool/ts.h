@@ -389,6 +389,9 @@ LFPOOL_API int lfpool_ts_owns(const lfpool_ts *pool, const void *ptr);
  * from or given to the depot; live = gets - puts; retained = created -
  * live; percpu_mode: see "Per-CPU mode" above. */
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *pool, lfpool_stats *st);
+/* Print the pool's state readably to out (as lfpool_pool_dump; statistics
+ * as lfpool_ts_stats: any thread, approximate while in use). */
+LFPOOL_API int lfpool_ts_dump(const lfpool_ts *pool, FILE *out);
 /* The most bytes this pool can hold from its backing allocator while at
  * most `caches` caches exist at once (see "Bounds" above); SIZE_MAX for a
  * pool without a capacity.  On a destroyed debug pool: reported, 0 with

@@ -175,20 +175,50 @@ static void count(const lfpool_array *ap, uint64_t *counter, int64_t d)
 		*counter += (uint64_t)d;
 }
 
-/* Validate flavour and cfg and resolve cfg's defaults; 0 or EINVAL. */
+/* Why cfg's sizes and align are refused (the sentence into why), or NULL. */
+static const char *refused_sizes(size_t min, size_t max, size_t align, char *why, size_t n)
+{
+	if (!is_pow2(min) || !is_pow2(max))
+		snprintf(why, n, "%s %zu is not a power of two", is_pow2(min) ? "max_size" : "min_size",
+			 is_pow2(min) ? max : min);
+	else if (min < LFP_ARRAY_MIN_CLASS)
+		snprintf(why, n, "min_size %zu is less than %u", min, LFP_ARRAY_MIN_CLASS);
+	else if (min > max)
+		snprintf(why, n, "min_size %zu is more than max_size %zu", min, max);
+	else if (max > LFPOOL_ARRAY_MAX_CLASS)
+		snprintf(why, n, "max_size %zu is more than %zu", max, (size_t)LFPOOL_ARRAY_MAX_CLASS);
+	else if (!is_pow2(align))
+		snprintf(why, n, "align %zu is not a power of two", align);
+	else if (align > LFP_ARRAY_MAX_ALIGN)
+		snprintf(why, n, "align %zu is more than %u", align, LFP_ARRAY_MAX_ALIGN);
+	else
+		return NULL;
+	return why;
+}
+
+/* Validate flavour and cfg and resolve cfg's defaults; 0 or EINVAL (said
+ * why: lfp_debug_refuse). */
 static int check_config(lfpool_flavour flavour, const lfpool_array_config *cfg, size_t *min,
 			size_t *max, size_t *align)
 {
-	if (flavour < LFPOOL_FLAVOUR_POOL || flavour > LFPOOL_FLAVOUR_TS || !cfg)
-		return EINVAL;
+	const char *name = cfg && cfg->name ? cfg->name : "array";
+	char why[128];
+	if (flavour < LFPOOL_FLAVOUR_POOL || flavour > LFPOOL_FLAVOUR_TS)
+		return lfp_debug_refuse(name, "flavour %d is no lfpool_flavour", (int)flavour);
+	if (!cfg)
+		return lfp_debug_refuse(name, "no configuration (NULL)");
 	*min = cfg->min_size ? cfg->min_size : LFP_ARRAY_MIN_CLASS;
 	*max = cfg->max_size ? cfg->max_size : LFP_ARRAY_DEFAULT_MAX;
 	*align = cfg->align ? cfg->align : 16;
-	if (!is_pow2(*min) || !is_pow2(*max) || *min < LFP_ARRAY_MIN_CLASS || *min > *max ||
-	    *max > LFPOOL_ARRAY_MAX_CLASS || !is_pow2(*align) || *align > LFP_ARRAY_MAX_ALIGN ||
-	    (cfg->flags & ~(LFPOOL_F_DEBUG | LFPOOL_ARRAY_F_CLEAR)) ||
-	    (cfg->allocator && (!cfg->allocator->alloc || !cfg->allocator->free)))
-		return EINVAL;
+	if (refused_sizes(*min, *max, *align, why, sizeof(why)))
+		return lfp_debug_refuse(name, "%s", why);
+	unsigned flags = LFPOOL_F_DEBUG | LFPOOL_ARRAY_F_CLEAR;
+	if (cfg->flags & ~flags)
+		return lfp_debug_refuse(name, "flags 0x%x has bits that are no array pool flag (0x%x)",
+					cfg->flags, cfg->flags & ~flags);
+	if (cfg->allocator && (!cfg->allocator->alloc || !cfg->allocator->free))
+		return lfp_debug_refuse(name, "allocator has no %s function",
+					cfg->allocator->alloc ? "free" : "alloc");
 	return 0;
 }
 
@@ -216,6 +246,8 @@ static int create_class(lfpool_array *ap, lfpool_flavour flavour, const lfpool_a
 		.depot_max = cfg->depot_max,
 	};
 	int err = lfp_flavour_create(&c->pool, flavour, &pc);
+	if (!err)
+		lfp_debug_forget(c->pool.pool);	/* the array pool's dump shows it */
 	/* Release ThreadStatic classes with the home's prefix: a thread's
 	 * first cache of one takes its array home (tls.c), which the inline
 	 * paths run at a constant address (tls_enter names the pool there by
@@ -253,10 +285,12 @@ static void destroy_classes(lfpool_array *ap)
 			lfp_flavour_destroy(&ap->cls[k].pool);
 }
 
+static void show(const void *ap, FILE *out);
+
 LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
 					     const lfpool_array_config *cfg)
 {
-	size_t min, max, align;
+	size_t min = 0, max = 0, align = 0;	/* set unless refused */
 	int err = check_config(flavour, cfg, &min, &max, &align);
 	if (err) {
 		errno = err;
@@ -284,6 +318,7 @@ LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
 	}
 	fill_slots(ap, flavour);
 	ap->magic = LFP_MAGIC_LIVE;
+	lfp_debug_watch(ap, show);
 	return ap;
 }
 
@@ -293,6 +328,7 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 		return 0;
 	if (lfp_dead(ap->name, &ap->magic, ap, "destroy of an array pool already destroyed"))
 		return -1;
+	lfp_debug_unwatch(ap);
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	/* A debug pool stays readable, and its later calls must miss every
@@ -500,6 +536,32 @@ LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++)
 		n += lfp_flavour_trim(&ap->cls[k].pool, keep);
 	return n;
+}
+
+LFPOOL_API int lfpool_array_dump(const lfpool_array *ap, FILE *out)
+{
+	static const char *const flavours[] = { "?", "pool", "concurrent", "threadstatic" };
+	if (lfp_dead(ap->name, &ap->magic, ap, "dump of an array pool after destroy"))
+		return -1;
+	fprintf(out, "array pool '%s' (%s%s%s): classes of %zu to %zu bytes, prefix %zu; oversize: "
+		"%llu gets, %llu out\n", ap->name, flavours[ap->fast.flavour],
+		ap->debug ? ", debug" : "", ap->clear ? ", clear" : "", ap->cls[ap->min_slot].size,
+		ap->cls[ap->max_slot].size, ap->align,
+		(unsigned long long)lfp_load_u64_rlx(&ap->oversize_gets),
+		(unsigned long long)lfp_load_u64_rlx(&ap->oversize_out));
+	int rc = 0;
+	for (unsigned k = ap->min_slot; k <= ap->max_slot; k++) {
+		fputs("  class: ", out);
+		if (lfp_flavour_dump(&ap->cls[k].pool, out) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
+static void show(const void *ap, FILE *out)
+{
+	lfpool_array_dump(ap, out);
 }
 
 LFPOOL_API int lfpool_array_stats(const lfpool_array *ap, size_t size, lfpool_stats *st)

@@ -27,10 +27,23 @@ LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavou
 {
 	/* align: a power of two, as every pool's (0: 16); the closures are
 	 * aligned to 16 whatever it is. */
-	if (!cfg || cfg->align > 16 || (cfg->align & (cfg->align - 1)) || cfg->init ||
-	    cfg->reset || cfg->fini ||
-	    cfg->obj_size > SIZE_MAX - sizeof(lfpool_closure)) {
-		errno = EINVAL;
+	const char *name = cfg && cfg->name ? cfg->name : "closure";
+	int err = 0;
+	if (!cfg)
+		err = lfp_debug_refuse(name, "no configuration (NULL)");
+	else if (cfg->align & (cfg->align - 1))
+		err = lfp_debug_refuse(name, "align %zu is not a power of two", cfg->align);
+	else if (cfg->align > 16)
+		err = lfp_debug_refuse(name, "align %zu is more than 16", cfg->align);
+	else if (cfg->init || cfg->reset || cfg->fini)
+		err = lfp_debug_refuse(name, "a closure pool takes no %s hook (its closures' own "
+				       "functions clean up)", cfg->init ? "init" : cfg->reset ? "reset"
+				       : "fini");
+	else if (cfg->obj_size > SIZE_MAX - sizeof(lfpool_closure))
+		err = lfp_debug_refuse(name, "obj_size %zu is more than %zu", cfg->obj_size,
+				       SIZE_MAX - sizeof(lfpool_closure));
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	lfpool_closure_pool *cp = calloc(1, sizeof(*cp));
@@ -46,7 +59,7 @@ LFPOOL_API lfpool_closure_pool *lfpool_closure_pool_create(lfpool_flavour flavou
 	pc.align = 16;
 	snprintf(cp->name, sizeof(cp->name), "%s", cfg->name ? cfg->name : "closure");
 	pc.name = cp->name;
-	int err = lfp_flavour_create(&cp->pool, flavour, &pc);
+	err = lfp_flavour_create(&cp->pool, flavour, &pc);
 	if (err) {
 		free(cp);
 		errno = err;

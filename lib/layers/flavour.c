@@ -22,7 +22,8 @@ int lfp_flavour_create(struct lfp_flavour *a, lfpool_flavour kind, const lfpool_
 		break;
 	default:
 		a->pool = NULL;
-		return EINVAL;
+		return lfp_debug_refuse(cfg && cfg->name ? cfg->name : "(no flavour)",
+					"flavour %d is no lfpool_flavour", (int)kind);
 	}
 	return a->pool ? 0 : errno;
 }
@@ -78,6 +79,15 @@ int lfp_flavour_owns(const struct lfp_flavour *a, const void *ptr)
 	default:	/* LFPOOL_FLAVOUR_TS */
 		return lfpool_ts_owns((const lfpool_ts *)a->pool, ptr);
 	}
+}
+
+int lfp_flavour_dump(const struct lfp_flavour *a, FILE *out)
+{
+	if (a->kind == LFPOOL_FLAVOUR_POOL)
+		return lfpool_pool_dump(a->pool, out);
+	if (a->kind == LFPOOL_FLAVOUR_CONCURRENT)
+		return lfpool_concurrent_dump(a->pool, out);
+	return lfpool_ts_dump(a->pool, out);
 }
 
 void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st)

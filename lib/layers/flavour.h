@@ -40,6 +40,8 @@ int lfp_flavour_destroy_layer(struct lfp_flavour *a, void *owner, uint32_t *magi
 size_t lfp_flavour_trim(struct lfp_flavour *a, size_t keep);
 int lfp_flavour_owns(const struct lfp_flavour *a, const void *ptr);
 void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st);
+/* The flavour's dump (lfpool_pool_dump). */
+int lfp_flavour_dump(const struct lfp_flavour *a, FILE *out);
 #ifdef LFPOOL_DEBUG
 /* The validate of a's flavour (validate.h): 0, or -1 with why. */
 int lfp_flavour_validate(const struct lfp_flavour *a, char *why, size_t why_size);

@@ -76,9 +76,21 @@ static void rc_fini(void *raw, void *ctx)
 LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_config *cfg)
 {
 	size_t align = cfg && cfg->align ? cfg->align : 16;
-	if (!cfg || cfg->obj_size == 0 || align & (align - 1) || align > 4096 ||
-	    cfg->obj_size > SIZE_MAX - 4096) {
-		errno = EINVAL;
+	const char *name = cfg && cfg->name ? cfg->name : "rc";
+	int err = 0;
+	if (!cfg)
+		err = lfp_debug_refuse(name, "no configuration (NULL)");
+	else if (cfg->obj_size == 0)
+		err = lfp_debug_refuse(name, "obj_size is 0");
+	else if (align & (align - 1))
+		err = lfp_debug_refuse(name, "align %zu is not a power of two", align);
+	else if (align > 4096)
+		err = lfp_debug_refuse(name, "align %zu is more than 4096", align);
+	else if (cfg->obj_size > SIZE_MAX - 4096)
+		err = lfp_debug_refuse(name, "obj_size %zu is more than %zu", cfg->obj_size,
+				       (size_t)SIZE_MAX - 4096);
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	lfpool_rc *rc = calloc(1, sizeof(*rc));
@@ -104,7 +116,7 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 	pc.fini = cfg->fini ? rc_fini : NULL;
 	pc.hook_ctx = rc;
 	pc.name = rc->name;
-	int err = lfp_flavour_create(&rc->pool, flavour, &pc);
+	err = lfp_flavour_create(&rc->pool, flavour, &pc);
 	if (err) {
 		free(rc);
 		errno = err;

@@ -183,11 +183,27 @@ static size_t head_tail(size_t lead, size_t bytes)
 	return ((lead + bytes + 127) & ~(size_t)127) - lead - sizeof(struct lfpool_ts);
 }
 
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
+static void show(const void *p, FILE *out)
+{
+	lfpool_ts_dump(p, out);
+}
+
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
-	if (!cfg || cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX ||
-	    cfg->depot_max > LFPOOL_TS_DEPOT_MAX_MAX) {
-		errno = EINVAL;
+	const char *name = cfg && cfg->name ? cfg->name : "threadstatic";
+	if (cfg && cfg->magazine_size > LFPOOL_TS_MAGAZINE_SIZE_MAX) {
+		errno = lfp_debug_refuse(name, "magazine_size %u is more than %u", cfg->magazine_size,
+					 LFPOOL_TS_MAGAZINE_SIZE_MAX);
+		return NULL;
+	}
+	if (cfg && cfg->depot_max > LFPOOL_TS_DEPOT_MAX_MAX) {
+		errno = lfp_debug_refuse(name, "depot_max %u is more than %u", cfg->depot_max,
+					 LFPOOL_TS_DEPOT_MAX_MAX);
+		return NULL;
+	}
+	if (!cfg) {
+		errno = lfp_debug_refuse(name, "no configuration (NULL)");
 		return NULL;
 	}
 	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
@@ -228,6 +244,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		goto fail;
 	}
 	p->magic = LFP_MAGIC_LIVE;
+	lfp_debug_watch(p, show);
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_ts_destroy(p);
@@ -299,6 +316,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	}
 	retire(p);
 	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_debug_unwatch(p);	/* once it cannot fail: the caches' counts are retired */
 	int cancel = lfp_ts_nocancel();	/* the fini hooks */
 	close_pool(p);
 	lfp_ts_cancel_restore(cancel);
@@ -487,6 +505,15 @@ LFPOOL_API int lfpool_ts_owns(const lfpool_ts *p, const void *ptr)
 	    lfp_core_dead(&p->core, &p->magic, ptr, "owns after destroy"))
 		return 0;
 	return lfp_core_owns(&p->core, ptr);
+}
+
+LFPOOL_API int lfpool_ts_dump(const lfpool_ts *p, FILE *out)
+{
+	if (lfp_core_dead(&p->core, &p->magic, NULL, "dump after destroy"))
+		return -1;
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	return lfp_core_dump(&p->core, &st, out);
 }
 
 LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
