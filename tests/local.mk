@@ -41,7 +41,8 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_percpu \
 	tests/test_array \
 	tests/test_layers \
-	tests/test_destroy
+	tests/test_destroy \
+	tests/test_env
 check_PROGRAMS += $(LFPOOL_UNIT_TESTS)
 TESTS += $(LFPOOL_UNIT_TESTS)
 
@@ -88,6 +89,8 @@ tests_test_layers_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_layers_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_destroy_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_env_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_env_LDADD = $(LFPOOL_TEST_LDADD)
 endif ENABLE_TESTS
 check_PROGRAMS += tests/test_cxx
 TESTS += tests/test_cxx
