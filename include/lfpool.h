@@ -31,6 +31,30 @@
  * sched_getcpu() and a per-CPU lock.  Nothing else: the shared stacks
  * need a 64-bit double-width CAS.  The README's "Platforms" says what
  * each flavour uses on each.
+ *
+ * Environment.  Read once, at the first create (or the first use of a
+ * pool's memory), never on a get or put; a value other than 0 or 1 (or
+ * empty) gets a one-line warning on stderr and counts as 0.
+ *   LFPOOL_DEBUG=1       every pool (every flavour, array pools, layers)
+ *                        created after it is a debug pool, as with
+ *                        LFPOOL_F_DEBUG, with the release library; a
+ *                        refused create prints its reason.
+ *   LFPOOL_SHOW_STATS=1  each pool's dump (lfpool_pool_dump and the
+ *                        other flavours') goes to stderr at its destroy,
+ *                        and from atexit for the pools still alive, as
+ *                        MIMALLOC_SHOW_STATS; an array pool's classes
+ *                        show in its own dump.  Pools are listed under a
+ *                        lock while it is set (create and destroy cost
+ *                        a list walk).
+ *
+ * Valgrind.  A pool created while the process runs under memcheck takes
+ * the library's slow path for every get and put (its inline paths are shut,
+ * as in debug pools) and tells memcheck what malloc and free would: a read
+ * or write after put is an invalid access naming the put's stack, a read
+ * of an object no get handed out an invalid read, a second put an invalid
+ * free, and an object still out at destroy a block definitely lost at exit,
+ * with the get's stack (its slab is then kept).  Other Valgrind tools, as
+ * callgrind, and runs without Valgrind see no change.
  */
 #ifndef LFPOOL_H
 #define LFPOOL_H

@@ -280,7 +280,17 @@ typedef struct lfpool_config {
  */
 typedef void (*lfpool_error_fn)(const char *pool, const void *ptr,
 				const char *problem, void *ctx);
-/* Replace the error hook for the process (NULL restores the default). */
+/*
+ * Replace the error hook for the process (NULL restores the default).
+ * A create refused with EINVAL (every flavour's, an array pool's, a
+ * layer's; debug or not) tells the installed hook which field and why:
+ * pool is the configured name (or the flavour's: "pool", "concurrent",
+ * "threadstatic", "array", "rc", "closure"), ptr NULL, problem e.g. "align
+ * 48 is not a power of two"; the create then returns NULL with errno
+ * EINVAL whatever the hook does.  With no hook installed nothing is
+ * printed, unless LFPOOL_DEBUG=1 (lfpool.h, "Environment"): then one line on
+ * stderr.
+ */
 LFPOOL_API void lfpool_set_error_hook(lfpool_error_fn fn, void *ctx);
 
 /*
