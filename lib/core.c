@@ -350,22 +350,21 @@ static void poison_bytes(struct lfp_core *c, void *obj)
 #ifdef LFP_ASAN
 	ASAN_POISON_MEMORY_REGION(obj, c->slabs.obj_size);
 #else
-	if (!c->init)
+	if (!c->init) {	/* memset: ASan's, in a user's ASan process (asan.h) */
+		bool shut = lfp_asan_open(obj, c->slabs.obj_size);
 		memset(obj, LFP_POISON_BYTE, c->slabs.obj_size);
+		lfp_asan_close(obj, c->slabs.obj_size, shut);
+	}
 #endif
 }
 
+/* obj leaves the pooled state: neither this build's debug poison nor the
+ * poison of a user's ASan headers stays (asan.h). */
 static void unpoison(struct lfp_core *c, void *obj)
 {
 	if (c->vg)
 		vg_tell(c, obj, VG_SHOW);
-#ifdef LFP_ASAN
-	if (c->debug)
-		ASAN_UNPOISON_MEMORY_REGION(obj, c->slabs.obj_size);
-#else
-	(void)c;
-	(void)obj;
-#endif
+	lfp_asan_unpoison(obj, c->slabs.obj_size);
 }
 
 __thread const struct lfp_core *lfp_fini_running;
@@ -472,8 +471,11 @@ uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj)
 	} else {
 		idx = lfp_slabs_index(&c->slabs, obj);
 	}
-	if (c->reset)
+	if (c->reset) {	/* the user's code: a user's ASan header poisoned obj */
+		bool shut = lfp_asan_open(obj, c->slabs.obj_size);
 		c->reset(obj, c->hook_ctx);
+		lfp_asan_close(obj, c->slabs.obj_size, shut);
+	}
 	lfp_core_poison(c, obj);
 	return idx;
 }
@@ -602,9 +604,8 @@ void lfp_core_mark_out(struct lfp_core *c, uint32_t idx)
 	}
 	if (!c->debug)
 		return;
-#ifdef LFP_ASAN
 	unpoison(c, obj);
-#else
+#ifndef LFP_ASAN
 	if (c->init) {
 		if (c->fini)
 			c->fini(obj, c->hook_ctx);

@@ -21,21 +21,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "asan.h"
 #include "debug.h"
 #include "lfpool/common.h"
 #include "slab.h"
 #include "stack.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-# define LFP_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define LFP_ASAN 1
-# endif
-#endif
-#ifdef LFP_ASAN
-# include <sanitizer/asan_interface.h>
-#endif
 /* Valgrind's client requests (core.c, "Memcheck"; slab.c's blocks), where
  * its header is installed: BSD-licensed, used at build time only. */
 #if defined(__has_include) && !defined(LFP_ASAN)
@@ -341,6 +332,13 @@ static inline bool lfp_core_dead(const struct lfp_core *c, const uint32_t *magic
 				 const void *ptr, const char *problem)
 {
 	return lfp_dead(c->name, magic, ptr, problem);
+}
+
+/* An object's size and stride (lfpool/common.h, struct lfpool_span_). */
+static inline struct lfpool_span_ lfp_core_span(const struct lfp_core *c)
+{
+	struct lfpool_span_ s = { c->slabs.obj_size, c->slabs.stride };
+	return s;
 }
 
 /*

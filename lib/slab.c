@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core.h"	/* LFP_ASAN */
+#include "asan.h"
 #include "slab.h"
 
 #define LFP_SLAB_MAGIC 0x6c66706f6f6c5342ull	/* "lfpoolSB" */
@@ -811,8 +811,11 @@ static void *backing_alloc(struct lfp_slabs *s, size_t size, size_t align)
 	return lfp_alloc_aligned(&s->alloc, size, align, &s->misaligned);
 }
 
+/* Nothing goes back poisoned by a user's ASan headers (asan.h): a kept
+ * block becomes another pool's memory, a user's allocator is checked code. */
 static void backing_free(struct lfp_slabs *s, void *p, size_t size)
 {
+	lfp_asan_unpoison(p, size);
 	s->alloc.free(p, size, s->alloc.ctx);
 }
 

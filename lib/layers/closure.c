@@ -83,7 +83,10 @@ LFPOOL_API lfpool_closure *lfpool_closure_get(lfpool_closure_pool *cp, lfpool_cl
 {
 	if (!lfpool_closure_fits(cp, fn, size))
 		return NULL;
-	return lfpool_closure_arm(lfp_flavour_get(&cp->pool), fn, capture, size);
+	lfpool_closure *c = lfp_flavour_get(&cp->pool);
+	if (c)	/* arm's memcpy is ASan's in a user's ASan process (asan.h) */
+		lfp_asan_unpoison(c, sizeof(*c) + cp->fast.capture_size);
+	return lfpool_closure_arm(c, fn, capture, size);
 }
 
 LFPOOL_API void lfpool_closure_release(lfpool_closure_pool *cp, lfpool_closure *c)
