@@ -356,6 +356,11 @@ LFPOOL_API void lfpool_concurrent_put_slow(lfpool_concurrent *c, void *obj)
 				      (slab_no << ob) | off, true);
 }
 
+LFPOOL_API struct lfpool_span_ lfpool_concurrent_span_(const lfpool_concurrent *c)
+{
+	return lfp_core_span(&c->core);
+}
+
 /* n new objects, marked out, into objs: 0, or errno with nothing created
  * and no memory kept (lfp_core_create). */
 static int create_out(lfpool_concurrent *c, void **objs, size_t n)

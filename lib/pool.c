@@ -261,6 +261,11 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 	set_count(p, n + 1);
 }
 
+LFPOOL_API struct lfpool_span_ lfpool_pool_span_(const lfpool_pool *p)
+{
+	return lfp_core_span(&p->core);
+}
+
 LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 {
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "prewarm after destroy"))

@@ -4,10 +4,11 @@
 # C++11 under -Wall -Wextra -pedantic -Werror.  The inline fast paths
 # (lfpool_ts_get/put with their restartable sequences, the cache and array
 # paths, lfpool_concurrent_get/put with their cmpxchg16b) are compiled to
-# code as well, at -O2 and under ThreadSanitizer's flags, since an asm
-# operand error appears only then; the Concurrent paths' __atomic twin too
-# (TSan without the user-side annotations, as the library's TSan build),
-# and with -masm=intel and LFPOOL_NO_INLINE_ASM.
+# code as well, at -O2 and under ThreadSanitizer's and AddressSanitizer's
+# flags (their annotations), since an asm operand error appears only then;
+# the Concurrent paths' __atomic twin too (TSan without the user-side
+# annotations, as the library's TSan build), and with -masm=intel and
+# LFPOOL_NO_INLINE_ASM.
 cc=${CC:-cc}
 cxx=${CXX:-c++}
 inc=${srcdir:-.}/include
@@ -59,6 +60,17 @@ void *use_array(lfpool_array *a)
 	lfpool_array_put(a, b);
 	return b;
 }
+void *use_layers(lfpool_pool *p, lfpool_rc *rc, lfpool_closure_pool *cp, lfpool_ts_cache *c);
+void *use_layers(lfpool_pool *p, lfpool_rc *rc, lfpool_closure_pool *cp, lfpool_ts_cache *c)
+{
+	void *objs[2];
+	lfpool_pool_put(p, lfpool_pool_get(p));
+	lfpool_rc_release(lfpool_rc_get(rc));
+	lfpool_closure_release(cp, lfpool_closure_get(cp, 0, 0, 0));
+	if (lfpool_ts_cache_get_bulk(c, objs, 2) == 0)
+		lfpool_ts_cache_put_bulk(c, objs, 2);
+	return lfpool_ts_cache_get(c);
+}
 EOC
 cp "$tmp/use.c" "$tmp/use.cc"
 check "inline paths, C99 -O2" $cc -std=c99 $flags -O2 -I"$inc" -c -o "$tmp/a.o" "$tmp/use.c"
@@ -70,6 +82,13 @@ check "inline paths, C99 -fsanitize=thread, no annotations" $cc -std=c99 $flags 
 	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/e.o" "$tmp/use.c"
 check "inline paths, C++11 -fsanitize=thread, no annotations" $cxx -std=c++11 $flags -O1 \
 	-fsanitize=thread -DLFPOOL_NO_TSAN_ANNOTATIONS -I"$inc" -c -o "$tmp/f.o" "$tmp/use.cc"
+check "inline paths, C++11 -fsanitize=thread" $cxx -std=c++11 $flags -O1 -fsanitize=thread \
+	-I"$inc" -c -o "$tmp/k.o" "$tmp/use.cc"
+# And under AddressSanitizer, whose annotations poison objects (lfpool/common.h).
+check "inline paths, C99 -fsanitize=address" $cc -std=c99 $flags -O1 -fsanitize=address \
+	-I"$inc" -c -o "$tmp/l.o" "$tmp/use.c"
+check "inline paths, C++11 -fsanitize=address" $cxx -std=c++11 $flags -O1 -fsanitize=address \
+	-I"$inc" -c -o "$tmp/n.o" "$tmp/use.cc"
 # Code compiled with -masm=intel reads every asm statement as Intel
 # syntax: with LFPOOL_NO_INLINE_ASM (lfpool/ts.h) the inline paths compile
 # there (x86 only).
@@ -78,6 +97,9 @@ if printf 'int x;\n' | $cc -masm=intel -x c -c -o "$tmp/probe.o" - 2>/dev/null; 
 		-masm=intel -DLFPOOL_NO_INLINE_ASM -I"$inc" -c -o "$tmp/i.o" "$tmp/use.c"
 	check "inline paths, C++11 -O2 -masm=intel -DLFPOOL_NO_INLINE_ASM" $cxx -std=c++11 $flags \
 		-O2 -masm=intel -DLFPOOL_NO_INLINE_ASM -I"$inc" -c -o "$tmp/j.o" "$tmp/use.cc"
+	check "inline paths, C99 -O1 -fsanitize=address -masm=intel -DLFPOOL_NO_INLINE_ASM" $cc \
+		-std=c99 $flags -O1 -fsanitize=address -masm=intel -DLFPOOL_NO_INLINE_ASM -I"$inc" \
+		-c -o "$tmp/m.o" "$tmp/use.c"
 fi
 # The inline rseq path names glibc's __rseq_offset: it must not clash with
 # <sys/rseq.h>'s own declaration (C++ linkage in C++ with glibc 2.36),

@@ -7,7 +7,8 @@
 #   make check:        installs this build with DESTDIR into a temporary
 #                      directory first (the paths inside are the prefix's)
 #   make installcheck: checks the installation at the configured prefix,
-#                      and runs tests/tsan-handover.sh against it
+#                      and runs tests/tsan-handover.sh and
+#                      tests/asan-user.sh against it
 # Environment (set by tests/local.mk): MAKE, prefix, libdir, includedir,
 # mandir, docdir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
 srcdir=${srcdir:-.}
@@ -170,11 +171,13 @@ elif command -v man >/dev/null 2>&1; then
 	fi
 fi
 
-# A user's TSan program against the installed library.
+# A user's TSan program and ASan program against the installed library.
 if [ "$mode" = installed ]; then
-	LFPOOL_CFLAGS=$cflags LFPOOL_LIBS="$libs -Wl,-rpath,$libdir" \
-		$SHELL "$srcdir/tests/tsan-handover.sh"
-	case $? in 0 | 77) ;; *) fail=1 ;; esac
+	for check in tsan-handover asan-user; do
+		LFPOOL_CFLAGS=$cflags LFPOOL_LIBS="$libs -Wl,-rpath,$libdir" \
+			$SHELL "$srcdir/tests/$check.sh"
+		case $? in 0 | 77) ;; *) fail=1 ;; esac
+	done
 fi
 
 [ $fail -eq 0 ] || exit 1

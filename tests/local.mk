@@ -151,7 +151,8 @@ tests_test_hostile_LDADD = $(LFPOOL_TEST_LDADD)
 
 # What a user of lfpool sees, checked by make check: the README's
 # programs, the installed library with pkg-config and CMake, the man
-# pages, a TSan program against the normal build.  None needs Criterion.
+# pages, TSan and ASan programs against the normal build.  None needs
+# Criterion.
 
 # The README's install-and-use programs, one per flavour.
 LFPOOL_USE_EXAMPLES = examples/use_pool examples/use_concurrent examples/use_threadstatic
@@ -164,10 +165,11 @@ if ASAN
 $(LEAK_GATE_LOG): $(LFPOOL_USE_EXAMPLES:=.log)
 endif
 
-LFPOOL_USER_CHECKS = tests/man-check.sh tests/tsan-handover.sh tests/install-check.sh \
-	tests/memcheck.sh
+LFPOOL_USER_CHECKS = tests/man-check.sh tests/tsan-handover.sh tests/asan-user.sh \
+	tests/install-check.sh tests/memcheck.sh
 TESTS += $(LFPOOL_USER_CHECKS)
-EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/tsan_handover.c tests/dlopen_host.c tests/dlopen_plugin.c \
+EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/san-setup.sh tests/tsan_handover.c \
+	tests/tsan_put_race.c tests/asan_user.c tests/dlopen_host.c tests/dlopen_plugin.c \
 	tests/memcheck_prog.c
 AM_TESTS_ENVIRONMENT = \
 	MAKE='$(MAKE)' CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \

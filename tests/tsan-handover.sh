@@ -4,47 +4,49 @@
 # normal library build (tests/tsan_handover.c): objects recycled between
 # threads must give no TSan report.  The negative control, the same program
 # built with -DLFPOOL_NO_TSAN_ANNOTATIONS, must give at least one, or the
-# test could not fail.
+# test could not fail.  Then a put is a write of the object, as free() is
+# (tests/tsan_put_race.c): a write on one thread that nothing orders before
+# a put on another must be reported, for every kind of pool, and the same
+# with the pointer handed over by release and acquire must be clean.
 #   make check: against this build directory's library
 #   LFPOOL_CFLAGS, LFPOOL_LIBS: against another (tests/install-check.sh
 #   passes what pkg-config says of the installed one)
-srcdir=${srcdir:-.}
-CC=${CC:-cc}
-case " ${SAN_CFLAGS:-} " in
-*-fsanitize=address*)
-	echo "SKIP: this library is built with ASan, which cannot be linked into a TSan program"
-	exit 77 ;;
-esac
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-echo 'int main(void) { return 0; }' >"$tmp/probe.c"
-if ! $CC -fsanitize=thread "$tmp/probe.c" -o "$tmp/probe" 2>"$tmp/probe.err"; then
-	cat "$tmp/probe.err"
-	echo "SKIP: $CC cannot build with -fsanitize=thread (Debian: gcc's libtsan is in libgcc-12-dev)"
-	exit 77
-fi
-if [ -z "${LFPOOL_LIBS:-}" ]; then
-	LFPOOL_CFLAGS="-I$srcdir/include"
-	LFPOOL_LIBS="-L$PWD/.libs -Wl,-rpath,$PWD/.libs -llfpool"
-fi
+san=thread other=address
+# shellcheck source=tests/san-setup.sh
+. "${srcdir:-.}/tests/san-setup.sh"
 
-# build_run NAME [CFLAGS...]: build the program and run it; its output in
-# $tmp/NAME.out, its exit status in $tmp/NAME.rc, the number of TSan
-# reports in $tmp/NAME.reports.  Run in this shell, not in a command
-# substitution, so that a program that does not build ends the test (a
-# subshell's exit left the counts empty, and the test passed).
-build_run() {
+# build NAME SOURCE [CFLAGS...]: build tests/SOURCE.c as $tmp/NAME; a
+# program that does not build ends the test.
+build() {
 	name=$1
-	shift
+	source=$2
+	shift 2
 	# shellcheck disable=SC2086 # flag lists
 	if ! $CC -fsanitize=thread -g -O1 -Wall -Wextra "$@" $LFPOOL_CFLAGS \
-		"$srcdir/tests/tsan_handover.c" -o "$tmp/$name" $LFPOOL_LIBS -pthread; then
+		"$srcdir/tests/$source.c" -o "$tmp/$name" $LFPOOL_LIBS -pthread; then
 		echo "FAIL: the $name program does not build"
 		exit 1
 	fi
-	TSAN_OPTIONS="halt_on_error=0 exitcode=66 ${TSAN_OPTIONS:-}" "$tmp/$name" >"$tmp/$name.out" 2>&1
+}
+
+# run NAME [ARGS...]: run $tmp/NAME; its output in $tmp/NAME.out, its exit
+# status in $tmp/NAME.rc, the number of TSan reports in $tmp/NAME.reports.
+# Run in this shell, not in a command substitution, so that a failure ends
+# the test (a subshell's exit left the counts empty, and the test passed).
+run() {
+	name=$1
+	shift
+	TSAN_OPTIONS="halt_on_error=0 exitcode=66 ${TSAN_OPTIONS:-}" "$tmp/$name" "$@" \
+		>"$tmp/$name.out" 2>&1
 	echo $? >"$tmp/$name.rc"
 	grep -c 'WARNING: ThreadSanitizer' "$tmp/$name.out" >"$tmp/$name.reports"
+}
+
+build_run() {	# NAME [CFLAGS...]: tests/tsan_handover.c
+	name=$1
+	shift
+	build "$name" tsan_handover "$@"
+	run "$name"
 }
 
 build_run annotated
@@ -73,4 +75,29 @@ if [ "$control" -eq 0 ]; then
 	echo "FAIL: the negative control (no annotations) gave no TSan report: this test could not fail"
 	exit 1
 fi
-echo "PASS: no TSan report with the headers' annotations; $control without them (the negative control)"
+echo "ok: no TSan report with the headers' annotations;" \
+	"$control without them (the negative control)"
+
+build put_race tsan_put_race
+for kind in pool concurrent ts ts-cache percpu array rc closure; do
+	for order in race synced; do
+		run put_race $kind $order
+		reports=$(cat "$tmp/put_race.reports")
+		rc=$(cat "$tmp/put_race.rc")
+		if [ $order = race ] && { [ "$reports" -eq 0 ] || [ "$rc" -ne 66 ]; }; then
+			cat "$tmp/put_race.out"
+			echo "FAIL: $kind: a write racing with a put on another thread" \
+				"is not reported (exit $rc)"
+			exit 1
+		fi
+		if [ $order = synced ] && { [ "$reports" -ne 0 ] || [ "$rc" -ne 0 ]; }; then
+			sed -n '1,60p' "$tmp/put_race.out"
+			echo "FAIL: $kind: $reports TSan reports (exit $rc)" \
+				"with the put ordered after the write"
+			exit 1
+		fi
+	done
+	echo "ok: $kind: a write racing with a put is reported, an ordered one is not"
+done
+echo "PASS: the hand-over clean ($control reports without the annotations);" \
+	"races with puts reported"

@@ -216,32 +216,53 @@ LFPOOL_API void lfpool_array_oversize_stats(const lfpool_array *ap, uint64_t *ge
  * (lfpool_pool_dump).  0, or -1 with errno EINVAL (destroyed) or EIO. */
 LFPOOL_API int lfpool_array_dump(const lfpool_array *ap, FILE *out);
 
-/* Under TSan the inline paths below annotate through their flavour's get
- * and put, on the pooled object (buf - prefix); the slow paths do the same
- * here (see "ThreadSanitizer" in lfpool/common.h). */
-#ifdef LFPOOL_TSAN_ANNOTATE_
-static inline void *lfpool_array_get_slow_tsan_(lfpool_array *ap, unsigned slot, size_t n,
-						size_t *real)
+/* The usable bytes of the class that a put of buf (with n as put_sized's;
+ * 0: as put's) would pool buf in, for the sanitizer annotations; 0 when
+ * it would pool nothing (an oversize buffer, a stranger, a destroyed pool). */
+LFPOOL_API size_t lfpool_array_class_size_(const lfpool_array *ap, const void *buf, size_t n);
+
+/* Under TSan and ASan the inline paths below annotate through their
+ * flavour's get and put, on the pooled object (buf - prefix, whose size is
+ * the prefix and the class size); a get of n bytes with real NULL poisons
+ * the slack (LFPOOL_SAN_SLACK_).  The slow paths annotate here: the
+ * caller's bytes and, for a get, the prefix, which an inline put poisoned
+ * with its object (see "ThreadSanitizer" and "AddressSanitizer" in
+ * lfpool/common.h). */
+#ifdef LFPOOL_SAN_ANNOTATE_
+static inline void *lfpool_array_get_slow_san_(lfpool_array *ap, unsigned slot, size_t n,
+					       size_t *real)
 {
+	size_t prefix = ((const struct lfpool_array_fast *)ap)->prefix, r = 0;
 	LFPOOL_TSAN_QUIET_BEGIN_();
-	char *buf = (char *)lfpool_array_get_slow(ap, slot, n, real);
+	char *buf = (char *)lfpool_array_get_slow(ap, slot, n, &r);
 	LFPOOL_TSAN_QUIET_END_();
-	if (buf)
-		LFPOOL_TSAN_ACQUIRE(buf - ((const struct lfpool_array_fast *)ap)->prefix);
+	if (!buf)
+		return NULL;
+	struct lfpool_span_ span = { prefix + (real ? r : n), prefix + r };	/* the slack */
+	(void)span;	/* ASan's */
+	LFPOOL_SAN_GOT_(buf - prefix, span);
+	LFPOOL_TSAN_ACQUIRE(buf - prefix);
+	if (real)
+		*real = r;
 	return buf;
 }
-static inline void lfpool_array_put_slow_tsan_(lfpool_array *ap, void *buf, size_t n)
+static inline void lfpool_array_put_slow_san_(lfpool_array *ap, void *buf, size_t n)
 {
-	if (buf)
+	if (buf) {
+		size_t size = lfpool_array_class_size_(ap, buf, n);
+		struct lfpool_span_ span = { size, size };
+		if (size)
+			LFPOOL_SAN_PUT_(buf, span);
 		LFPOOL_TSAN_RELEASE((char *)buf - ((const struct lfpool_array_fast *)ap)->prefix);
+	}
 	LFPOOL_TSAN_QUIET_BEGIN_();
 	lfpool_array_put_slow(ap, buf, n);
 	LFPOOL_TSAN_QUIET_END_();
 }
-LFPOOL_TSAN_WRAP_CALL_(lfpool_array_trim, size_t, lfpool_array *, size_t)
-# define lfpool_array_get_slow lfpool_array_get_slow_tsan_
-# define lfpool_array_put_slow lfpool_array_put_slow_tsan_
-# define lfpool_array_trim lfpool_array_trim_tsan_
+LFPOOL_SAN_WRAP_CALL_(lfpool_array_trim, size_t, lfpool_array *, size_t)
+# define lfpool_array_get_slow lfpool_array_get_slow_san_
+# define lfpool_array_put_slow lfpool_array_put_slow_san_
+# define lfpool_array_trim lfpool_array_trim_san_
 #endif
 
 /* The slot of a request of n bytes: ceil(log2(n)) for n >= 2, 1 for n == 1,
@@ -297,14 +318,19 @@ static inline void lfpool_array_pool_put_(lfpool_flavour fl, void *pool, void *o
 		lfpool_concurrent_put_slow((lfpool_concurrent *)pool, obj);
 }
 
-/* What a get of slot i + 1 returns for obj (NULL: the pool's failure). */
+/* What a get of n bytes of slot i + 1 returns for obj (NULL: the pool's
+ * failure).  With real NULL the buffer is n bytes long, and the rest of
+ * the class is slack (LFPOOL_SAN_SLACK_). */
 static inline void *lfpool_array_got_(const struct lfpool_array_fast *f, size_t i, char *obj,
-				      size_t prefix, size_t *real)
+				      size_t prefix, size_t n, size_t *real)
 {
+	(void)n;	/* read under ASan only */
 	if (LFPOOL_UNLIKELY(obj == NULL))
 		return NULL;
 	if (real)
 		*real = f->slot[i + 1].size;
+	else
+		LFPOOL_SAN_SLACK_(obj + prefix, n, f->slot[i + 1].size);
 	return obj + prefix;
 }
 
@@ -337,15 +363,15 @@ static inline void *lfpool_array_get(lfpool_array *ap, size_t n, size_t *real)
 	char *obj;
 	if (LFPOOL_LIKELY(k == (uint64_t)(uintptr_t)ap)) {
 		obj = (char *)lfpool_ts_cache_get(LFPOOL_ARRAY_HOME_);
-		return lfpool_array_got_(f, i, obj, LFPOOL_ARRAY_HOME_PREFIX_, real);
+		return lfpool_array_got_(f, i, obj, LFPOOL_ARRAY_HOME_PREFIX_, n, real);
 	}
 	if (LFPOOL_LIKELY(k == f->key)) {
 		obj = (char *)lfpool_ts_cache_get(lfpool_array_tls_.cache[i]);
-		return lfpool_array_got_(f, i, obj, f->prefix, real);
+		return lfpool_array_got_(f, i, obj, f->prefix, n, real);
 	}
 	if (f->slot[i + 1].pool != NULL) {
 		obj = (char *)lfpool_array_pool_get_(f->flavour, f->slot[i + 1].pool);
-		return lfpool_array_got_(f, i, obj, f->prefix, real);
+		return lfpool_array_got_(f, i, obj, f->prefix, n, real);
 	}
 	return lfpool_array_get_slow(ap, (unsigned)i + 1, n, real);
 }

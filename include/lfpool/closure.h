@@ -75,10 +75,21 @@ LFPOOL_API lfpool_ts *lfpool_closure_pool_ts(const lfpool_closure_pool *cp);
 /* The flavour's figures for the pool. */
 LFPOOL_API void lfpool_closure_pool_stats(const lfpool_closure_pool *cp, lfpool_stats *st);
 
-#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
-static inline lfpool_closure *lfpool_closure_get_tsan_(lfpool_closure_pool *cp,
-							lfpool_closure_fn fn,
-							const void *capture, size_t size)
+/* See "ThreadSanitizer" and "AddressSanitizer" in lfpool/common.h: a
+ * release is a put of the whole closure; the library unpoisons the
+ * closures it hands out before it writes them. */
+#ifdef LFPOOL_SAN_ANNOTATE_
+/* A closure's span: fn and the capture, in 16-byte steps. */
+static inline struct lfpool_span_ lfpool_closure_span_(const lfpool_closure_pool *cp)
+{
+	const struct lfpool_closure_pool_fast *f = (const struct lfpool_closure_pool_fast *)cp;
+	size_t size = sizeof(lfpool_closure) + f->capture_size;
+	struct lfpool_span_ s = { size, (size + 15) & ~(size_t)15 };
+	return s;
+}
+static inline lfpool_closure *lfpool_closure_get_san_(lfpool_closure_pool *cp,
+						       lfpool_closure_fn fn,
+						       const void *capture, size_t size)
 {
 	LFPOOL_TSAN_QUIET_BEGIN_();
 	lfpool_closure *c = lfpool_closure_get(cp, fn, capture, size);
@@ -86,9 +97,10 @@ static inline lfpool_closure *lfpool_closure_get_tsan_(lfpool_closure_pool *cp,
 	LFPOOL_TSAN_ACQUIRE(c);
 	return c;
 }
-LFPOOL_TSAN_WRAP_PUT_(lfpool_closure_release, lfpool_closure_pool *, lfpool_closure *)
-# define lfpool_closure_get lfpool_closure_get_tsan_
-# define lfpool_closure_release lfpool_closure_release_tsan_
+LFPOOL_SAN_WRAP_PUT_(lfpool_closure_release, lfpool_closure_pool *, lfpool_closure *,
+		     lfpool_closure_span_)
+# define lfpool_closure_get lfpool_closure_get_san_
+# define lfpool_closure_release lfpool_closure_release_san_
 #endif
 
 /* Whether a closure of fn with size capture bytes may come from cp; if not,

@@ -58,14 +58,18 @@ extern "C" {
  * acquires it (LFPOOL_TSAN_ACQUIRE, before the caller touches it) -- the
  * edge the library's own release and acquire make -- and the inline paths
  * read and write magazine slots as relaxed atomics, since the magazines
- * travel between threads through the library too.  Every inline get/put
- * does so, and under TSan the headers replace the out-of-line get, put,
- * bulk, refcount and closure calls by inline wrappers that do the same
- * (the normal library build needs nothing).  LFPOOL_NO_TSAN_ANNOTATIONS
- * turns it all off; the library's own sources (LFPOOL_BUILDING) never use
- * it, so its --enable-tsan build checks the real synchronization.
- * The price: TSan checks no access made by a hook (init, reset, fini)
- * the library runs.
+ * travel between threads through the library too.  A put is also a write
+ * of the whole object (__tsan_write_range, before its release), as free
+ * is to TSan: an access on another thread that nothing orders before the
+ * put is reported as a race with it, as with malloc and free (without
+ * it the library's accesses were all TSan saw of a put, and it sees none).
+ * Every inline get/put does so, and under TSan the headers replace the
+ * out-of-line get, put, bulk, refcount and closure calls by inline
+ * wrappers that do the same (the normal library build needs nothing).
+ * LFPOOL_NO_TSAN_ANNOTATIONS turns it all off; the library's own sources
+ * (LFPOOL_BUILDING) never use it, so its --enable-tsan build checks the
+ * real synchronization.  The price: TSan checks no access made by a hook
+ * (init, reset, fini) the library runs.
  */
 #if defined(__SANITIZE_THREAD__)
 # define LFPOOL_TSAN_ 1
@@ -76,6 +80,109 @@ extern "C" {
 #endif
 #if defined(LFPOOL_TSAN_) && !defined(LFPOOL_BUILDING) && !defined(LFPOOL_NO_TSAN_ANNOTATIONS)
 # define LFPOOL_TSAN_ANNOTATE_ 1
+#endif
+
+/*
+ * AddressSanitizer.  LFPOOL_ASAN_ is defined when this translation unit is
+ * built with -fsanitize=address (gcc: __SANITIZE_ADDRESS__, clang:
+ * __has_feature(address_sanitizer)).
+ *
+ * To ASan a pooled object is memory the program still holds, so a read or
+ * write after put would go unseen.  The headers therefore poison an
+ * object's bytes when the caller puts it, before it enters the pool, and
+ * unpoison them when a get hands it out (__asan_poison_memory_region,
+ * __asan_unpoison_memory_region), in the caller's code, as the TSan
+ * annotations are: every inline get and put, and inline wrappers of the
+ * out-of-line calls.  A read or write of a pooled object is then reported
+ * as a "use-after-poison", with the stack of the access; ASan keeps no
+ * stack for poisoned memory, so the report cannot name the put as a heap
+ * use-after-free names the free.  While an object is out, its padding
+ * (the bytes from obj_size up to the next object) stays poisoned, and so
+ * does an array buffer's slack: a get of n bytes with real NULL leaves the
+ * bytes from n up to the class size poisoned (a caller told the real size
+ * may use it all); an overflow into either is reported.  An oversize
+ * array buffer goes back to the allocator, which ASan watches itself.
+ * Counted objects (lfpool/rc.h): the caller's bytes, poisoned by the
+ * release that puts the object back.
+ *
+ * The normal library needs no ASan build for this.  Its links and states
+ * lie in side data, never in objects, and its code is not instrumented;
+ * where it hands an object to instrumented code -- the user's hooks, and
+ * libc's memset and memcpy, which ASan intercepts (debug patterns,
+ * LFPOOL_ARRAY_F_CLEAR, a closure's capture) -- it unpoisons the object
+ * first, and the memory it gives back (trim, destroy) carries no poison.
+ * It finds ASan's runtime through weak references (lib/asan.h).
+ * Every translation unit that gets from or puts to a pool should be built
+ * alike: an object put by annotated code and got by an inline get in code
+ * built without ASan stays poisoned, and that code's libc calls on it are
+ * reported.  A put that a debug pool refuses (double put, foreign pointer)
+ * leaves the bytes it was given poisoned.  LFPOOL_NO_ASAN_ANNOTATIONS
+ * turns it all off; the library's own sources (LFPOOL_BUILDING) never use
+ * it (its --enable-asan build poisons debug pools' objects itself).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+# define LFPOOL_ASAN_ 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define LFPOOL_ASAN_ 1
+# endif
+#endif
+#if defined(LFPOOL_ASAN_) && !defined(LFPOOL_BUILDING) && !defined(LFPOOL_NO_ASAN_ANNOTATIONS)
+# define LFPOOL_ASAN_ANNOTATE_ 1
+#endif
+#if defined(LFPOOL_TSAN_ANNOTATE_) || defined(LFPOOL_ASAN_ANNOTATE_)
+# define LFPOOL_SAN_ANNOTATE_ 1
+#endif
+
+/* The bytes of an object and those from it to the next (size, then the
+ * padding up to the alignment), as each pool's lfpool_*_span_ says: for
+ * the sanitizer annotations, which the library tells each pool's. */
+struct lfpool_span_ {
+	size_t size;
+	size_t stride;
+};
+
+/*
+ * What a put and a get are to the sanitizer: obj (a pointer expression,
+ * evaluated twice; NULL: nothing), whose span (struct lfpool_span_,
+ * evaluated only for an object, and only under a sanitizer: a call into
+ * the library) is span, is put (ASan: poisoned, the padding too, which
+ * ASan can poison only with the object's last bytes; TSan: written) or
+ * got (ASan: unpoisoned, the padding poisoned, so that an overflow into it
+ * is reported).  LFPOOL_SAN_SLACK_: a get of n bytes of a buffer of size
+ * leaves [n, size) past buf poisoned (ASan).  Not sanitizing, all three
+ * are nothing, their arguments unevaluated.
+ */
+#ifdef LFPOOL_ASAN_ANNOTATE_
+/* The AddressSanitizer runtime's (sanitizer/asan_interface.h). */
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+static inline void lfpool_asan_put_(const void *obj, struct lfpool_span_ s)
+{
+	__asan_poison_memory_region(obj, s.stride);
+}
+static inline void lfpool_asan_got_(const void *obj, struct lfpool_span_ s)
+{
+	__asan_unpoison_memory_region(obj, s.size);
+	if (s.stride > s.size)
+		__asan_poison_memory_region((const char *)obj + s.size, s.stride - s.size);
+}
+# define LFPOOL_SAN_PUT_(obj, span) ((obj) ? lfpool_asan_put_((obj), (span)) : (void)0)
+# define LFPOOL_SAN_GOT_(obj, span) ((obj) ? lfpool_asan_got_((obj), (span)) : (void)0)
+# define LFPOOL_SAN_SLACK_(buf, n, size) ((n) < (size) ? \
+	__asan_poison_memory_region((const char *)(buf) + (n), (size) - (n)) : (void)0)
+#elif defined(LFPOOL_TSAN_ANNOTATE_)
+/* The ThreadSanitizer runtime's (a built-in function of GCC's, whose
+ * size is a signed integer of a pointer's width). */
+void __tsan_write_range(void *addr, ptrdiff_t size);
+# define LFPOOL_SAN_PUT_(obj, span) \
+	((obj) ? __tsan_write_range((void *)(obj), (ptrdiff_t)(span).size) : (void)0)
+# define LFPOOL_SAN_GOT_(obj, span) ((void)0)
+# define LFPOOL_SAN_SLACK_(buf, n, size) ((void)0)
+#else
+# define LFPOOL_SAN_PUT_(obj, span) ((void)0)
+# define LFPOOL_SAN_GOT_(obj, span) ((void)0)
+# define LFPOOL_SAN_SLACK_(buf, n, size) ((void)0)
 #endif
 
 #ifdef LFPOOL_TSAN_ANNOTATE_
@@ -96,65 +203,6 @@ void __tsan_ignore_thread_end(void);
  * between threads through atomics TSan cannot see. */
 # define LFPOOL_TSAN_QUIET_BEGIN_() __tsan_ignore_thread_begin()
 # define LFPOOL_TSAN_QUIET_END_() __tsan_ignore_thread_end()
-
-static inline void lfpool_tsan_acquire_n_(void *const *objs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		LFPOOL_TSAN_ACQUIRE(objs[i]);
-}
-
-static inline void lfpool_tsan_release_n_(void *const *objs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		LFPOOL_TSAN_RELEASE(objs[i]);
-}
-
-/* Wrappers, named fn_tsan_, of out-of-line calls, quiet as above: a get of
- * one object (returning R), a put of one (of type T), the bulk forms, and
- * a call of one argument A returning R (prewarm, trim).  A header defines
- * them and then `#define fn fn_tsan_`. */
-# define LFPOOL_TSAN_WRAP_GET_(fn, R, P)						\
-	static inline R fn##_tsan_(P pool)						\
-	{										\
-		LFPOOL_TSAN_QUIET_BEGIN_();						\
-		R obj = fn(pool);							\
-		LFPOOL_TSAN_QUIET_END_();						\
-		LFPOOL_TSAN_ACQUIRE(obj);						\
-		return obj;								\
-	}
-# define LFPOOL_TSAN_WRAP_PUT_(fn, P, T)						\
-	static inline void fn##_tsan_(P pool, T obj)					\
-	{										\
-		LFPOOL_TSAN_RELEASE(obj);						\
-		LFPOOL_TSAN_QUIET_BEGIN_();						\
-		fn(pool, obj);								\
-		LFPOOL_TSAN_QUIET_END_();						\
-	}
-# define LFPOOL_TSAN_WRAP_BULK_(get, put, P)						\
-	static inline int get##_tsan_(P pool, void **objs, size_t n)			\
-	{										\
-		LFPOOL_TSAN_QUIET_BEGIN_();						\
-		int rc = get(pool, objs, n);						\
-		LFPOOL_TSAN_QUIET_END_();						\
-		if (rc == 0)								\
-			lfpool_tsan_acquire_n_(objs, n);				\
-		return rc;								\
-	}										\
-	static inline void put##_tsan_(P pool, void *const *objs, size_t n)		\
-	{										\
-		lfpool_tsan_release_n_(objs, n);					\
-		LFPOOL_TSAN_QUIET_BEGIN_();						\
-		put(pool, objs, n);							\
-		LFPOOL_TSAN_QUIET_END_();						\
-	}
-# define LFPOOL_TSAN_WRAP_CALL_(fn, R, P, A)						\
-	static inline R fn##_tsan_(P pool, A a)						\
-	{										\
-		LFPOOL_TSAN_QUIET_BEGIN_();						\
-		R r = fn(pool, a);							\
-		LFPOOL_TSAN_QUIET_END_();						\
-		return r;								\
-	}
 #else
 # define LFPOOL_TSAN_ACQUIRE(obj) ((void)0)
 # define LFPOOL_TSAN_RELEASE(obj) ((void)0)
@@ -162,6 +210,77 @@ static inline void lfpool_tsan_release_n_(void *const *objs, size_t n)
 # define LFPOOL_SLOT_STORE_(slot, v) ((slot) = (v))
 # define LFPOOL_TSAN_QUIET_BEGIN_() ((void)0)
 # define LFPOOL_TSAN_QUIET_END_() ((void)0)
+#endif
+
+#ifdef LFPOOL_SAN_ANNOTATE_
+/* n objects of one span got (bulk), or put. */
+static inline void lfpool_san_got_n_(void *const *objs, size_t n, struct lfpool_span_ span)
+{
+	(void)span;	/* ASan's */
+	for (size_t i = 0; i < n; i++) {
+		LFPOOL_SAN_GOT_(objs[i], span);
+		LFPOOL_TSAN_ACQUIRE(objs[i]);
+	}
+}
+
+static inline void lfpool_san_put_n_(void *const *objs, size_t n, struct lfpool_span_ span)
+{
+	for (size_t i = 0; i < n; i++) {
+		LFPOOL_SAN_PUT_(objs[i], span);
+		LFPOOL_TSAN_RELEASE(objs[i]);
+	}
+}
+
+/* Wrappers, named fn_san_, of out-of-line calls, quiet under TSan as
+ * above: a get of one object (returning R), a put of one (of type T), the
+ * bulk forms, with span(pool) the span of an object, and a call of one
+ * argument A returning R (prewarm, trim).  A header defines them and then
+ * `#define fn fn_san_`. */
+# define LFPOOL_SAN_WRAP_GET_(fn, R, P, span)						\
+	static inline R fn##_san_(P pool)						\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		R obj = fn(pool);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+		LFPOOL_SAN_GOT_(obj, span(pool));					\
+		LFPOOL_TSAN_ACQUIRE(obj);						\
+		return obj;								\
+	}
+# define LFPOOL_SAN_WRAP_PUT_(fn, P, T, span)						\
+	static inline void fn##_san_(P pool, T obj)					\
+	{										\
+		LFPOOL_SAN_PUT_(obj, span(pool));					\
+		LFPOOL_TSAN_RELEASE(obj);						\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		fn(pool, obj);								\
+		LFPOOL_TSAN_QUIET_END_();						\
+	}
+# define LFPOOL_SAN_WRAP_BULK_(get, put, P, span)					\
+	static inline int get##_san_(P pool, void **objs, size_t n)			\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		int rc = get(pool, objs, n);						\
+		LFPOOL_TSAN_QUIET_END_();						\
+		if (rc == 0 && n)							\
+			lfpool_san_got_n_(objs, n, span(pool));				\
+		return rc;								\
+	}										\
+	static inline void put##_san_(P pool, void *const *objs, size_t n)		\
+	{										\
+		if (n)									\
+			lfpool_san_put_n_(objs, n, span(pool));				\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		put(pool, objs, n);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+	}
+# define LFPOOL_SAN_WRAP_CALL_(fn, R, P, A)						\
+	static inline R fn##_san_(P pool, A a)						\
+	{										\
+		LFPOOL_TSAN_QUIET_BEGIN_();						\
+		R r = fn(pool, a);							\
+		LFPOOL_TSAN_QUIET_END_();						\
+		return r;								\
+	}
 #endif
 
 /* The library's version string, e.g. "0.1.0"; may differ from the header's. */

@@ -111,18 +111,26 @@ LFPOOL_API void *lfpool_concurrent_get_retry(lfpool_concurrent *pool, uint64_t t
 LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *pool, void *obj, uint64_t top,
 					    uint64_t tag);
 
-#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
-LFPOOL_TSAN_WRAP_GET_(lfpool_concurrent_get_slow, void *, lfpool_concurrent *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_concurrent_put_slow, lfpool_concurrent *, void *)
-LFPOOL_TSAN_WRAP_BULK_(lfpool_concurrent_get_bulk, lfpool_concurrent_put_bulk, lfpool_concurrent *)
-LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_prewarm, int, lfpool_concurrent *, size_t)
-LFPOOL_TSAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_t)
-# define lfpool_concurrent_get_slow lfpool_concurrent_get_slow_tsan_
-# define lfpool_concurrent_put_slow lfpool_concurrent_put_slow_tsan_
-# define lfpool_concurrent_get_bulk lfpool_concurrent_get_bulk_tsan_
-# define lfpool_concurrent_put_bulk lfpool_concurrent_put_bulk_tsan_
-# define lfpool_concurrent_prewarm lfpool_concurrent_prewarm_tsan_
-# define lfpool_concurrent_trim lfpool_concurrent_trim_tsan_
+/* An object's size and stride, for the sanitizer annotations. */
+LFPOOL_API struct lfpool_span_ lfpool_concurrent_span_(const lfpool_concurrent *pool);
+
+/* See "ThreadSanitizer" and "AddressSanitizer" in lfpool/common.h.  The
+ * retries need no wrapper: the inline get and put annotate around them. */
+#ifdef LFPOOL_SAN_ANNOTATE_
+LFPOOL_SAN_WRAP_GET_(lfpool_concurrent_get_slow, void *, lfpool_concurrent *,
+		     lfpool_concurrent_span_)
+LFPOOL_SAN_WRAP_PUT_(lfpool_concurrent_put_slow, lfpool_concurrent *, void *,
+		     lfpool_concurrent_span_)
+LFPOOL_SAN_WRAP_BULK_(lfpool_concurrent_get_bulk, lfpool_concurrent_put_bulk, lfpool_concurrent *,
+		      lfpool_concurrent_span_)
+LFPOOL_SAN_WRAP_CALL_(lfpool_concurrent_prewarm, int, lfpool_concurrent *, size_t)
+LFPOOL_SAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_t)
+# define lfpool_concurrent_get_slow lfpool_concurrent_get_slow_san_
+# define lfpool_concurrent_put_slow lfpool_concurrent_put_slow_san_
+# define lfpool_concurrent_get_bulk lfpool_concurrent_get_bulk_san_
+# define lfpool_concurrent_put_bulk lfpool_concurrent_put_bulk_san_
+# define lfpool_concurrent_prewarm lfpool_concurrent_prewarm_san_
+# define lfpool_concurrent_trim lfpool_concurrent_trim_san_
 #endif
 
 /*
@@ -289,11 +297,14 @@ static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 		LFPOOL_CONC_WINDOW_();
 		if (LFPOOL_UNLIKELY(!lfpool_conc_cas_(f, &top, &tag, next))) {
 			LFPOOL_CONC_RETRY_();
-			return lfpool_concurrent_get_retry(pool, top, tag);
+			obj = lfpool_concurrent_get_retry(pool, top, tag);
+			LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
+			return obj;
 		}
 		/* top is ours: slab 0 stays while we read its address */
 		obj = (char *)lfpool_conc_load_ptr_rlx_((void *const *)&f->base) + top * f->stride;
 		LFPOOL_HIT_NONNULL_(obj);
+		LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
 		return obj;
 	}
 #endif
@@ -317,6 +328,7 @@ static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj)
 				    (uintptr_t)lfpool_conc_load_ptr_rlx_((void *const *)&f->base));
 	if (LFPOOL_LIKELY(delta < span)) {
 		__extension__ typedef unsigned __int128 lfpool_u128_;
+		LFPOOL_SAN_PUT_(obj, lfpool_concurrent_span_(pool));	/* before the CAS */
 		uint32_t idx = (uint32_t)(((lfpool_u128_)delta * f->magic) >> 64);
 		uint32_t *link = (uint32_t *)lfpool_conc_load_ptr_rlx_((void *const *)&f->links) + idx;
 		uint64_t tag = lfpool_conc_load_acq_(&f->tag);

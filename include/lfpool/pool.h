@@ -72,12 +72,15 @@ LFPOOL_API void lfpool_pool_stats(const lfpool_pool *pool, lfpool_stats *st);
  * (lfpool/common.h, "Environment").  0, or -1 with errno EINVAL (a pool
  * already destroyed) or EIO (out failed).  As every flavour's dump. */
 LFPOOL_API int lfpool_pool_dump(const lfpool_pool *pool, FILE *out);
+/* An object's size and stride, for the sanitizer annotations. */
+LFPOOL_API struct lfpool_span_ lfpool_pool_span_(const lfpool_pool *pool);
 
-#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
-LFPOOL_TSAN_WRAP_GET_(lfpool_pool_get_slow, void *, lfpool_pool *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_pool_put_slow, lfpool_pool *, void *)
-# define lfpool_pool_get_slow lfpool_pool_get_slow_tsan_
-# define lfpool_pool_put_slow lfpool_pool_put_slow_tsan_
+/* See "ThreadSanitizer" and "AddressSanitizer" in lfpool/common.h. */
+#ifdef LFPOOL_SAN_ANNOTATE_
+LFPOOL_SAN_WRAP_GET_(lfpool_pool_get_slow, void *, lfpool_pool *, lfpool_pool_span_)
+LFPOOL_SAN_WRAP_PUT_(lfpool_pool_put_slow, lfpool_pool *, void *, lfpool_pool_span_)
+# define lfpool_pool_get_slow lfpool_pool_get_slow_san_
+# define lfpool_pool_put_slow lfpool_pool_put_slow_san_
 #endif
 
 /* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM. */
@@ -93,6 +96,7 @@ static inline void *lfpool_pool_get(lfpool_pool *pool)
 	} else {
 		obj = lfpool_pool_get_slow(pool);
 	}
+	LFPOOL_SAN_GOT_(obj, lfpool_pool_span_(pool));
 	LFPOOL_TSAN_ACQUIRE(obj);
 	return obj;
 }
@@ -101,6 +105,7 @@ static inline void *lfpool_pool_get(lfpool_pool *pool)
 static inline void lfpool_pool_put(lfpool_pool *pool, void *obj)
 {
 	struct lfpool_pool_fast *f = (struct lfpool_pool_fast *)pool;
+	LFPOOL_SAN_PUT_(obj, lfpool_pool_span_(pool));
 	LFPOOL_TSAN_RELEASE(obj);
 	void **t = f->top;
 	if (LFPOOL_LIKELY((uintptr_t)t < (uintptr_t)f->end && obj != NULL)) {

@@ -60,20 +60,46 @@ LFPOOL_API uint32_t lfpool_rc_count(const void *obj);
 /* The flavour's figures for the pool. */
 LFPOOL_API void lfpool_rc_stats(const lfpool_rc *rc, lfpool_stats *st);
 
-#ifdef LFPOOL_TSAN_ANNOTATE_	/* see "ThreadSanitizer" in lfpool/common.h */
-LFPOOL_TSAN_WRAP_GET_(lfpool_rc_get, void *, lfpool_rc *)
-/* Every release releases: the last releaser's put then carries every
- * holder's writes to the next get. */
-static inline int lfpool_rc_release_tsan_(void *obj)
+/* As lfpool_rc_release; the last release, the one that puts obj back,
+ * first calls last(obj, span): how the headers' sanitizer annotations see
+ * that put.  span: the caller's bytes of obj, and those up to the next
+ * object's prefix. */
+LFPOOL_API int lfpool_rc_release_with_(void *obj,
+					void (*last)(void *obj, struct lfpool_span_ span));
+
+/* See "ThreadSanitizer" and "AddressSanitizer" in lfpool/common.h.  Every
+ * release releases, so the last releaser, acquiring them all, carries
+ * every holder's writes to its put (a write of the whole object under
+ * TSan, the poison under ASan) and on to the next get; the library
+ * unpoisons what it hands out. */
+#ifdef LFPOOL_SAN_ANNOTATE_
+static inline void *lfpool_rc_get_san_(lfpool_rc *rc)
+{
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	void *obj = lfpool_rc_get(rc);
+	LFPOOL_TSAN_QUIET_END_();
+	LFPOOL_TSAN_ACQUIRE(obj);
+	return obj;
+}
+/* Run by the library, inside lfpool_rc_release_san_'s quiet section. */
+static inline void lfpool_rc_last_san_(void *obj, struct lfpool_span_ span)
+{
+	LFPOOL_TSAN_QUIET_END_();
+	LFPOOL_TSAN_ACQUIRE(obj);
+	LFPOOL_SAN_PUT_(obj, span);
+	LFPOOL_TSAN_RELEASE(obj);
+	LFPOOL_TSAN_QUIET_BEGIN_();
+}
+static inline int lfpool_rc_release_san_(void *obj)
 {
 	LFPOOL_TSAN_RELEASE(obj);
 	LFPOOL_TSAN_QUIET_BEGIN_();
-	int last = lfpool_rc_release(obj);
+	int last = lfpool_rc_release_with_(obj, lfpool_rc_last_san_);
 	LFPOOL_TSAN_QUIET_END_();
 	return last;
 }
-# define lfpool_rc_get lfpool_rc_get_tsan_
-# define lfpool_rc_release lfpool_rc_release_tsan_
+# define lfpool_rc_get lfpool_rc_get_san_
+# define lfpool_rc_release lfpool_rc_release_san_
 #endif
 
 #ifdef __cplusplus

@@ -424,40 +424,49 @@ LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *cache, void *obj);
 LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *pool, unsigned worker);
 LFPOOL_API void lfpool_ts_worker_release(lfpool_ts *pool, unsigned worker);
 
-/* Under TSan, the out-of-line gets and puts annotate each object's
- * hand-over (see "ThreadSanitizer" in lfpool/common.h).  A call that
- * becomes inline drops its wrapper here and uses LFPOOL_TSAN_ACQUIRE /
- * LFPOOL_TSAN_RELEASE and LFPOOL_SLOT_LOAD_/STORE_ itself, as
- * lfpool_ts_cache_get and lfpool_ts_cache_put below (and lfpool_ts_get and
- * lfpool_ts_put through them, or through their wrapped slow paths; their
- * per-CPU sequences are not inline under TSan). */
-#ifdef LFPOOL_TSAN_ANNOTATE_
-LFPOOL_TSAN_WRAP_GET_(lfpool_ts_get_slow, void *, lfpool_ts *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_put_slow, lfpool_ts *, void *)
-LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *)
-LFPOOL_TSAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpool_ts_cache *)
-LFPOOL_TSAN_WRAP_GET_(lfpool_ts_cache_get_slow, void *, lfpool_ts_cache *)
-LFPOOL_TSAN_WRAP_PUT_(lfpool_ts_cache_put_slow, lfpool_ts_cache *, void *)
-LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
-LFPOOL_TSAN_WRAP_CALL_(lfpool_ts_trim, size_t, lfpool_ts *, size_t)
-static inline size_t lfpool_ts_drain_tsan_(lfpool_ts *pool)
+/* The size and stride of an object of the pool, or of the cache's pool,
+ * for the sanitizer annotations. */
+LFPOOL_API struct lfpool_span_ lfpool_ts_span_(const lfpool_ts *pool);
+LFPOOL_API struct lfpool_span_ lfpool_ts_cache_span_(const lfpool_ts_cache *cache);
+
+/* Under TSan and ASan, the out-of-line gets and puts annotate each
+ * object's hand-over (see "ThreadSanitizer" and "AddressSanitizer" in
+ * lfpool/common.h).  A call that becomes inline drops its wrapper here and
+ * annotates itself (LFPOOL_SAN_GOT_, LFPOOL_SAN_PUT_, LFPOOL_TSAN_ACQUIRE,
+ * LFPOOL_TSAN_RELEASE, LFPOOL_SLOT_LOAD_/STORE_), as lfpool_ts_cache_get
+ * and lfpool_ts_cache_put below (and lfpool_ts_get and lfpool_ts_put
+ * through them, their per-CPU sequences, or their wrapped slow paths; the
+ * sequences are not inline under TSan). */
+#ifdef LFPOOL_SAN_ANNOTATE_
+LFPOOL_SAN_WRAP_GET_(lfpool_ts_get_slow, void *, lfpool_ts *, lfpool_ts_span_)
+LFPOOL_SAN_WRAP_PUT_(lfpool_ts_put_slow, lfpool_ts *, void *, lfpool_ts_span_)
+LFPOOL_SAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *, lfpool_ts_span_)
+LFPOOL_SAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpool_ts_cache *,
+		      lfpool_ts_cache_span_)
+LFPOOL_SAN_WRAP_GET_(lfpool_ts_cache_get_slow, void *, lfpool_ts_cache *,
+		     lfpool_ts_cache_span_)
+LFPOOL_SAN_WRAP_PUT_(lfpool_ts_cache_put_slow, lfpool_ts_cache *, void *,
+		     lfpool_ts_cache_span_)
+LFPOOL_SAN_WRAP_CALL_(lfpool_ts_prewarm, int, lfpool_ts *, size_t)
+LFPOOL_SAN_WRAP_CALL_(lfpool_ts_trim, size_t, lfpool_ts *, size_t)
+static inline size_t lfpool_ts_drain_san_(lfpool_ts *pool)
 {
 	LFPOOL_TSAN_QUIET_BEGIN_();
 	size_t n = lfpool_ts_drain(pool);
 	LFPOOL_TSAN_QUIET_END_();
 	return n;
 }
-# define lfpool_ts_get_slow lfpool_ts_get_slow_tsan_
-# define lfpool_ts_put_slow lfpool_ts_put_slow_tsan_
-# define lfpool_ts_get_bulk lfpool_ts_get_bulk_tsan_
-# define lfpool_ts_put_bulk lfpool_ts_put_bulk_tsan_
-# define lfpool_ts_cache_get_bulk lfpool_ts_cache_get_bulk_tsan_
-# define lfpool_ts_cache_put_bulk lfpool_ts_cache_put_bulk_tsan_
-# define lfpool_ts_cache_get_slow lfpool_ts_cache_get_slow_tsan_
-# define lfpool_ts_cache_put_slow lfpool_ts_cache_put_slow_tsan_
-# define lfpool_ts_prewarm lfpool_ts_prewarm_tsan_
-# define lfpool_ts_trim lfpool_ts_trim_tsan_
-# define lfpool_ts_drain lfpool_ts_drain_tsan_
+# define lfpool_ts_get_slow lfpool_ts_get_slow_san_
+# define lfpool_ts_put_slow lfpool_ts_put_slow_san_
+# define lfpool_ts_get_bulk lfpool_ts_get_bulk_san_
+# define lfpool_ts_put_bulk lfpool_ts_put_bulk_san_
+# define lfpool_ts_cache_get_bulk lfpool_ts_cache_get_bulk_san_
+# define lfpool_ts_cache_put_bulk lfpool_ts_cache_put_bulk_san_
+# define lfpool_ts_cache_get_slow lfpool_ts_cache_get_slow_san_
+# define lfpool_ts_cache_put_slow lfpool_ts_cache_put_slow_san_
+# define lfpool_ts_prewarm lfpool_ts_prewarm_san_
+# define lfpool_ts_trim lfpool_ts_trim_san_
+# define lfpool_ts_drain lfpool_ts_drain_san_
 #endif
 
 /* The part of a cache the inline fast path reads; it leads the struct.
@@ -575,6 +584,7 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 	} else {
 		obj = lfpool_ts_cache_get_slow(cache);
 	}
+	LFPOOL_SAN_GOT_(obj, lfpool_ts_cache_span_(cache));
 	LFPOOL_TSAN_ACQUIRE(obj);
 	return obj;
 }
@@ -585,6 +595,7 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 {
 	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
+	LFPOOL_SAN_PUT_(obj, lfpool_ts_cache_span_(cache));
 	LFPOOL_TSAN_RELEASE(obj);
 	void **t = f->top;
 	if (LFPOOL_LIKELY((uintptr_t)t < (uintptr_t)f->end && obj != NULL)) {
@@ -917,8 +928,10 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
 		void *obj = lfpool_rseq_get_(((const struct lfpool_ts_fast *)pool)->rseq_get);
-		if (LFPOOL_LIKELY(obj != NULL))
+		if (LFPOOL_LIKELY(obj != NULL)) {
+			LFPOOL_SAN_GOT_(obj, lfpool_ts_span_(pool));
 			return obj;
+		}
 		return lfpool_ts_get_slow(pool);
 	}
 #endif
@@ -941,6 +954,7 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 	if (LFPOOL_UNLIKELY((uintptr_t)pool & LFPOOL_TS_PERCPU_TAG_)) {
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (obj) {
+			LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
 			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
 			return;
 		}

@@ -528,6 +528,25 @@ LFPOOL_API void lfpool_array_put_slow(lfpool_array *ap, void *buf, size_t n)
 	class_put(ap, slot, buf);
 }
 
+/* The class slot of a pooled buffer whose prefix a debug pool must not
+ * trust (put_checked reads it so), or LFP_ARRAY_OVERSIZE. */
+static unsigned checked_slot(const lfpool_array *ap, const void *buf)
+{
+	const struct lfpool_array_hdr *h = hdr_of((void *)buf);
+	if (!lfp_core_readable(h, sizeof(*h)) || h->magic != LFP_ARRAY_MAGIC)
+		return owner_slot(ap, buf);
+	return h->slot;
+}
+
+LFPOOL_API size_t lfpool_array_class_size_(const lfpool_array *ap, const void *buf, size_t n)
+{
+	if (ap->magic != LFP_MAGIC_LIVE)
+		return 0;
+	unsigned slot = n ? class_slot(ap, n)
+		      : ap->debug ? checked_slot(ap, buf) : hdr_of((void *)buf)->slot;
+	return slot >= ap->min_slot && slot <= ap->max_slot ? ap->cls[slot].size : 0;
+}
+
 LFPOOL_API size_t lfpool_array_trim(lfpool_array *ap, size_t keep)
 {
 	if (lfp_dead(ap->name, &ap->magic, ap, "trim of an array pool after destroy"))

@@ -33,6 +33,7 @@ struct lfp_rc_hdr {
 struct lfpool_rc {
 	struct lfp_flavour pool;
 	size_t prefix;		/* from an object of the pool to the caller's */
+	size_t size;		/* the caller's bytes of an object */
 	lfpool_hook_fn init, reset, fini;	/* the caller's hooks */
 	void *hook_ctx;
 	bool debug;
@@ -99,6 +100,7 @@ LFPOOL_API lfpool_rc *lfpool_rc_create(lfpool_flavour flavour, const lfpool_conf
 		return NULL;
 	}
 	rc->prefix = align < sizeof(struct lfp_rc_hdr) ? sizeof(struct lfp_rc_hdr) : align;
+	rc->size = cfg->obj_size;
 	rc->init = cfg->init;
 	rc->reset = cfg->reset;
 	rc->fini = cfg->fini;
@@ -141,16 +143,25 @@ LFPOOL_API void *lfpool_rc_get(lfpool_rc *rc)
 		return NULL;
 	char *obj = raw + rc->prefix;
 	struct lfp_rc_hdr *h = hdr_of(obj);
+	lfp_asan_unpoison(obj, rc->size);	/* a user's ASan header's (rc.h) */
 	lfp_store_u32_rlx(&h->count, 1);
 	if (rc->debug)
 		h->magic = LFP_RC_CHECKED;	/* it was DEAD while pooled */
 	return obj;
 }
 
-/* The last reference is gone: obj goes back to its pool. */
-static void back_to_pool(struct lfp_rc_hdr *h)
+/* The function of lfpool_rc_release_with_, or NULL. */
+typedef void (*lfp_rc_last_fn)(void *obj, struct lfpool_span_ span);
+
+/* The last reference is gone: obj goes back to its pool, after last. */
+static void back_to_pool(struct lfp_rc_hdr *h, lfp_rc_last_fn last)
 {
 	lfpool_rc *rc = h->owner;
+	if (last) {	/* the stride of the pool's objects: prefix + this */
+		size_t stride = (rc->size + rc->prefix - 1) & ~(rc->prefix - 1);
+		struct lfpool_span_ span = { rc->size, stride };
+		last(h + 1, span);
+	}
 	lfp_flavour_put(&rc->pool, (char *)(h + 1) - rc->prefix);
 }
 
@@ -203,7 +214,7 @@ static void retain_checked(void *obj)
 
 /* Debug release: refuses a count of zero, marks the object DEAD (it is
  * pooled) when the count reaches zero; as lfpool_rc_release otherwise. */
-static int release_checked(void *obj)
+static int release_checked(void *obj, lfp_rc_last_fn last)
 {
 	struct lfp_rc_hdr *h = checked_hdr(obj, "release of an object whose count already reached zero",
 					   "release after destroy");
@@ -220,7 +231,7 @@ static int release_checked(void *obj)
 	if (was != 1)
 		return 0;
 	h->magic = LFP_RC_DEAD;
-	back_to_pool(h);
+	back_to_pool(h, last);
 	return 1;
 }
 
@@ -248,6 +259,11 @@ LFPOOL_API void lfpool_rc_retain(void *obj)
 
 LFPOOL_API int lfpool_rc_release(void *obj)
 {
+	return lfpool_rc_release_with_(obj, NULL);
+}
+
+LFPOOL_API int lfpool_rc_release_with_(void *obj, lfp_rc_last_fn last)
+{
 	if (!obj)
 		return 0;
 	uint32_t magic, was;
@@ -257,10 +273,10 @@ LFPOOL_API int lfpool_rc_release(void *obj)
 	else if (magic == LFP_RC_LIVE_ST)
 		was = h->count--;
 	else
-		return release_checked(obj);
+		return release_checked(obj, last);
 	if (was != 1)
 		return 0;
-	back_to_pool(h);
+	back_to_pool(h, last);
 	return 1;
 }
 

@@ -504,6 +504,11 @@ LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 	lfp_ts_cancel_restore(cancel);
 }
 
+LFPOOL_API struct lfpool_span_ lfpool_ts_cache_span_(const lfpool_ts_cache *c)
+{
+	return lfp_core_span(&c->pool->core);
+}
+
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *c, void **objs, size_t n)
 {
 	return take(c, objs, n);

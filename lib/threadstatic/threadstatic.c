@@ -665,6 +665,11 @@ LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 		put_uncached(p, obj);
 }
 
+LFPOOL_API struct lfpool_span_ lfpool_ts_span_(const lfpool_ts *p)
+{
+	return lfp_core_span(&p->core);
+}
+
 LFPOOL_API int lfpool_ts_get_bulk(lfpool_ts *p, void **objs, size_t n)
 {
 	if (p->percpu)
