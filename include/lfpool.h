@@ -55,6 +55,16 @@
  * free, and an object still out at destroy a block definitely lost at exit,
  * with the get's stack (its slab is then kept).  Other Valgrind tools, as
  * callgrind, and runs without Valgrind see no change.
+ *
+ * Sanitizers, against the normal library (lfpool/common.h): in a program
+ * built with -fsanitize=address a put poisons the object and a get
+ * unpoisons it, so ASan reports a read or write after put (and past the n
+ * bytes an array get asked for, or into an object's padding) as a
+ * use-after-poison; under -fsanitize=thread the headers tell TSan of each
+ * object's hand-over between threads, and a put is a write of the whole
+ * object, as free() is, so a race with a put is reported.  Build every
+ * file that gets or puts with the same flags.  LFPOOL_NO_ASAN_ANNOTATIONS
+ * and LFPOOL_NO_TSAN_ANNOTATIONS turn them off.
  */
 #ifndef LFPOOL_H
 #define LFPOOL_H
