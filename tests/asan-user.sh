@@ -71,6 +71,12 @@ for scenario in $scenarios ts-percpu:norseq; do
 		status=1
 		continue
 	fi
+	# A library built with ASan poisons its debug pools' objects itself.
+	case "$scenario: ${SAN_CFLAGS:-}" in
+	*-debug:*-fsanitize=address*)
+		echo "ok: $what: reported (the library's own poison: no negative control)"
+		continue ;;
+	esac
 	# shellcheck disable=SC2086
 	run control "$scenario" $envs
 	got=$?
