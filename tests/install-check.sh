@@ -10,7 +10,7 @@
 #                      and runs tests/tsan-handover.sh and
 #                      tests/asan-user.sh against it
 # Environment (set by tests/local.mk): MAKE, prefix, libdir, includedir,
-# mandir, docdir, CC, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
+# mandir, docdir, CC, CXX, PKG_CONFIG, CMAKE, SAN_CFLAGS, SAN_LDFLAGS, srcdir.
 srcdir=${srcdir:-.}
 mode=${1:-destdir}
 tmp=$(mktemp -d) || exit 99
@@ -53,6 +53,17 @@ for p in $programs; do
 		fail=1
 	fi
 done
+
+# The C++ header is installed beside lfpool.h: examples/cxx.cc with it.
+# shellcheck disable=SC2086 # flag lists
+if [ -f "$root$includedir/lfpool.hpp" ] &&
+	${CXX:-c++} -std=c++17 $SAN_CFLAGS $cflags "$srcdir/examples/cxx.cc" -o "$tmp/cxx-pc" \
+		$libs -pthread $SAN_LDFLAGS && "$tmp/cxx-pc" >/dev/null; then
+	echo "PASS: examples/cxx.cc built with the installed lfpool.hpp and pkg-config, and ran"
+else
+	echo "FAIL: examples/cxx.cc with the installed lfpool.hpp ($root$includedir)"
+	fail=1
+fi
 
 # CMake: find_package(lfpool) from the prefix, lfpool::lfpool; again with
 # the static library (CMAKE_FIND_LIBRARY_SUFFIXES .a) where it is

@@ -134,6 +134,11 @@ TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
 CLEANFILES += readme-example.c basic-body.c
 
+# lfpool.hpp, the C++17 header: its test and examples/cxx.cc with g++ and
+# clang++, warnings as errors, plain and under ASan.
+TESTS += tests/cxx-header.sh
+EXTRA_DIST += tests/cxx-header.sh tests/test_hpp.cc examples/cxx.cc
+
 # Every public header alone, C99 and C++11, -Wall -Wextra -pedantic -Werror,
 # and the inline fast paths compiled to code.
 TESTS += tests/headers-alone.sh
@@ -175,11 +180,11 @@ EXTRA_DIST += $(LFPOOL_USER_CHECKS) tests/san-setup.sh tests/tsan_handover.c \
 	tests/tsan_put_race.c tests/asan_user.c tests/dlopen_host.c tests/dlopen_plugin.c \
 	tests/memcheck_prog.c
 AM_TESTS_ENVIRONMENT = \
-	MAKE='$(MAKE)' CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \
+	MAKE='$(MAKE)' CC='$(CC)' CXX='$(CXX)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' \
 	SAN_CFLAGS='$(SAN_CFLAGS)' SAN_LDFLAGS='$(SAN_LDFLAGS)' SHELL='$(SHELL)' \
 	prefix='$(prefix)' libdir='$(libdir)' includedir='$(includedir)' mandir='$(mandir)' \
 	docdir='$(docdir)'; \
-	export MAKE CC PKG_CONFIG CMAKE SAN_CFLAGS SAN_LDFLAGS SHELL prefix libdir includedir mandir \
+	export MAKE CC CXX PKG_CONFIG CMAKE SAN_CFLAGS SAN_LDFLAGS SHELL prefix libdir includedir mandir \
 	docdir;
 
 # make install && make installcheck: the same against the prefix.
