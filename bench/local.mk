@@ -79,5 +79,6 @@ endif !ENABLE_BENCH
 PHONY += bench bench-instr
 CLEANFILES += bench/results-quick/* bench-results/*
 EXTRA_DIST += bench/instr.sh bench/plot.sh bench/ratios.gp bench/scaling.gp \
+	bench/memory.gp bench/style.gp \
 	bench/results/README.md bench/results/latest.txt bench/results/device-16cpu.txt \
-	bench/results/scaling.png bench/results/ratios.png
+	bench/results/scaling.png bench/results/ratios.png bench/results/memory.png

@@ -107,11 +107,14 @@ void report_mem64(const char *jsonl)
  * The burst (issue 13): in a fresh process (a child), one thread gets
  * BURST_N objects of MEM_OBJ_SIZE bytes, writes each, puts them all back,
  * and the pool is drained and trimmed twice.  RSS (/proc/self/statm) is
- * read at the start, at the peak and after the trims; the pointer array is
+ * read at the start, after each quarter of the gets (the last: the peak),
+ * after the puts, the drain and the trims (glibc: malloc_trim, after the
+ * after_trim_mib reading, which is free()'s alone); the pointer array is
  * allocated and touched before the start reading.
  */
 #define BURST_N 1000000u
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -129,9 +132,18 @@ static double rss_mib(void)
 	return resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
+/* RSS through the burst, for the memory plot (bench/memory.gp): the
+ * readings after each quarter of the gets, after the puts, after the
+ * drain (lfpool) and after the trims (lfpool; glibc: malloc_trim). */
+enum { BURST_STEPS = 8 };
+static const char *const burst_phase[BURST_STEPS] = {
+	"start", "1/4 got", "1/2 got", "3/4 got", "all got", "all put back", "drained", "trimmed",
+};
+
 struct burst_rss {
 	double start, peak, after;
 	uint64_t side_after;	/* bytes_held after the trims (lfpool) */
+	double step[BURST_STEPS];	/* RSS in MiB at each burst_phase */
 };
 
 static void burst_child(unsigned flags, bool use_malloc, int fd)
@@ -144,28 +156,38 @@ static void burst_child(unsigned flags, bool use_malloc, int fd)
 	lfpool_config cfg = { .obj_size = MEM_OBJ_SIZE, .flags = flags, .name = "burst" };
 	lfpool_ts *p = use_malloc ? NULL : lfpool_ts_create(&cfg);
 	struct burst_rss r = { .start = rss_mib() };
+	r.step[0] = r.start;
 	for (unsigned i = 0; i < BURST_N; i++) {
 		objs[i] = use_malloc ? malloc(MEM_OBJ_SIZE) : lfpool_ts_get(p);
 		if (!objs[i])
 			_exit(1);
 		memset(objs[i], 1, MEM_OBJ_SIZE);
+		if ((i + 1) % (BURST_N / 4) == 0)
+			r.step[(i + 1) / (BURST_N / 4)] = rss_mib();
 	}
-	r.peak = rss_mib();
+	r.peak = r.step[4];
 	for (unsigned i = 0; i < BURST_N; i++) {
 		if (use_malloc)
 			free(objs[i]);
 		else
 			lfpool_ts_put(p, objs[i]);
 	}
+	r.step[5] = r.step[6] = rss_mib();
 	if (!use_malloc) {
 		lfpool_ts_drain(p);
+		r.step[6] = rss_mib();
 		lfpool_ts_trim(p, 0);
 		lfpool_ts_trim(p, 0);
 		lfpool_stats st;
 		lfpool_ts_stats(p, &st);
 		r.side_after = st.bytes_held;
 	}
-	r.after = rss_mib();
+	/* after_trim_mib stays what it was for glibc: free() alone. */
+	r.after = r.step[7] = rss_mib();
+	if (use_malloc) {
+		malloc_trim(0);
+		r.step[7] = rss_mib();
+	}
 	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		_exit(1);
 	_exit(0);
@@ -218,6 +240,11 @@ void report_burst_rss(const char *jsonl)
 				"\"peak_mib\":%.2f,\"per_obj_bytes\":%.2f,\"after_trim_mib\":%.2f,"
 				"\"bytes_held_after_trim\":%llu}\n", rows[i].impl, BURST_N,
 				MEM_OBJ_SIZE, peak, per_obj, after, (unsigned long long)r.side_after);
+		for (unsigned k = 0; f && k < BURST_STEPS; k++)
+			fprintf(f, "{\"impl\":\"%s\",\"pattern\":\"burst-rss\",\"objs\":%u,"
+				"\"obj_size\":%d,\"step\":%u,\"phase\":\"%s\",\"rss_mib\":%.2f}\n",
+				rows[i].impl, BURST_N, MEM_OBJ_SIZE, k, burst_phase[k],
+				r.step[k] - r.start);
 	}
 	if (f)
 		fclose(f);

@@ -139,6 +139,10 @@ CLEANFILES += readme-example.c basic-body.c
 TESTS += tests/cxx-header.sh
 EXTRA_DIST += tests/cxx-header.sh tests/test_hpp.cc examples/cxx.cc
 
+# The benchmark's plots draw from the committed results, a colour each.
+TESTS += tests/plot-check.sh
+EXTRA_DIST += tests/plot-check.sh
+
 # Every public header alone, C99 and C++11, -Wall -Wextra -pedantic -Werror,
 # and the inline fast paths compiled to code.
 TESTS += tests/headers-alone.sh
