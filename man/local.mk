@@ -1,18 +1,41 @@
 # SPDX-License-Identifier: MIT
-# Section 3 man pages, made from the public headers' comments by
-# man/gen.sh (one page per header, one per public function) and installed
-# by make install: `man lfpool_ts_get`.  tests/man-check.sh fails make check
-# when a public function has no page or a page no description.
-EXTRA_DIST += man/gen.sh
+# Section 3 man pages, made by man/gen.sh from the page sources in
+# man/pages/*.man (what users read: each call's description, return value,
+# errors, thread safety, and an example) and the public headers'
+# prototypes (their SYNOPSIS), installed by make install: `man
+# lfpool_ts_get`.  tests/man-check.sh fails make check when a public
+# function has no page or its page lacks a section; the examples the pages
+# show (man/examples/*.c) are built and run by make check.
+LFPOOL_MAN_PAGE_SRC = man/pages/common.man man/pages/pool.man man/pages/concurrent.man \
+	man/pages/ts.man man/pages/array.man man/pages/rc.man man/pages/closure.man \
+	man/pages/typed.man man/pages/cxx.man
+EXTRA_DIST += man/gen.sh $(LFPOOL_MAN_PAGE_SRC)
 lfpool_man3dir = $(mandir)/man3
-LFPOOL_MAN_SOURCES_H = $(include_HEADERS) $(lfpoolinclude_HEADERS)
+# The pages' examples, compiled and run.
+LFPOOL_MAN_EXAMPLES = man/examples/pool man/examples/concurrent man/examples/ts \
+	man/examples/array man/examples/rc man/examples/closure
+LFPOOL_MAN_SOURCES_H = include/lfpool.h $(lfpoolinclude_HEADERS)
 
-man/pages.list: $(LFPOOL_MAN_SOURCES_H) $(srcdir)/man/gen.sh
+man/pages.list: $(LFPOOL_MAN_SOURCES_H) $(LFPOOL_MAN_PAGE_SRC) $(srcdir)/man/gen.sh \
+		$(LFPOOL_MAN_EXAMPLES:=.c) $(srcdir)/examples/cxx.cc
 	$(AM_V_GEN)rm -f man/*.3 && \
-	$(SHELL) $(srcdir)/man/gen.sh man '$(PACKAGE_VERSION)' \
+	$(SHELL) $(srcdir)/man/gen.sh man '$(PACKAGE_VERSION)' $(srcdir)/man/pages \
 		`for h in $(LFPOOL_MAN_SOURCES_H); do echo $(srcdir)/$$h; done`
 
 all-local: man/pages.list
+
+# The pages' examples, compiled and run.
+check_PROGRAMS += $(LFPOOL_MAN_EXAMPLES)
+TESTS += $(LFPOOL_MAN_EXAMPLES)
+man_examples_pool_LDADD = liblfpool.la
+man_examples_concurrent_LDADD = liblfpool.la $(PTHREAD_LIBS)
+man_examples_ts_LDADD = liblfpool.la $(PTHREAD_LIBS)
+man_examples_array_LDADD = liblfpool.la
+man_examples_rc_LDADD = liblfpool.la
+man_examples_closure_LDADD = liblfpool.la
+if ASAN
+$(LEAK_GATE_LOG): $(LFPOOL_MAN_EXAMPLES:=.log)
+endif
 
 install-data-local: man/pages.list
 	$(MKDIR_P) '$(DESTDIR)$(lfpool_man3dir)'

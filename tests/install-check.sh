@@ -174,12 +174,16 @@ if [ ! -f "$page" ]; then
 	echo "FAIL: $page is not installed"
 	fail=1
 elif command -v man >/dev/null 2>&1; then
-	if MANPATH="$root$mandir" MANWIDTH=80 man -P cat lfpool_ts_get 2>/dev/null | grep -q 'lfpool_ts_get(lfpool_ts \*pool)'; then
-		echo "PASS: MANPATH=$root$mandir man lfpool_ts_get shows its page"
-	else
-		echo "FAIL: MANPATH=$root$mandir man lfpool_ts_get does not show the page"
-		fail=1
-	fi
+	# lfpool_ts_put's page sources lfpool_ts_get's (.so): man must follow it.
+	for p in lfpool_ts_get lfpool_ts_put; do
+		if MANPATH="$root$mandir" MANWIDTH=80 man -P cat $p 2>/dev/null |
+			grep -q "$p(lfpool_ts \\*pool"; then
+			echo "PASS: MANPATH=$root$mandir man $p shows its page"
+		else
+			echo "FAIL: MANPATH=$root$mandir man $p does not show the page"
+			fail=1
+		fi
+	done
 fi
 
 # A user's TSan program and ASan program against the installed library.
