@@ -58,45 +58,28 @@ namespace detail {
 }
 } // namespace detail
 
-// The flavours: each names its C pool type and calls, for the templates below.
-struct Pool {
-	using handle = lfpool_pool;
-	static constexpr lfpool_flavour id = LFPOOL_FLAVOUR_POOL;
-	static handle *create(const lfpool_config *c) { return lfpool_pool_create(c); }
-	static int destroy(handle *h) { return lfpool_pool_destroy(h); }
-	static void *get(handle *h) { return lfpool_pool_get(h); }
-	static void put(handle *h, void *o) { lfpool_pool_put(h, o); }
-	static int prewarm(handle *h, std::size_t n) { return lfpool_pool_prewarm(h, n); }
-	static std::size_t trim(handle *h, std::size_t keep) { return lfpool_pool_trim(h, keep); }
-	static void stats(const handle *h, lfpool_stats *st) { lfpool_pool_stats(h, st); }
-	static bool owns(const handle *h, const void *p) { return lfpool_pool_owns(h, p) != 0; }
-};
-
-struct Concurrent {
-	using handle = lfpool_concurrent;
-	static constexpr lfpool_flavour id = LFPOOL_FLAVOUR_CONCURRENT;
-	static handle *create(const lfpool_config *c) { return lfpool_concurrent_create(c); }
-	static int destroy(handle *h) { return lfpool_concurrent_destroy(h); }
-	static void *get(handle *h) { return lfpool_concurrent_get(h); }
-	static void put(handle *h, void *o) { lfpool_concurrent_put(h, o); }
-	static int prewarm(handle *h, std::size_t n) { return lfpool_concurrent_prewarm(h, n); }
-	static std::size_t trim(handle *h, std::size_t keep) { return lfpool_concurrent_trim(h, keep); }
-	static void stats(const handle *h, lfpool_stats *st) { lfpool_concurrent_stats(h, st); }
-	static bool owns(const handle *h, const void *p) { return lfpool_concurrent_owns(h, p) != 0; }
-};
-
-struct ThreadStatic {
-	using handle = lfpool_ts;
-	static constexpr lfpool_flavour id = LFPOOL_FLAVOUR_TS;
-	static handle *create(const lfpool_config *c) { return lfpool_ts_create(c); }
-	static int destroy(handle *h) { return lfpool_ts_destroy(h); }
-	static void *get(handle *h) { return lfpool_ts_get(h); }
-	static void put(handle *h, void *o) { lfpool_ts_put(h, o); }
-	static int prewarm(handle *h, std::size_t n) { return lfpool_ts_prewarm(h, n); }
-	static std::size_t trim(handle *h, std::size_t keep) { return lfpool_ts_trim(h, keep); }
-	static void stats(const handle *h, lfpool_stats *st) { lfpool_ts_stats(h, st); }
-	static bool owns(const handle *h, const void *p) { return lfpool_ts_owns(h, p) != 0; }
-};
+// The flavours: each names its C pool type and calls (lfpool_<fl>_*), for
+// the templates below.
+#define LFPOOL_HPP_FLAVOUR_(Name, fl, ID)								\
+	struct Name {											\
+		using handle = lfpool_##fl;								\
+		static constexpr lfpool_flavour id = ID;						\
+		static handle *create(const lfpool_config *c) { return lfpool_##fl##_create(c); }	\
+		static int destroy(handle *h) { return lfpool_##fl##_destroy(h); }			\
+		static void *get(handle *h) { return lfpool_##fl##_get(h); }				\
+		static void put(handle *h, void *o) { lfpool_##fl##_put(h, o); }			\
+		static int prewarm(handle *h, std::size_t n) { return lfpool_##fl##_prewarm(h, n); }	\
+		static std::size_t trim(handle *h, std::size_t k) { return lfpool_##fl##_trim(h, k); }	\
+		static void stats(const handle *h, lfpool_stats *st) { lfpool_##fl##_stats(h, st); }	\
+		static bool owns(const handle *h, const void *p)					\
+		{											\
+			return lfpool_##fl##_owns(h, p) != 0;						\
+		}											\
+	}
+LFPOOL_HPP_FLAVOUR_(Pool, pool, LFPOOL_FLAVOUR_POOL);
+LFPOOL_HPP_FLAVOUR_(Concurrent, concurrent, LFPOOL_FLAVOUR_CONCURRENT);
+LFPOOL_HPP_FLAVOUR_(ThreadStatic, ts, LFPOOL_FLAVOUR_TS);
+#undef LFPOOL_HPP_FLAVOUR_
 
 // Runs ~T and puts the object back into the C pool it holds.
 template <class T, class Flavour>
