@@ -23,18 +23,11 @@
 
 #include "asan.h"
 #include "debug.h"
+#include "memcheck.h"
 #include "lfpool/common.h"
 #include "slab.h"
 #include "stack.h"
 
-/* Valgrind's client requests (core.c, "Memcheck"; slab.c's blocks), where
- * its header is installed: BSD-licensed, used at build time only. */
-#if defined(__has_include) && !defined(LFP_ASAN)
-# if __has_include(<valgrind/memcheck.h>)
-#  include <valgrind/memcheck.h>
-#  define LFP_MEMCHECK 1
-# endif
-#endif
 
 #define LFP_NAME_MAX 48
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "asan.h"
+#include "memcheck.h"
 #include "slab.h"
 
 #define LFP_SLAB_MAGIC 0x6c66706f6f6c5342ull	/* "lfpoolSB" */
