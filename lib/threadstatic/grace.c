@@ -4,9 +4,9 @@
  */
 #include "grace.h"
 
-__thread unsigned lfp_busy __attribute__((tls_model("initial-exec")));
+__thread unsigned lfp_busy;
 /* Sections the calling thread is inside (lfp_grace_inside). */
-static __thread unsigned sections __attribute__((tls_model("initial-exec")));
+static __thread unsigned sections;
 
 static void inside(void)
 {

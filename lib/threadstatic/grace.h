@@ -51,7 +51,7 @@
 
 #include <stdbool.h>
 
-extern __thread unsigned lfp_busy __attribute__((tls_model("initial-exec")));
+extern __thread unsigned lfp_busy;
 static inline void lfp_busy_enter(void)
 {
 	lfp_busy++;
