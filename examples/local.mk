@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The README's examples (the basic one, array pools, the everyday helpers),
+# Examples beyond the README's (a packet pool, array pools, the everyday helpers),
 # compiled and run by make check.
 LFPOOL_EXAMPLES = examples/basic examples/array examples/helpers
 check_PROGRAMS += $(LFPOOL_EXAMPLES)

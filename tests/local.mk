@@ -129,7 +129,7 @@ CLEANFILES += tests/array_const_class.s
 tests/array_const_class.s: $(srcdir)/tests/array_const_class.c $(lfpoolinclude_HEADERS)
 	$(AM_V_CC)$(MKDIR_P) tests && $(CC) -I$(srcdir)/include -O2 -S -o $@ $(srcdir)/tests/array_const_class.c
 
-# The README's example is examples/basic.c.
+# The README's programs are examples/use_*.c, as they are (readme-example.sh).
 TESTS += tests/readme-example.sh
 EXTRA_DIST += tests/readme-example.sh
 CLEANFILES += readme-example.c basic-body.c
