@@ -206,6 +206,8 @@ out:
 static bool elim_visit(struct lfp_elim *e, unsigned range, uint64_t mine, unsigned wait, uint32_t *got)
 {
 	const uint64_t partner = mine == LFP_ELIM_GET ? LFP_ELIM_PUT : LFP_ELIM_GET;
+	if (LFPOOL_UNLIKELY(elim_rng == 0))	/* a sequence per thread: its TLS address */
+		elim_rng = (uint32_t)((uintptr_t)&elim_rng >> 6) | 1;
 	const uint32_t start = (elim_rng = elim_rng * 1664525u + 1013904223u) >> 16;
 	lfp_pair *park = NULL, park_v = { { 0, 0 } };
 	for (unsigned k = 0; k < range; k++) {
