@@ -7,6 +7,8 @@ static void *worker(void *pool)
 {
 	for (int i = 0; i < 100000; i++) {
 		int *obj = lfpool_concurrent_get(pool);	/* from any thread */
+		if (!obj)
+			return NULL;	/* ENOBUFS at capacity, ENOMEM */
 		*obj = i;
 		lfpool_concurrent_put(pool, obj);	/* from any thread */
 	}
