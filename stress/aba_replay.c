@@ -127,7 +127,9 @@ int aba_replay(char *msg, size_t len)
 	struct lfp_slabs s;
 	struct lfp_stack st;
 	uint32_t first, last;
-	if (lfp_slabs_init(&s, 64, 0, 0, NULL) != 0 || lfp_slabs_grow(&s, &first, &last) != 0) {
+	char why[160];
+	if (lfp_slabs_init(&s, 64, 0, 0, NULL, why, sizeof(why)) != 0 ||
+	    lfp_slabs_grow(&s, &first, &last) != 0) {
 		snprintf(msg, len, "no slab for the replay");
 		return -1;
 	}

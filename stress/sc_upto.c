@@ -131,7 +131,8 @@ static void *single_ops(void *arg)
 /* Slabs holding at least UPTO_NODES indices, all pushed on u->st. */
 static bool fill(struct upto *u)
 {
-	if (lfp_slabs_init(&u->s, 64, 0, UPTO_NODES, NULL) != 0)
+	char why[160];
+	if (lfp_slabs_init(&u->s, 64, 0, UPTO_NODES, NULL, why, sizeof(why)) != 0)
 		return false;
 	lfp_stack_init(&u->st);
 	for (uint64_t n = 0; n < UPTO_NODES; n += u->s.per_slab) {
