@@ -864,6 +864,141 @@ Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_worki
 	TEST_DEADLINE(0);
 }
 
+/* ---- hooks and allocators that block or call pools (issue 38) ---- */
+
+/* A thief at capacity sweeps again while a slow path holds objects in
+ * transit (steal.c, step 7); an init hook and the backing allocator run in
+ * no transit, so a get at capacity fails at once with ENOBUFS while another
+ * thread's hook or allocator blocks, and drain and trim go on. */
+static void assert_at_capacity_fails_at_once(lfpool_ts *p, bool trim)
+{
+	void *obj;
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(p), "every object is out or being made");
+	cr_assert_eq(errno, ENOBUFS);
+	errno = 0;
+	cr_assert_eq(lfpool_ts_get_bulk(p, &obj, 1), -1);
+	cr_assert_eq(errno, ENOBUFS);
+	cr_assert_eq(lfpool_ts_drain(p), 0);
+	if (trim)	/* not while a slab grows: trim waits for the grow lock */
+		cr_assert_eq(lfpool_ts_trim(p, 0), 0);
+}
+
+Test(percpu, a_get_at_capacity_fails_at_once_while_another_threads_init_hook_blocks)
+{
+	TEST_DEADLINE(20);
+	struct parked_hook h;
+	parked_hook_init(&h);
+	void *held[4];
+	lfpool_ts *p = three_out_of_four(parked_hook, &h, held);
+	parked_hook_arm(&h);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, ts_get_of, p), 0);
+	parked_hook_wait(&h);	/* t makes the 4th object, in its init hook */
+	assert_at_capacity_fails_at_once(p, true);
+	parked_hook_release(&h);
+	cr_assert_eq(pthread_join(t, &held[3]), 0);
+	cr_assert_not_null(held[3]);
+	lfpool_ts_put_bulk(p, held, 4);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	parked_hook_fini(&h);
+	TEST_DEADLINE(0);
+}
+
+/* A backing allocator that parks its caller (struct parked_hook) once
+ * armed. */
+static void *parking_alloc(size_t size, size_t align, void *ctx)
+{
+	parked_hook(NULL, ctx);
+	void *mem = NULL;
+	return posix_memalign(&mem, align < sizeof(void *) ? sizeof(void *) : align, size) ? NULL
+											  : mem;
+}
+
+static void parking_free(void *mem, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	free(mem);
+}
+
+Test(percpu, a_get_at_capacity_fails_at_once_while_another_threads_allocator_blocks)
+{
+	TEST_DEADLINE(20);
+	struct parked_hook h;
+	parked_hook_init(&h);
+	lfpool_allocator a = { parking_alloc, parking_free, &h };
+	lfpool_config c = { .obj_size = 64, .capacity = 1, .flags = LFPOOL_F_PERCPU,
+			    .allocator = &a };
+	lfpool_ts *p = lfpool_ts_create(&c);
+	cr_assert_not_null(p);
+	parked_hook_arm(&h);
+	pthread_t t;
+	void *obj;
+	cr_assert_eq(pthread_create(&t, NULL, ts_get_of, p), 0);
+	parked_hook_wait(&h);	/* t's get grows the first slab */
+	assert_at_capacity_fails_at_once(p, false);
+	parked_hook_release(&h);
+	cr_assert_eq(pthread_join(t, &obj), 0);
+	cr_assert_not_null(obj);
+	lfpool_ts_put(p, obj);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	parked_hook_fini(&h);
+	TEST_DEADLINE(0);
+}
+
+/* Two pools of capacity 1 whose init hooks get from each other: each
+ * thread makes one pool's only object, and its hook, once both are in
+ * their hooks, gets from the other pool, at capacity.  Both gets fail with
+ * ENOBUFS (each pool's object is being made); before, each thief waited for
+ * the other thread's transit, which waited for it. */
+struct crossed {
+	lfpool_ts *pool[2];
+	pthread_barrier_t both_in_hooks;
+	void *got[2];
+	int err[2];
+};
+
+static void crossed_init(void *obj, void *ctx, int me)
+{
+	(void)obj;
+	struct crossed *x = ctx;
+	pthread_barrier_wait(&x->both_in_hooks);
+	errno = 0;
+	x->got[me] = lfpool_ts_get(x->pool[!me]);
+	x->err[me] = errno;
+}
+
+static void crossed_init0(void *obj, void *ctx) { crossed_init(obj, ctx, 0); }
+static void crossed_init1(void *obj, void *ctx) { crossed_init(obj, ctx, 1); }
+
+Test(percpu, init_hooks_that_get_from_each_others_pools_at_capacity_fail_at_once)
+{
+	TEST_DEADLINE(20);
+	struct crossed x = { 0 };
+	pthread_barrier_init(&x.both_in_hooks, NULL, 2);
+	lfpool_hook_fn init[2] = { crossed_init0, crossed_init1 };
+	for (int i = 0; i < 2; i++) {
+		lfpool_config c = { .obj_size = 64, .capacity = 1, .flags = LFPOOL_F_PERCPU,
+				    .init = init[i], .hook_ctx = &x };
+		cr_assert_not_null(x.pool[i] = lfpool_ts_create(&c));
+	}
+	pthread_t t;
+	void *mine[2];
+	cr_assert_eq(pthread_create(&t, NULL, ts_get_of, x.pool[1]), 0);
+	mine[0] = lfpool_ts_get(x.pool[0]);
+	cr_assert_eq(pthread_join(t, &mine[1]), 0);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_not_null(mine[i]);
+		cr_assert_null(x.got[i], "pool %d's only object was being made", !i);
+		cr_assert_eq(x.err[i], ENOBUFS);
+		lfpool_ts_put(x.pool[i], mine[i]);
+		cr_assert_eq(lfpool_ts_destroy(x.pool[i]), 0);
+	}
+	pthread_barrier_destroy(&x.both_in_hooks);
+	TEST_DEADLINE(0);
+}
+
 Test(percpu, max_bytes_counts_the_areas)
 {
 	lfpool_config c = ts_config(64, 8, 4);

@@ -24,7 +24,8 @@
  *   6. restart: store each cache's new low (release) and unlock it, reopen
  *      the gate                         (lfp_cache_restart, lfp_ts_percpu_restart)
  *   7. nothing found while a per-CPU slow path held objects in transit
- *      (lfp_ts_percpu_transits changed or was not idle): yield, sweep again
+ *      (lfp_ts_percpu_transits changed or was not idle): unlock, yield,
+ *      lock, sweep again (a transit runs no user code: lfp_steal)
  *   8. unlock; a get that got nothing tries to create once more, and only
  *      then fails with ENOBUFS.
  *
@@ -104,15 +105,36 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 # define LFP_STEAL_OWNED 1
 #endif
 
+/* Steps 1 and 8: the locks, and the grace section take_depot pops in. */
+static void lock_both(lfpool_ts *p)
+{
+	pthread_mutex_lock(&p->steal_lock);
+	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_grace_enter_locked();
+}
+
+static void unlock_both(lfpool_ts *p)
+{
+	lfp_grace_leave();
+	pthread_mutex_unlock(&lfp_ts_lock);
+	pthread_mutex_unlock(&p->steal_lock);
+}
+
+/*
+ * Step 7 waits for transits, which run library code only: no init or fini
+ * hook and no backing allocator runs inside one (ts_percpu.c), so the wait
+ * is as long as a few stack operations of another thread (issue 38: it
+ * waited for an init hook that blocked, holding steal_lock).  Between two
+ * sweeps the thief holds no lock and is in no grace section, so drains,
+ * trims and other thieves of the pool never queue behind it.
+ */
 size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 {
 	struct lfp_sink sk = { .pool = p, .objs = objs, .want = want };
 	if (lfp_fini_running == &p->core)
-		return 0;	/* a trim of p may run the hook, holding steal_lock */
+		return 0;	/* core.h, lfp_fini_running: ENOBUFS, as documented */
 	lfp_grace_register();	/* before the locks (grace.h) */
-	pthread_mutex_lock(&p->steal_lock);
-	pthread_mutex_lock(&lfp_ts_lock);
-	lfp_grace_enter_locked();	/* take_depot pops */
+	lock_both(p);
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (LFP_STEAL_OWNED && !sk.got) {
 		uint64_t before = lfp_ts_percpu_transits(p);
@@ -122,13 +144,11 @@ size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 		 * object is out with a user. */
 		if (sk.got || (before == lfp_ts_percpu_transits(p) && (uint32_t)before == 0))
 			break;
-		pthread_mutex_unlock(&lfp_ts_lock);
+		unlock_both(p);
 		sched_yield();
-		pthread_mutex_lock(&lfp_ts_lock);
+		lock_both(p);
 	}
-	lfp_grace_leave();
-	pthread_mutex_unlock(&lfp_ts_lock);
-	pthread_mutex_unlock(&p->steal_lock);
+	unlock_both(p);
 	return sk.got;
 }
 

@@ -235,75 +235,83 @@ static size_t from_pool(lfpool_ts *p, void **objs, size_t want, size_t *from_are
 }
 
 /* Give the objects of a failed get back: got from the pool (from_area of
- * them off the area: those pops were no gets after all); in transit. */
-static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area)
+ * them off the area: those pops were no gets after all) and made new. */
+static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void **made,
+		   size_t nmade)
 {
-	count(&p->percpu->n.moved_out, from_area);
+	struct lfp_ts_percpu *t = p->percpu;
+	count(&t->n.moved_out, from_area);
+	transit_enter(t);
 	stow(p, objs, got);
+	transit_leave(t);
+	/* All or none: the objects this get made are destroyed again (their
+	 * fini hook runs in no transit and no grace section). */
+	lfp_ts_unmake_objects(p, made, nmade);
 }
 
-/* One new object into *obj, else (at capacity) up to want objects stolen
- * into objs (*stolen of them); out of transit meanwhile: the init hook runs
- * in no grace section (grace.h), and the objects this get holds are its
- * own.  0 or the errno. */
-static int create_or_steal(lfpool_ts *p, struct lfp_ts_percpu *t, void **objs, size_t want,
-			   size_t *stolen, void **obj)
+/*
+ * One new object, out, into objs[n - ++*made]: 0, or ENOBUFS or ENOMEM.
+ * In no transit: the init hook and the backing allocator may block, or
+ * get from other pools, for as long as they like, and a thief at capacity
+ * (steal.c, step 7) waits for transits only (issue 38).  In no grace
+ * section either: lfp_ts_create_objects pops the raw stack in one of its
+ * own and runs the init hook after it (grace.h).
+ */
+static int make_one(lfpool_ts *p, void **objs, size_t n, size_t *made)
 {
 	uint32_t idx;
-	*stolen = 0;
-	transit_leave(t);
 	int err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
-	if (err == ENOBUFS) {
-		lfp_busy_enter();	/* the steal_lock */
-		*stolen = p->steal(p, objs, want);
-		lfp_busy_leave();
-		/* Nothing pooled: a trim may have made room meanwhile. */
-		if (!*stolen)
-			err = lfp_ts_create_objects(p, 1, LFP_OBJ_OUT, &idx);
-		else
-			err = 0;
-	}
-	if (!err && !*stolen)
-		*obj = lfp_slabs_ptr(&p->core.slabs, idx);
-	transit_enter(t);
+	if (!err)
+		objs[n - ++*made] = lfp_slabs_ptr(&p->core.slabs, idx);
 	return err;
+}
+
+/* At capacity: up to want objects from every other place into objs. */
+static size_t steal(lfpool_ts *p, void **objs, size_t want)
+{
+	lfp_busy_enter();	/* the steal_lock */
+	size_t k = p->steal(p, objs, want);
+	lfp_busy_leave();
+	return k;
 }
 
 /*
  * Complete a get of n objects into objs, all or none, of which the first
  * got came off the caller's area already: 0, or -1 with errno ENOBUFS or
  * ENOMEM.  Objects made new fill objs from the end (they are out already);
- * the pool's are marked out in debug pools once all n are there.
+ * the pool's are marked out in debug pools once all n are there.  Only
+ * the moves between the depot and the area are transits: the objects this
+ * get holds between them are its own (out, for a thief), and no user code
+ * runs inside one.
  */
 static int take_in(lfpool_ts *p, void **objs, size_t n, size_t got)
 {
 	struct lfp_ts_percpu *t = p->percpu;
 	size_t from_area = got, made = 0;
-	transit_enter(t);
 	while (got + made < n) {
 		size_t want = n - made - got;
 		count(&t->n.misses, 1);
+		transit_enter(t);
 		size_t k = from_pool(p, objs + got, want, &from_area);
+		transit_leave(t);
 		if (k == 0) {
-			void *obj = NULL;
-			int err = create_or_steal(p, t, objs + got, want, &k, &obj);
-			if (!err && !k) {
-				objs[n - ++made] = obj;
+			int err = make_one(p, objs, n, &made);
+			if (!err)
 				continue;
+			if (err == ENOBUFS) {
+				k = steal(p, objs + got, want);
+				/* Nothing pooled: a trim may have made room meanwhile. */
+				if (!k && !(err = make_one(p, objs, n, &made)))
+					continue;
 			}
 			if (k == 0) {
-				untake(p, objs, got, from_area);
-				transit_leave(t);
-				/* All or none: the objects this get made are
-				 * destroyed again (fini hooks: out of transit). */
-				lfp_ts_unmake_objects(p, objs + n - made, made);
+				untake(p, objs, got, from_area, objs + n - made, made);
 				errno = err;
 				return -1;
 			}
 		}
 		got += k;
 	}
-	transit_leave(t);
 	for (size_t i = 0; t->check_gets && i < got; i++)
 		lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, objs[i]));
 	count(&t->n.gets, n - from_area);
@@ -384,20 +392,32 @@ int lfp_ts_percpu_get_bulk(lfpool_ts *p, void **objs, size_t n)
 	return take(p, objs, n, got);
 }
 
+/* An empty magazine for an overflow, or LFP_NIL: taking a spare one may
+ * grow the magazines' slabs through the backing allocator, so it is done
+ * before the transit begins (a thief waits for transits only).  In a
+ * grace section (the empty stack's and the magazines' raw pops), as the
+ * per-thread put's make_room: the allocator may run in one (grace.h). */
+static uint32_t empty_mag(struct lfp_depot *d)
+{
+	lfp_grace_enter();
+	uint32_t mag = lfp_depot_pop(d, &d->empty);
+	if (mag == LFP_NIL)
+		mag = lfp_depot_spare(d);
+	lfp_grace_leave();
+	return mag;
+}
+
 /*
  * A put (of accepted obj) that found the area full (in transit): obj and up to
- * magazine_size - 1 objects off the area leave for the depot, as a full
- * magazine when one is to be had and the area still had enough (it may be
- * another CPU's by now), else onto the loose stack as one chain.
+ * magazine_size - 1 objects off the area leave for the depot, in mag (a full
+ * magazine when it is one and the area still had enough: it may be another
+ * CPU's by now), else onto the loose stack as one chain.
  */
-static void overflow_in_transit(lfpool_ts *p, struct lfp_ts_percpu *t, void *obj)
+static void overflow_in_transit(lfpool_ts *p, struct lfp_ts_percpu *t, void *obj, uint32_t mag)
 {
 	struct lfp_depot *d = &p->depot;
 	void *block[LFP_PCPU_BLOCK], **objs = block;
 	size_t want = at_most(d->mag_size, LFP_PCPU_BLOCK);
-	uint32_t mag = lfp_depot_pop(d, &d->empty);
-	if (mag == LFP_NIL)
-		mag = lfp_depot_spare(d);
 	if (mag != LFP_NIL) {
 		objs = lfp_mag_objs(d, mag);
 		want = d->mag_size;
@@ -423,8 +443,9 @@ static void overflow(lfpool_ts *p, void *obj)
 		put_busy(p, &obj, 1);
 		return;
 	}
+	uint32_t mag = empty_mag(&p->depot);
 	transit_enter(t);
-	overflow_in_transit(p, t, obj);
+	overflow_in_transit(p, t, obj, mag);
 	transit_leave(t);
 }
 
