@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
@@ -996,6 +997,90 @@ Test(percpu, init_hooks_that_get_from_each_others_pools_at_capacity_fail_at_once
 		cr_assert_eq(lfpool_ts_destroy(x.pool[i]), 0);
 	}
 	pthread_barrier_destroy(&x.both_in_hooks);
+	TEST_DEADLINE(0);
+}
+
+/*
+ * The fallback path's area spinlock: a waiter spins a while, then yields
+ * its CPU (a holder preempted on the waiter's CPU runs again only then;
+ * with SCHED_FIFO at one priority, never if the waiter only spins).  The
+ * library's fork handler holds every area's lock from its prepare handler
+ * to its parent handler; one registered before it (so run after it, in
+ * prepare) waits there until a thread that gets and puts on the pool has
+ * called sched_yield, which this program defines over libc's to count the
+ * calls of that thread.
+ */
+static __thread bool count_yields;
+static long yields;
+
+int sched_yield(void)
+{
+	if (count_yields)
+		__atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED);
+	return (int)syscall(SYS_sched_yield);
+}
+
+static bool waiting_for_a_yield;
+
+static void wait_for_a_yield(void)
+{
+	while (__atomic_load_n(&waiting_for_a_yield, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&yields, __ATOMIC_RELAXED) == 0)
+		syscall(SYS_sched_yield);
+}
+
+struct churn_area {
+	lfpool_ts *pool;
+	int cpu;
+	bool stop, warm;
+};
+
+static void *get_and_put_on_one_cpu(void *arg)
+{
+	struct churn_area *w = arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
+		return NULL;
+	lfpool_ts_put(w->pool, lfpool_ts_get(w->pool));	/* the area holds one now */
+	__atomic_store_n(&w->warm, true, __ATOMIC_RELEASE);
+	count_yields = true;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		lfpool_ts_put(w->pool, lfpool_ts_get(w->pool));
+	return w;
+}
+
+Test(percpu, a_waiter_for_a_fallback_area_lock_yields_its_cpu)
+{
+	if (strcmp(expected_mode(), "sched_getcpu") != 0)
+		return;		/* rseq: no area lock (the fallback suite runs this) */
+	TEST_DEADLINE(20);
+	/* Before the library's: a handler registered first runs last. */
+	cr_assert_eq(pthread_atfork(wait_for_a_yield, NULL, NULL), 0);
+	int cpus[1];
+	allowed_cpus(cpus, 1);
+	lfpool_config c = percpu_config(64, 8, 4);
+	struct churn_area w = { .pool = lfpool_ts_create(&c), .cpu = cpus[0] };
+	cr_assert_not_null(w.pool);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, get_and_put_on_one_cpu, &w), 0);
+	while (!__atomic_load_n(&w.warm, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	__atomic_store_n(&yields, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&waiting_for_a_yield, true, __ATOMIC_RELEASE);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	__atomic_store_n(&waiting_for_a_yield, false, __ATOMIC_RELEASE);
+	cr_assert_gt(__atomic_load_n(&yields, __ATOMIC_RELAXED), 0);
+	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	void *ret;
+	cr_assert_eq(pthread_join(t, &ret), 0);
+	cr_assert_eq(ret, &w, "the thread ran on CPU %d", w.cpu);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(lfpool_ts_destroy(w.pool), 0);
 	TEST_DEADLINE(0);
 }
 

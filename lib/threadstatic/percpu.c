@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -198,15 +199,44 @@ static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
 	return (struct lfp_percpu_area *)(pc->hot.areas + (uint64_t)cpu * pc->hot.stride);
 }
 
+/* Spins before a waiter yields its CPU, and yields before it sleeps. */
+#define LFP_AREA_SPINS 128u
+#define LFP_AREA_YIELDS 64u
+
+/*
+ * Wait a while for an area's holder, the wait'th time.  Its holders run a
+ * few loads and stores, but threads that share a CPU meet here: a holder
+ * preempted by the waiter on its CPU runs again only once the waiter
+ * yields (with SCHED_FIFO at one priority, never if the waiter only
+ * spins: issue 38), or sleeps (a holder of lower priority).
+ */
+static void wait_area(uint32_t wait)
+{
+	if (wait < LFP_AREA_SPINS) {
+		lfp_stall();
+	} else if (wait < LFP_AREA_SPINS + LFP_AREA_YIELDS) {
+		sched_yield();
+	} else {
+		/* nanosleep is a cancellation point: none in a get or put
+		 * (lfpool/ts.h, "Cancellation") */
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000 };
+		int old;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		nanosleep(&ts, NULL);
+		pthread_setcancelstate(old, &old);
+	}
+}
+
 /* Fallback: area ar, locked; the thread busy meanwhile (grace.h: a signal
  * handler's get or put must not spin on it). */
 static void lock_this(struct lfp_percpu_area *ar)
 {
 	lfp_busy_enter();
 	/* acquire, paired with unlock_area's release: the last holder's area */
+	uint32_t wait = 0;
 	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
 		while (lfp_load_u8_rlx(&ar->lock))
-			lfp_stall();
+			wait_area(wait < UINT32_MAX ? wait++ : wait);
 }
 
 /* Fallback: the caller's CPU area, locked.  The lock is almost never
