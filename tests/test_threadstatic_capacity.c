@@ -200,3 +200,113 @@ Test(ts_capacity, trim_gives_side_data_back)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	peak_alloc_fini(&pa);
 }
+
+/* ---- trims whose fini hooks block or call pools (issue 38) ---- */
+
+/* A pool of capacity 2 with fini on ctx: one object out in *held, the
+ * other in the depot, for a trim to destroy. */
+static lfpool_ts *one_out_one_loose(lfpool_hook_fn fini, void *ctx, void **held)
+{
+	lfpool_config c = ts_config(64, 8, 4);
+	c.capacity = 2;
+	c.fini = fini;
+	c.hook_ctx = ctx;
+	lfpool_ts *p = lfpool_ts_create(&c);
+	void *objs[2];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, 2), 0);
+	lfpool_ts_put(p, objs[1]);
+	cr_assert_eq(lfpool_ts_drain(p), 1);
+	*held = objs[0];
+	return p;
+}
+
+static void *trim_all(void *pool)
+{
+	return (void *)lfpool_ts_trim(pool, 0);
+}
+
+/* A trim runs the fini hooks holding no lock: while one blocks, a get at
+ * capacity fails with ENOBUFS at once (the object being finalized is
+ * neither pooled nor uncounted yet), and drain and trim go on.  Before,
+ * the trim held the pool's steal_lock across the hook and they waited. */
+Test(ts_capacity, a_get_at_capacity_fails_at_once_while_a_trims_fini_hook_blocks)
+{
+	TEST_DEADLINE(20);
+	struct parked_hook h;
+	parked_hook_init(&h);
+	void *held;
+	lfpool_ts *p = one_out_one_loose(parked_hook, &h, &held);
+	parked_hook_arm(&h);
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, trim_all, p), 0);
+	parked_hook_wait(&h);
+	errno = 0;
+	cr_assert_null(lfpool_ts_get(p));
+	cr_assert_eq(errno, ENOBUFS);
+	cr_assert_eq(lfpool_ts_drain(p), 0);
+	cr_assert_eq(lfpool_ts_trim(p, 0), 0);
+	parked_hook_release(&h);
+	void *trimmed;
+	cr_assert_eq(pthread_join(t, &trimmed), 0);
+	cr_assert_eq((size_t)trimmed, 1);
+	lfpool_ts_put(p, held);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	parked_hook_fini(&h);
+	TEST_DEADLINE(0);
+}
+
+/* Two pools whose fini hooks get from each other, each at capacity while
+ * the other's trim finalizes its loose object: both gets fail with ENOBUFS.
+ * Before, each trim held its pool's steal_lock across its hook, and each
+ * hook's get waited for the other's: a lock-order cycle. */
+struct crossed_fini {
+	lfpool_ts *pool[2];
+	pthread_barrier_t both_in_hooks;
+	bool armed[2];
+	void *got[2];
+	int err[2];
+};
+
+static void crossed_fini(void *obj, void *ctx, int me)
+{
+	(void)obj;
+	struct crossed_fini *x = ctx;
+	if (!x->armed[me])
+		return;
+	x->armed[me] = false;
+	pthread_barrier_wait(&x->both_in_hooks);
+	errno = 0;
+	x->got[me] = lfpool_ts_get(x->pool[!me]);
+	x->err[me] = errno;
+	/* Neither trim ends (and makes room) before both gets did. */
+	pthread_barrier_wait(&x->both_in_hooks);
+}
+
+static void crossed_fini0(void *obj, void *ctx) { crossed_fini(obj, ctx, 0); }
+static void crossed_fini1(void *obj, void *ctx) { crossed_fini(obj, ctx, 1); }
+
+Test(ts_capacity, trims_whose_fini_hooks_get_from_each_others_pools_end)
+{
+	TEST_DEADLINE(20);
+	struct crossed_fini x = { .armed = { true, true } };
+	pthread_barrier_init(&x.both_in_hooks, NULL, 2);
+	lfpool_hook_fn fini[2] = { crossed_fini0, crossed_fini1 };
+	void *held[2], *trimmed[2];
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		x.pool[i] = one_out_one_loose(fini[i], &x, &held[i]);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, trim_all, x.pool[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(pthread_join(t[i], &trimmed[i]), 0);
+		cr_assert_eq((size_t)trimmed[i], 1);
+		cr_assert_null(x.got[i], "pool %d: one out, one being finalized", !i);
+		cr_assert_eq(x.err[i], ENOBUFS);
+	}
+	for (int i = 0; i < 2; i++) {
+		lfpool_ts_put(x.pool[i], held[i]);
+		cr_assert_eq(lfpool_ts_destroy(x.pool[i]), 0);
+	}
+	pthread_barrier_destroy(&x.both_in_hooks);
+	TEST_DEADLINE(0);
+}

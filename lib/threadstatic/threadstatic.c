@@ -431,14 +431,33 @@ static bool refused_in_fini(lfpool_ts *p)
 	return true;
 }
 
+/* Destroy what a trim took out (lfp_depot_trim_free) and count it:
+ * outside a grace section.  Returns the number of objects. */
+static size_t trim_free(lfpool_ts *p, const struct lfp_depot_trimmed *t)
+{
+	size_t n = lfp_depot_trim_free(&p->depot, &p->core, t);
+	lfp_core_count_trim(&p->core, &p->created, n);
+	return n;
+}
+
 /*
  * Take what trim gives back out of the depot into *t: under steal_lock,
  * the pops in a grace section.  The thread is busy (grace.h, lfp_busy)
  * throughout: a signal handler's get or put must not wait for the locks.
+ * A pool without a fini hook destroys them here, still under steal_lock,
+ * into *n, so that a thief at capacity finds the room they leave
+ * (lfpool/ts.h, "Sizing"; stress/capacity's churn: no get fails while a
+ * trim runs alongside), and returns false.  One with a fini hook returns
+ * true: its caller destroys them holding no lock (issue 38): a hook may
+ * block, or get from another pool Q at capacity while Q's trim runs a hook
+ * that gets from this one; a thief, drain or trim of either pool then
+ * waits for no hook, and a get at capacity meanwhile fails with ENOBUFS
+ * (these objects are neither pooled nor yet uncounted).
  */
-static void trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t)
+static bool trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t, size_t *n)
 {
 	struct lfp_cache_counts now;
+	bool hooked = p->core.fini != NULL;
 	lfp_grace_register();	/* before steal_lock (grace.h) */
 	lfp_busy_enter();
 	pthread_mutex_lock(&p->steal_lock);
@@ -459,8 +478,11 @@ static void trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t)
 	lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
 		       at_most(empty, p->depot.max_full), keep, t);
 	lfp_grace_leave();
+	if (!hooked)
+		*n = trim_free(p, t);
 	pthread_mutex_unlock(&p->steal_lock);
 	lfp_busy_leave();
+	return hooked;
 }
 
 /* With cancellation off (lfpool/ts.h, "Cancellation"): the fini hooks, and
@@ -473,12 +495,12 @@ LFPOOL_API size_t lfpool_ts_trim(lfpool_ts *p, size_t keep)
 		return 0;
 	int cancel = lfp_ts_nocancel();
 	struct lfp_depot_trimmed t;
-	trim_take(p, keep, &t);
+	size_t n = 0;
 	/* Holding no lock and in no section: the fini hooks may call any pool
 	 * (trims of others too) or block, and gets and puts may wait in
 	 * sections for the locks above. */
-	size_t n = lfp_depot_trim_free(&p->depot, &p->core, &t);
-	lfp_core_count_trim(&p->core, &p->created, n);
+	if (trim_take(p, keep, &t, &n))
+		n = trim_free(p, &t);
 	reclaim_side(&p->core);
 	reclaim_side(&p->depot.mags);
 	lfp_ts_cancel_restore(cancel);
