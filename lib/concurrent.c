@@ -177,6 +177,12 @@ LFPOOL_API int lfpool_concurrent_dump(const lfpool_concurrent *c, FILE *out)
 	return lfp_core_dump(&c->core, &st, out);
 }
 
+const char *lfp_concurrent_name_of(const void *ptr)
+{
+	const lfpool_concurrent *p = ptr;
+	return lfp_core_name_if(&p->magic, &p->core, LFP_KIND_CONCURRENT);
+}
+
 LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 {
 	if (!c)

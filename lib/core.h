@@ -12,7 +12,8 @@
  * Owners: core.c defines every function declared here; the inlines are
  * here.  The error hook's reports and the graveyard are debug.h's
  * (debug.c), the index space slab.h's (slab.c), the stack stack.h's
- * (stack.c), the flavours' validate validate.h's.
+ * (stack.c), the flavours' validate validate.h's; pool.c and
+ * concurrent.c define lfp_pool_name_of and lfp_concurrent_name_of.
  */
 #ifndef LFP_CORE_H
 #define LFP_CORE_H
@@ -333,6 +334,21 @@ static inline struct lfpool_span_ lfp_core_span(const struct lfp_core *c)
 	struct lfpool_span_ s = { c->slabs.obj_size, c->slabs.stride };
 	return s;
 }
+
+/* c's name when its owner's *magic and c say it is a live pool (or one
+ * being destroyed) of kind k, else NULL. */
+static inline const char *lfp_core_name_if(const uint32_t *magic, const struct lfp_core *c,
+					   enum lfp_kind k)
+{
+	bool alive = *magic == LFP_MAGIC_LIVE || *magic == LFP_MAGIC_CLOSING;
+	return alive && c->kind == k ? c->name : NULL;
+}
+
+/* The name of the Pool (Concurrent pool) at ptr, or NULL when ptr is no
+ * such pool: what a call of another flavour given ptr reports (pool.c,
+ * concurrent.c). */
+const char *lfp_pool_name_of(const void *ptr);
+const char *lfp_concurrent_name_of(const void *ptr);
 
 /*
  * Whether n bytes at p may be read without an ASan report: false when they

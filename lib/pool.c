@@ -181,6 +181,12 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	return p;
 }
 
+const char *lfp_pool_name_of(const void *ptr)
+{
+	const lfpool_pool *p = ptr;
+	return lfp_core_name_if(&p->magic, &p->core, LFP_KIND_POOL);
+}
+
 LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 {
 	if (!p)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -794,4 +795,37 @@ Test(array, wrong_oversize_sizes_are_reported_in_release_pools)
 	lfpool_array_destroy(ap);
 	lfpool_set_error_hook(NULL, NULL);
 	test_alloc_finish(&t);
+}
+
+/* ---- a call of another flavour (issue 38) -------------------------------- */
+
+/* lfpool_ts_cache_create given a Pool or a Concurrent pool (a cast away
+ * from the types) names the pool and the flavour, with EINVAL.  Before, a
+ * Concurrent pool's fields were read as a ThreadStatic pool's: "pool '':
+ * cache_create after destroy (pointer (nil))". */
+Test(flavours, cache_create_of_another_flavours_pool_names_it)
+{
+	static const char *const flavour[2] = { "Pool", "Concurrent" };
+	for (enum kind k = K_POOL; k <= K_CONCURRENT; k++) {
+		struct error_log log;
+		record_errors(&log);
+		lfpool_config c = { .obj_size = OBJ, .name = "mine" };
+		void *p = create(k, c);
+		cr_assert_not_null(p);
+		errno = 0;
+		cr_assert_null(lfpool_ts_cache_create(p));
+		cr_assert_eq(errno, EINVAL);
+		cr_assert_eq(log.calls, 1);
+		cr_assert_str_eq(log.pool, "mine");
+		cr_assert_eq(log.ptr, p);
+		char want[96];
+		snprintf(want, sizeof(want), "cache_create of a %s pool (it takes a ThreadStatic pool)",
+			 flavour[k]);
+		cr_assert_str_eq(log.problem, want);
+		lfpool_set_error_hook(NULL, NULL);
+		if (k == K_POOL)
+			lfpool_pool_destroy(p);
+		else
+			lfpool_concurrent_destroy(p);
+	}
 }

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -692,10 +693,38 @@ void lfp_cache_abandon(lfpool_ts_cache *c)
 	p->retired.puts -= h;	/* what it held counts as out, not put back */
 }
 
+/*
+ * Whether p is no live ThreadStatic pool, reported (with EINVAL) as what it
+ * is: a destroyed one, a pool of another flavour (issue 38: a Concurrent
+ * pool's fields read as a ThreadStatic pool's were reported as one
+ * destroyed, with an empty name), or no pool known.
+ */
+static bool not_a_live_pool(const lfpool_ts *p, const char *call)
+{
+	char problem[96];
+	const char *name;
+	if (LFPOOL_LIKELY(p->magic == LFP_MAGIC_LIVE))
+		return false;
+	if (p->magic == LFP_MAGIC_DEAD || p->magic == LFP_MAGIC_CLOSING) {
+		snprintf(problem, sizeof(problem), "%s after destroy", call);
+		name = p->core.name;
+	} else if ((name = lfp_concurrent_name_of(p)) || (name = lfp_pool_name_of(p))) {
+		snprintf(problem, sizeof(problem), "%s of a %s pool (it takes a ThreadStatic pool)",
+			 call, lfp_concurrent_name_of(p) ? "Concurrent" : "Pool");
+	} else {
+		snprintf(problem, sizeof(problem), "%s of no live pool (not a ThreadStatic pool)",
+			 call);
+		name = "";
+	}
+	lfp_debug_report(name, p, problem);
+	errno = EINVAL;
+	return true;
+}
+
 LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 {
 	/* A cache made on a destroyed pool would join its freed depot. */
-	if (lfp_core_dead(&p->core, &p->magic, NULL, "cache_create after destroy"))
+	if (not_a_live_pool(p, "cache_create"))
 		return NULL;
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
 	pthread_mutex_lock(&lfp_ts_lock);
