@@ -75,6 +75,10 @@ hooks              hooks.pml    -                       safety          pass
 hooks-neg-init     hooks.pml    -DINIT_IN_SECTION       safety          reject
 hooks-neg-fini     hooks.pml    -DFINI_IN_SECTION       safety          reject
 hooks-neg-self     hooks.pml    -DWAIT_FOR_SELF         safety          reject
+transit            transit.pml  -                       safety          pass
+transit-neg-resweep transit.pml -DNO_RESWEEP            safety          reject
+transit-done       transit.pml  -                       ltl:done        pass
+transit-done-neg   transit.pml  -DHOOK_IN_TRANSIT       ltl:done        reject
 '
 
 if ! command -v "$SPIN" >/dev/null 2>&1; then

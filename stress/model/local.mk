@@ -10,7 +10,7 @@ MODEL_FILES = stress/model/check.sh stress/model/aba.pml stress/model/array_home
 	stress/model/census.pml stress/model/elim.pml \
 	stress/model/depot.pml stress/model/exit.pml stress/model/flush.pml stress/model/grace.pml stress/model/home.pml \
 	stress/model/hooks.pml \
-	stress/model/steal.pml stress/model/steal_cpu.pml
+	stress/model/steal.pml stress/model/steal_cpu.pml stress/model/transit.pml
 EXTRA_DIST += $(MODEL_FILES)
 
 model:
