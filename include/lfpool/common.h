@@ -336,11 +336,14 @@ typedef struct lfpool_config {
 
 /*
  * errno values that lfpool sets:
- *   EINVAL   bad configuration or argument; a call on a destroyed debug pool
+ *   EINVAL   bad configuration or argument; a call on a destroyed debug pool;
+ *            a Pool or Concurrent pool given to lfpool_ts_cache_create
  *   ENOMEM   the backing allocator failed, or returned memory not aligned
  *            as asked (given back at once), or more objects were asked for
  *            than the pool can ever hold (2^32 at most)
  *   ENOBUFS  the pool is at its capacity: every object it may create is out
+ *            (ThreadStatic: or being made by another get, or finalized by a
+ *            trim; a get never waits for another thread's hook)
  *   EBUSY    (ThreadStatic destroy) caches are still attached
  *   EAGAIN   (ThreadStatic) a get from a signal handler that interrupted a
  *            step of the same thread and would need a slow path

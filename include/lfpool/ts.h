@@ -20,14 +20,23 @@
  *   cache_destroy                 between threads, e.g. with a fiber)
  *   ts_create                     nothing on the same pool
  *   ts_destroy                    nothing on the same pool
- *   init, fini, reset hooks       any call on any pool, on any thread, and
- *   (hooks)                       may block (wait for a lock that a thread
- *                                 trimming any pool holds): no hook runs
- *                                 inside a grace section nor holding a lock
- *                                 of a get or put.  From the pool's own init
- *                                 hook a get that must create fails with
- *                                 EDEADLK; from its own fini hook a trim or
- *                                 drain does (see "Hooks")
+ *   init, fini and reset hooks,   may block (the application's locks, I/O,
+ *   the backing allocator         a lock that a thread trimming any pool
+ *   (hooks)                       holds) and may call any pool on any
+ *                                 thread, the trims and drains of other
+ *                                 pools included: no hook runs inside a
+ *                                 grace section, and the pool holds none of
+ *                                 its locks across them (a grown slab's
+ *                                 allocator call: its grow lock, which only
+ *                                 a trim waits for; see "Hooks").
+ *                                 Meanwhile a get at capacity of the pool
+ *                                 fails with ENOBUFS at once (the object
+ *                                 being made or finalized is neither pooled
+ *                                 nor free), and drains and other trims go on
+ *   a hook's calls on its own     as any call, but: a get from the init hook
+ *   pool                          that would create fails with EDEADLK; from
+ *                                 the fini hook a get at capacity fails with
+ *                                 ENOBUFS, trim and drain with EDEADLK
  *   pthread_cancel of a thread    every call: none is a cancellation point;
  *   (cancellation)                the calls that may block or run hooks run
  *                                 with cancellation off (see "Cancellation")
@@ -87,7 +96,11 @@
  * Sizing a bounded pool.  The capacity is exact: a get (or bulk get of n)
  * fails with ENOBUFS only when the pool holds fewer objects than it needs
  * and has created capacity objects, i.e. when every other object is out
- * with a user or with another get that is taking it.  Before it fails, a
+ * with a user or with another get that is taking it (or making it: its
+ * init hook and the backing allocator may take as long as they like), or
+ * a trim of a pool with a fini hook is finalizing it (trim runs fini hooks
+ * holding no lock; without one it gives objects back under the pool's
+ * steal lock, and a get at capacity finds their room).  Before it fails, a
  * get at capacity steals from every place objects are pooled: the depot's
  * full magazines and loose objects, the loaded and previous magazines of
  * every other cache (implicit caches of live threads, explicit caches,
@@ -98,7 +111,10 @@
  * membarrier-rseq, or taken under their locks on the fallback path).  So
  * for gets never to fail while at most L objects are out, a capacity of L
  * is enough.  A get that steals waits for other thieves, drains and trims
- * of the same pool (one mutex) and costs microseconds (one membarrier for
+ * of the same pool (one mutex, never held across a hook: a thief that
+ * finds nothing while a per-CPU get or put moves objects between the depot
+ * and a CPU area unlocks, yields and looks again, and such moves run no
+ * hook and no allocator call) and costs microseconds (one membarrier for
  * all the places it stops, see bench pattern "steal"); the owners of the
  * caches it stops wait in their slow paths meanwhile, never in a hit.
  * Refills adapt: a cache that misses takes loose objects in batches that
@@ -173,7 +189,9 @@
  * atomic instruction, no lock; ts_get and ts_put run it inline (below).  Elsewhere (no registration, as with
  * GLIBC_TUNABLES=glibc.pthread.rseq=0, another architecture, the TSan
  * build) sched_getcpu() picks the area and a spinlock guards it (only
- * threads that share a CPU ever meet on it).  lfpool_ts_stats reports
+ * threads that share a CPU ever meet on it; a waiter spins a little, then
+ * yields its CPU, then sleeps 50 us between tries, so that a holder it
+ * preempted on their CPU runs again, SCHED_FIFO included).  lfpool_ts_stats reports
  * which path runs, in percpu_mode.  Capacity, statistics, hooks, debug
  * checks, prewarm and trim are as in per-thread pools; ts_attach and
  * ts_detach do nothing, and explicit caches and worker slots work
@@ -399,7 +417,9 @@ LFPOOL_API int lfpool_ts_dump(const lfpool_ts *pool, FILE *out);
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *pool, size_t caches);
 
 /* Explicit cache handles: owned by one worker or fiber at a time. */
-LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *pool);	/* NULL + ENOMEM */
+/* NULL + ENOMEM; NULL + EINVAL, reported through the error hook, when
+ * pool is a destroyed pool or a Pool or Concurrent pool (named). */
+LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *pool);
 /* Flush and free the cache; NULL: no-op.  Not for worker slot caches. */
 LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *cache);
 /* Give the cache's objects back to the depot; it stays usable. */
