@@ -26,8 +26,8 @@ STRESS_COMMON = \
 	stress/obj.c stress/ops.c stress/options.c stress/round.c stress/run.c \
 	stress/sc_aba.c stress/sc_badinput.c stress/sc_churn.c \
 	stress/sc_conservation.c stress/sc_faults.c stress/sc_lookup.c stress/sc_ownership.c \
-	stress/sc_prodcons.c stress/sc_random.c stress/sc_signals.c stress/sc_transfer.c \
-	stress/sc_trim.c \
+	stress/sc_hooks.c stress/sc_prodcons.c stress/sc_random.c stress/sc_signals.c \
+	stress/sc_transfer.c stress/sc_trim.c \
 	stress/sc_upto.c stress/sc_validate.c \
 	stress/slots.c
 
