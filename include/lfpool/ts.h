@@ -417,8 +417,9 @@ LFPOOL_API int lfpool_ts_dump(const lfpool_ts *pool, FILE *out);
 LFPOOL_API size_t lfpool_ts_max_bytes(const lfpool_ts *pool, size_t caches);
 
 /* Explicit cache handles: owned by one worker or fiber at a time. */
-/* NULL + ENOMEM; NULL + EINVAL, reported through the error hook, when
- * pool is a destroyed pool or a Pool or Concurrent pool (named). */
+/* A new explicit cache of pool (one user at a time): NULL with errno
+ * ENOMEM, or EINVAL, reported through the error hook, when pool is
+ * destroyed or is a Pool or Concurrent pool (the report names it). */
 LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *pool);
 /* Flush and free the cache; NULL: no-op.  Not for worker slot caches. */
 LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *cache);
