@@ -26,9 +26,13 @@
  *                                 thread, the trims and drains of other
  *                                 pools included: no hook runs inside a
  *                                 grace section, and the pool holds none of
- *                                 its locks across them (a grown slab's
- *                                 allocator call: its grow lock, which only
- *                                 a trim waits for; see "Hooks").
+ *                                 its locks across them (see "Hooks"), but:
+ *                                 a slab growth's allocator call holds its
+ *                                 grow lock, which a trim waits for, and a
+ *                                 per-thread cache's put that makes a
+ *                                 magazine holds the cache's lock, which
+ *                                 another thread's get at capacity, drain
+ *                                 or trim waits for.
  *                                 Meanwhile a get at capacity of the pool
  *                                 fails with ENOBUFS at once (the object
  *                                 being made or finalized is neither pooled
