@@ -30,7 +30,8 @@
 #define HK_CAP 4		/* each pool's capacity */
 #define HK_HOLD 2		/* objects a thread holds of each pool, at most */
 #define HK_THREADS_MIN 3
-#define HK_STEPS 2000		/* per thread and round: both modes run */
+#define HK_STEPS 500		/* per thread and round */
+#define HK_ROUNDS_MIN 2		/* per thread, then per CPU, however short the run */
 
 struct hk {
 	struct run *r;
@@ -167,7 +168,7 @@ static void *hk_thread(void *arg)
 	void *held[2][HK_HOLD];
 	unsigned n[2] = { 0, 0 };
 	hk_rng = h->seed[__atomic_fetch_add(&h->next, 1, __ATOMIC_RELAXED)];
-	for (uint64_t it = 0; it < HK_STEPS && ((it & 15) || !run_over(h->r)); it++)
+	for (unsigned it = 0; it < HK_STEPS; it++)
 		hk_step(h, held, n, &t);
 	for (unsigned i = 0; i < 2; i++)
 		while (n[i]) {
@@ -222,7 +223,7 @@ static void hooks_block(struct run *r)
 	if (k > STRESS_MAX_THREADS)
 		k = STRESS_MAX_THREADS;
 	struct hk total = { 0 };
-	for (uint64_t round = 0; !run_over(r); round++) {
+	for (uint64_t round = 0; round < HK_ROUNDS_MIN || !run_over(r); round++) {
 		struct hk h = { .r = r };
 		pthread_mutex_init(&h.m, NULL);
 		hk_rng = rng_next(&r->rng);
