@@ -28,11 +28,13 @@
  *                                 grace section, and the pool holds none of
  *                                 its locks across them (see "Hooks"), but:
  *                                 a slab growth's allocator call holds its
- *                                 grow lock, which a trim waits for, and a
+ *                                 grow lock, which a trim waits for; a
  *                                 per-thread cache's put that makes a
- *                                 magazine holds the cache's lock, which
- *                                 another thread's get at capacity, drain
- *                                 or trim waits for.
+ *                                 magazine holds the cache's lock, and a
+ *                                 trim of a pool with no fini hook gives
+ *                                 slabs back holding the pool's steal lock
+ *                                 (see "Sizing"): another thread's get at
+ *                                 capacity, drain or trim waits for those.
  *                                 Meanwhile a get at capacity of the pool
  *                                 fails with ENOBUFS at once (the object
  *                                 being made or finalized is neither pooled
