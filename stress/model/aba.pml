@@ -12,18 +12,22 @@
  * side data that outlives every node, so a stale read is of valid memory
  * (slab.h).
  *
- * Correspondence (step: lib/ code it abstracts):
- *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_link_mpmc() 118
- *                                    (lfp_stack_load 64-70: tag 67, index 68)
- *   U2  push: link the node to it    stack.h lfp_stack_push_step_mpmc() 94
- *   U3  push: CAS the head (tag+1)   stack.h lfp_stack_push_step_mpmc() 99 (lfp_stack_next_head 47-53)
- *   O1  pop: load tag, then index    stack.h lfp_stack_pop_at_mpmc() 181 (lfp_stack_load; the
- *                                    fast path of lfpool_concurrent_get the same)
- *   O2  pop: load the top's link     stack.h lfp_stack_pop_step_mpmc() 153
- *   O3  pop: CAS the head (tag+1)    stack.h lfp_stack_pop_step_mpmc() 157
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_link_mpmc(),
+ *                                    through lib/stack.h lfp_pair_load()
+ *   U2  push: link the node to it    lib/stack.h lfp_stack_push_step_mpmc() (the link store)
+ *   U3  push: CAS the head (tag+1)   lib/stack.h lfp_stack_push_step_mpmc() (the CAS on
+ *                                    lib/stack.h lfp_stack_next_head())
+ *   O1  pop: load tag, then index    lib/stack.h lfp_stack_pop_at_mpmc(); the inline get
+ *                                    include/lfpool/concurrent.h lfpool_concurrent_get()
+ *                                    takes the same steps
+ *   O2  pop: load the top's link     lib/stack.h lfp_stack_pop_step_mpmc() (the link load)
+ *   O3  pop: CAS the head (tag+1)    lib/stack.h lfp_stack_pop_step_mpmc() (the CAS)
  * A failed CAS returns the current head, tag included, and the next try
- * builds on it (the _step functions' *old; their retries: stack.c
- * lfp_stack_push_contended_mpmc, lfp_stack_pop_contended_mpmc).
+ * builds on it (the _step functions' *old; their retries:
+ * lib/stack.c lfp_stack_push_contended_mpmc(),
+ * lib/stack.c lfp_stack_pop_contended_mpmc()).
  *
  * Properties:
  *   - no node is held by two threads (assertion in O3);
@@ -38,7 +42,7 @@
  * and O3 while others pop its node and the next and push its node back
  * succeeds with a stale link, and a node is held twice.
  * With -DTAGMOD=n the tag wraps at n: the same happens after n changes of
- * the head within one pop's window (issue 11, item 4, in small: the 64-bit
+ * the head within one pop's window (a narrow tag, in small: the 64-bit
  * tag of lib/stack.h needs 2^64 of them).
  */
 

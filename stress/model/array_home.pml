@@ -25,41 +25,53 @@
  * T's TLS.  One entry per class: tls_enter's entries below min_slot
  * (several per class) behave as the class's own one.
  *
- * Correspondence (step: the code it abstracts):
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
  *   U1  inline test: one load of entry i, compared with the pool's
  *       address (the home) and then with its key (a heap cache)
- *                     include/lfpool/array.h lfpool_array_get/put_at_
+ *                     include/lfpool/array.h lfpool_array_get(),
+ *                     include/lfpool/array.h lfpool_array_put_at_()
+ *                     (include/lfpool/array.h LFPOOL_ARRAY_KEY_())
  *   U2  hit on the home: the cache at the constant TLS address
- *                     lfpool_ts_cache_get(LFPOOL_ARRAY_HOME_)
+ *                     include/lfpool/ts.h lfpool_ts_cache_get() of LFPOOL_ARRAY_HOME_
  *   U3  slow path: lock, the class's cache from T's directory, else
  *       cache_new: the array home when t->array_home_pool is NULL (the
  *       re-check under the lock), else the heap
- *                     lib/layers/array.c lfpool_array_get_slow, tls_enter;
- *                     lib/threadstatic/tls.c lfp_tls_cache, cache_new
+ *                     lib/layers/array.c lfpool_array_get_slow(),
+ *                     lib/layers/array.c tls_enter();
+ *                     lib/threadstatic/tls.c lfp_tls_cache(),
+ *                     lib/threadstatic/tls.c cache_new()
  *   U4  unlock, then entry i := the pool's address (home) or key (heap),
  *       the owner's store, outside the lock
- *                     array.c tls_enter
+ *                     lib/layers/array.c tls_enter()
  *   U5  past the key destructor: no cache, no entry (uncached)
- *                     tls.c lfp_tls_cache (tls_exiting)
+ *                     lib/threadstatic/tls.c lfp_tls_cache() (tls_exiting)
  *   X1  exit: the layer's hook clears every entry (owner, unlocked)
- *                     tls.c release_thread -> array.c array_tls_exit
+ *                     lib/threadstatic/tls.c release_thread() ->
+ *                     lib/layers/array.c array_tls_exit()
  *   X2  lock, every cache of T's directory unlinked (the array home's
  *       storage too), T's table off the list, unlock
- *                     tls.c release_thread, cache.c lfp_cache_free
+ *                     lib/threadstatic/tls.c release_thread(),
+ *                     lib/threadstatic/cache.c lfp_cache_free()
  *   X3  glibc frees T's TLS block
  *   D1  destroy of each class: lock; its caches unlinked (T's home among
- *       them)         lib/threadstatic/threadstatic.c lfpool_ts_destroy,
- *                     retire, cache.c unlink_free
+ *       them)         lib/layers/array.c destroy_classes() ->
+ *                     lib/threadstatic/threadstatic.c lfpool_ts_destroy(),
+ *                     lib/threadstatic/threadstatic.c retire(),
+ *                     lib/threadstatic/cache.c unlink_free()
  *   D2  through the list of tables: T's directory slot cleared, and if
  *       T's array_home_pool is this class: NULL, then every even nonzero
  *       entry of T's table cleared, one load and one store each
- *                     tls.c lfp_tls_forget, array_home_clear_if;
- *                     array.c array_home_lost, key_clear
+ *                     lib/threadstatic/tls.c lfp_tls_forget(),
+ *                     lib/threadstatic/tls.c array_home_clear_if();
+ *                     lib/layers/array.c array_home_lost(),
+ *                     lib/layers/array.c key_clear()
  *   D3  unlock; the class's memory freed
- *                     threadstatic.c lfpool_ts_destroy (lfp_core_retire)
+ *                     lib/threadstatic/threadstatic.c lfpool_ts_destroy()
+ *                     (lib/threadstatic/threadstatic.c close_pool())
  *   D4  both classes done: the array pool's memory freed (its address may
  *       come back from calloc)
- *                     array.c lfpool_array_destroy (lfp_retire)
+ *                     lib/layers/array.c lfpool_array_destroy() (lfp_retire)
  *
  * Properties (assertions):
  *   - a hit on the home (U2) runs the cache of the class asked for, which

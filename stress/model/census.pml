@@ -12,22 +12,31 @@
  * of its own, so this model has every census behaviour of the real one
  * (trim keeps nothing here: keeping some only moves fewer magazines).
  *
- * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
- * depot.c and cache.c at the commit that added this model):
- *   J1  join: census += cache + 2   depot.c lfp_depot_join() 62
- *   J2  join: two magazines         depot.c lfp_depot_join() 64-70 (lfp_core_take_raw)
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   J1  join: census += cache + 2   lib/threadstatic/depot.c lfp_depot_join() (the FAA)
+ *   J2  join: two magazines         lib/threadstatic/depot.c lfp_depot_join()
+ *                                   (lib/core.c lfp_core_take_raw())
  *   X1  pop full / pop empty (or find none)
- *                                   cache.c refill() 65, make_room() 83
- *   X2  push the other kind back    cache.c refill() 67, make_room() 87
- *   S1  spare: the census CAS       depot.c lfp_depot_spare() 86-91
- *   S2  spare: magazine memory      depot.c lfp_depot_spare() 94-98
+ *                                   lib/threadstatic/cache.c refill(),
+ *                                   lib/threadstatic/cache.c make_room()
+ *                                   (lib/threadstatic/depot.h lfp_depot_pop())
+ *   X2  push the other kind back    lib/threadstatic/cache.c refill(),
+ *                                   lib/threadstatic/cache.c make_room()
+ *                                   (lib/threadstatic/depot.h lfp_depot_push())
+ *   S1  spare: the census CAS       lib/threadstatic/depot.c lfp_depot_spare() (the CAS loop)
+ *   S2  spare: magazine memory      lib/threadstatic/depot.c lfp_depot_spare() (lfp_core_take_raw)
  *   B1  depot at bound: objects go loose, no magazine moves
- *                                   cache.c make_room() 92-94
- *   L1  leave: free two magazines   depot.c lfp_depot_leave(), free_mags()'s destroy_chain
- *   L2  leave: census -= 2          depot.c free_mags()'s one FAA ...
+ *                                   lib/threadstatic/cache.c make_room()
+ *                                   (lib/threadstatic/depot.c lfp_depot_put_objs())
+ *   L1  leave: free two magazines   lib/threadstatic/depot.c lfp_depot_leave(), then
+ *                                   lib/threadstatic/depot.c free_mags() (lfp_core_keep_chain)
+ *   L2  leave: census -= 2          lib/threadstatic/depot.c free_mags(): its one FAA ...
  *   L3  leave: census -= cache      ... of n + LFP_CENSUS_CACHE (leaving)
  *   T1  trim: pop all, free, census -= n
- *                                   depot.c lfp_depot_trim() 163-180 (free_mags 49-56)
+ *                                   lib/threadstatic/depot.c lfp_depot_trim(), then
+ *                                   lib/threadstatic/depot.c lfp_depot_trim_free()
+ *                                   (free_mags: the magazines, then one FAA)
  *
  * The fix checked here, and what lib/threadstatic/depot.c does: L2 and L3
  * as ONE decrement of cache + 2, after L1.  The code before that fix did

@@ -16,13 +16,30 @@
  * (any: the C code's start and range) and:
  *   V1  loads the slot's tag, then its kind and index
  *   V2  meets a partner: one CAS (a get's: PUT|i -> FREE, taking i; a
- *       put's: GET -> GIVEN|i) -- elim_visit() in lib/stack.c
+ *       put's: GET -> GIVEN|i)
  *   V3  or parks (CAS FREE -> PUT|i or GET), waits, and withdraws with a
  *       CAS back to FREE; the withdrawal fails only if a partner came: a
  *       put is then done, a get takes GIVEN|j and frees the slot (a CAS
- *       that must succeed) -- elim_park()
+ *       that must succeed)
  * The wait is any number of steps of the others (the timeout races the
  * match); the poll of the C code only shortens it and is left out.
+ *
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   put, get   the head's CAS, atomic here: lib/stack.h lfp_stack_push_link_elim_mpmc(),
+ *              lib/stack.h lfp_stack_pop_at_elim_mpmc(), called by
+ *              lib/concurrent.c lfpool_concurrent_put_slow() and the other calls
+ *              of lib/concurrent.c; after a failed CAS a visit per retry:
+ *              lib/stack.c lfp_stack_push_elim_mpmc(),
+ *              lib/stack.c lfp_stack_pop_elim_mpmc(), through
+ *              lib/stack.c elim_wait()
+ *   V1, V2     lib/stack.c elim_visit(): the slot's load (lfp_pair_load), the CAS
+ *              that meets a partner
+ *   V3         lib/stack.c elim_park(): the CAS that parks, the withdrawing CAS, and
+ *              a get's CAS that frees a GIVEN slot
+ *   trim       lib/concurrent.c lfpool_concurrent_trim(): pop the whole stack
+ *              (lib/stack.h lfp_stack_pop_all_mpmc()), push the kept ones back,
+ *              destroy the rest
  *
  * Properties:
  *   - each node is in exactly one place in every state (the monitor): on

@@ -13,26 +13,42 @@
  * interleave with whatever runs without the lock (destroy's drain, and in
  * the negative control the exit's own check), so they are steps too.
  *
- * Correspondence (step: lib/ code it abstracts; lines at the commit that
- * added this model):
- *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread() 43
- *   E2  lfp_ts_live(gen)            tls.c release_thread() 44-45, threadstatic.c lfp_ts_live() 25-31
- *   E3  lfp_cache_free              tls.c release_thread() 46 -> cache.c lfp_cache_free() 262-275
- *       CF1 flush to the depot      cache.c lfp_cache_free() 265 (lfpool_ts_cache_flush)
- *       CF2 leave the census        cache.c lfp_cache_free() 266-268 (lfp_depot_leave)
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   E1  take lfp_ts_lock            lib/threadstatic/tls.c release_thread()
+ *   E2  the pool still alive        lib/threadstatic/tls.c release_thread(): a slot of
+ *                                   the thread's directory that still holds the cache
+ *                                   (destroy clears it, D3, under the same lock)
+ *   E3  lfp_cache_free              lib/threadstatic/tls.c release_thread() ->
+ *                                   lib/threadstatic/cache.c lfp_cache_free()
+ *       CF1 flush to the depot      lib/threadstatic/cache.c lfpool_ts_cache_flush()
+ *       CF2 leave the census        lib/threadstatic/depot.c lfp_depot_leave()
  *       CF3 off the pool's list, freed
- *                                   cache.c lfp_cache_free() 269-274
+ *                                   lib/threadstatic/cache.c unlink_free()
  *   E4  release the lock, free the table
- *                                   tls.c release_thread() 47-50
- *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy() 106
- *   D2  no explicit caches          threadstatic.c lfpool_ts_destroy() 107-111
- *   D3  off the live list           threadstatic.c retire() 87-90
- *   D4  free every cache (CF1-CF3)  threadstatic.c retire() 91-92
- *   D5  release the lock            threadstatic.c lfpool_ts_destroy() 113
- *   D6  drain the depot             threadstatic.c lfpool_ts_destroy() 117 (depot.c lfp_depot_drain)
- *   D7  fini every drained object   threadstatic.c lfpool_ts_destroy() 117-121
- *   D8  free the pool               threadstatic.c lfpool_ts_destroy() 122-125
- *   N1  a new pool, same memory     threadstatic.c lfpool_ts_create() 45-73 (gen 68)
+ *                                   lib/threadstatic/tls.c release_thread()
+ *   D1  take lfp_ts_lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy()
+ *   D2  no explicit caches (else EBUSY)
+ *                                   lib/threadstatic/threadstatic.c lfpool_ts_destroy()
+ *   D3  off the live list and out of every thread's directory
+ *                                   lib/threadstatic/threadstatic.c retire():
+ *                                   lib/threadstatic/tls.c lfp_tls_unregister(),
+ *                                   lib/threadstatic/tls.c lfp_tls_forget()
+ *   D4  free every cache (CF1-CF3)  lib/threadstatic/threadstatic.c retire()
+ *   D5  release the lock            lib/threadstatic/threadstatic.c lfpool_ts_destroy()
+ *   D6  drain the depot             lib/threadstatic/threadstatic.c close_pool()
+ *                                   (lib/threadstatic/depot.c lfp_depot_drain())
+ *   D7  fini every drained object   lib/threadstatic/threadstatic.c close_pool()
+ *   D8  free the pool               lib/threadstatic/threadstatic.c close_pool()
+ *                                   (lib/core.c lfp_core_retire())
+ *   N1  a new pool, same memory     lib/threadstatic/threadstatic.c lfpool_ts_create()
+ *                                   (a new generation: lib/threadstatic/tls.c
+ *                                   lfp_tls_register())
+ * D3 and D4 run in the other order in retire (unregister, free the
+ * caches, forget); both are under the lock, which every exit step but the
+ * negative control's early E2 waits for, so no step tells them apart.
+ * Not modelled: the per-CPU areas and worker slots that close_pool also
+ * finishes.
  *
  * Properties:
  *   - no cache is freed twice (assertion in CF1);
@@ -42,12 +58,14 @@
  *     into a depot already drained (the checker process);
  *   - no invalid end state (the lock is always released: no deadlock).
  *
- * Negative control (-DNEGATIVE): the exit checks lfp_ts_live before it
- * takes the lock (E2 before E1), a plausible "fast check": destroy can run
- * whole in between, and the exit frees a cache destroy already freed.
- * A second control (-DNEGATIVE_ADDR) recognises the pool by its address
- * instead of its generation: a pool created at the same address after the
- * destroy (the creator process) makes the exit free a stale cache.
+ * Negative control (-DNEGATIVE): the exit tests whether the pool is alive
+ * before it takes the lock (E2 before E1), a plausible "fast check":
+ * destroy can run whole in between, and the exit frees a cache destroy
+ * already freed.  A second control (-DNEGATIVE_ADDR) recognises the pool
+ * by something a new pool reuses (its address; or a directory slot, by
+ * its id, that destroy did not clear) instead of the slot destroy clears:
+ * a pool created at the same address after the destroy (the creator
+ * process) makes the exit free a stale cache.
  */
 
 #define NT	2		/* exiting threads, one implicit cache each */
@@ -140,7 +158,7 @@ proctype destroyer()
 }
 
 /* After the destroy a new pool may get the same memory: generations are
- * never reused (threadstatic.c lfpool_ts_create() 68-73), addresses are. */
+ * never reused (lib/threadstatic/tls.c lfp_tls_register()), addresses are. */
 proctype creator()
 {
 	atomic { lock == 0 && mem_gen == 0 && finished > 0 -> lock = 1; mem_gen = 2; live_gen = 2 };

@@ -4,8 +4,8 @@
  * release the same worker index, each flushing the slot's cache onto the
  * depot's loose stack, while a third thread gets objects off that stack.
  * The synchronization table of include/lfpool/ts.h lets
- * worker_release run concurrently with itself; issue 11 found that the
- * unlocked flush hands one object out twice.
+ * worker_release run concurrently with itself; an unlocked flush hands
+ * one object out twice.
  *
  * Here the cache is shared by the two releasers, so nothing is merged:
  * every load and store of the cache's fields, every link word written and
@@ -13,25 +13,28 @@
  * tagged pair of lib/stack.h (tag loaded before index, one double-width
  * CAS).
  *
- * Correspondence (step: lib/ code it abstracts; lines at the commit that
- * added this model):
- *   W0  take the slot's turn        lib/threadstatic/worker.c lfpool_ts_worker_release()
- *                                   82-84: the exchange on the slot's `releasing`
- *                                   byte (acquire), a spin while another holds it;
- *                                   W7 its release store, 86 (issue 11's fix; the
- *                                   capacity branch's cache lock in
- *                                   lfpool_ts_cache_flush would serve as well)
- *   F1  load count                  lib/threadstatic/cache.c lfpool_ts_cache_flush() 215-216
- *   F2  link the objects            depot.c lfp_depot_put_objs() 112-117 (link_objs 102-110)
- *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_link_mpmc() 116-121
- *       link the last, CAS the head (depot.c lfp_depot_put_objs() 118)
- *   F4  store count = 0             cache.c lfpool_ts_cache_flush() 217
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   W0  take the slot's turn        lib/threadstatic/worker.c lfpool_ts_worker_release():
+ *                                   the exchange on the slot's `releasing` byte
+ *                                   (acquire), a wait while another holds it; W7 its
+ *                                   release store.  Today the flush also runs under
+ *                                   the cache's lock (lib/threadstatic/cache.c own(),
+ *                                   from lib/threadstatic/cache.c lfpool_ts_cache_flush()),
+ *                                   which would serve as well: the model has one lock
+ *                                   for both, and its control drops it.
+ *   F1  load count                  lib/threadstatic/cache.c flush_owned() (loaded_n)
+ *   F2  link the objects            lib/threadstatic/depot.c lfp_depot_put_objs()
+ *                                   (lib/threadstatic/depot.c link_objs())
+ *   F3  push the chain: load head,  lib/stack.h lfp_stack_push_chain_mpmc() ->
+ *       link the last, CAS the head lib/stack.h lfp_stack_push_link_mpmc()
+ *   F4  store count = 0             lib/threadstatic/cache.c flush_owned() (set_loaded_n)
  *   F5  load prev_full; F2, F3 for the previous magazine
- *                                   cache.c lfpool_ts_cache_flush() 218-219
- *   F6  store prev_full = false     cache.c lfpool_ts_cache_flush() 220
- *   G1  pop: load head, load the    stack.h lfp_stack_pop_at_mpmc() 175-185 (the getter's
- *       top's link, CAS the head    refill pops a chain the same way: stack.c
- *                                   lfp_stack_pop_upto_mpmc)
+ *                                   lib/threadstatic/cache.c flush_owned() (prev_count)
+ *   F6  store prev_full = false     lib/threadstatic/cache.c flush_owned() (set_prev_count)
+ *   G1  pop: load head, load the    lib/stack.h lfp_stack_pop_at_mpmc() (a get's refill
+ *       top's link, CAS the head    pops a chain the same way:
+ *                                   lib/stack.c lfp_stack_pop_upto_mpmc())
  *
  * Properties:
  *   - no object is held by two owners: the getter never pops an object it
@@ -44,7 +47,7 @@
  *   - no invalid end state.
  *
  * Negative control (-DNEGATIVE): no lock, as lib/threadstatic/worker.c
- * had before issue 11's fix.  Spin finds the double push (an object twice on the stack: a
+ * had before the turn was added.  Spin finds the double push (an object twice on the stack: a
  * cycle of links); with -DNOMONITOR as well, the getter's own assertion
  * shows where that leads: one object handed out twice.
  */

@@ -12,16 +12,22 @@
  * turns): each unlinks its own side data, moves phase on, waits for the
  * counter of the phase it left to read 0, and frees its data.
  *
- * Correspondence (step: lib/threadstatic/grace.c):
- *   R1  ph = phase                        enter(): lfp_load_u64_sc(&phase)
- *   R2  counted_readers[ph & 1] += 1      enter(): lfp_faa_u64_sc
- *   R3  phase == ph, else undo and R1     enter(): lfp_load_u64_sc, lfp_faa_u64_sc(-1)
- *   R4  the section: reach, then read     the slow paths' stack pops (threadstatic/)
- *   R5  counted_readers[in] -= 1          lfp_grace_leave()
- *   W1  unlink data w                     threadstatic.c reclaim_side (slabs given back)
- *   W2  left = phase++ & 1                lfp_grace_wait(): lfp_faa_u64_sc(&phase, 1)
- *   W3  wait counted_readers[left] == 0   lfp_grace_wait()
- *   W4  free data w                       lfp_slabs_drop_side
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   R1  ph = phase                        lib/threadstatic/grace.c enter() (lfp_load_u64_sc)
+ *   R2  counted_readers[ph & 1] += 1      lib/threadstatic/grace.c enter() (lfp_faa_u64_sc)
+ *   R3  phase == ph, else undo and R1     lib/threadstatic/grace.c enter() (the second load,
+ *                                         the undo)
+ *   R4  the section: reach, then read     the slow paths' stack pops, between
+ *                                         lib/threadstatic/grace.c lfp_grace_enter() and
+ *                                         lib/threadstatic/grace.c lfp_grace_leave()
+ *   R5  counted_readers[in] -= 1          lib/threadstatic/grace.c lfp_grace_leave()
+ *   W1  unlink data w                     slabs given back before
+ *                                         lib/threadstatic/threadstatic.c reclaim_side()
+ *   W2  left = phase++ & 1                lib/threadstatic/grace.c lfp_grace_wait()
+ *                                         (lfp_faa_u64_sc(&phase, 1))
+ *   W3  wait counted_readers[left] == 0   lib/threadstatic/grace.c lfp_grace_wait()
+ *   W4  free data w                       lib/slab.c lfp_slabs_drop_side()
  *
  * Properties:
  *   - safety: no section reads side data after it is freed, if it reached

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hooks.pml - user hooks and ThreadStatic grace sections
- * (lib/threadstatic/grace.h, ts.h lfp_ts_create_objects, threadstatic.c
- * lfpool_ts_trim): a trim never waits for a grace section that cannot end
- * before the trim does.
+ * (lib/threadstatic/grace.h): a trim never waits for a grace section that
+ * cannot end before the trim does.
  *
  * A section that encloses a hook may never end: the hook may wait for a
  * lock that the trimming thread holds (the application's mutex m), or be
@@ -11,7 +10,7 @@
  * hook runs inside a section, and a wait from inside a section (the
  * backing allocator's trim) does not wait for its own thread.
  *
- * Threads (each one scenario of issue 38, all at once):
+ * Threads (each a way a hook met a section, all at once):
  *   getter    a get of P that creates: the raw pops in a section (G1-G2),
  *             then P's init hook, which takes m (G3-G4);
  *   trimmer   holds m and trims R: waits for every section (T1-T3);
@@ -20,18 +19,27 @@
  *   allocator a slab grown inside a section (A1), whose allocator trims R
  *             (A2): lfp_grace_wait returns at once; then A3.
  *
- * Correspondence:
- *   G1, F1, A1   lfp_grace_enter / lfp_grace_enter_locked
- *   G2, F2, A3   lfp_grace_leave
- *   G3-G4        lfp_core_construct_chain after lfp_ts_create_objects' section
- *   F3-F5        lfp_depot_trim_free after trim_take (threadstatic.c)
- *   W            lfp_grace_wait: false inside a section; else waits until
- *                every other thread was outside a section once
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   G1, F1, A1   lib/threadstatic/grace.c lfp_grace_enter(),
+ *                lib/threadstatic/grace.c lfp_grace_enter_locked()
+ *   G2, F2, A3   lib/threadstatic/grace.c lfp_grace_leave()
+ *   G1-G4        lib/threadstatic/ts.h lfp_ts_create_objects(): the raw pops in a
+ *                section, then the init hooks after it
+ *                (lib/core.c lfp_core_construct_chain())
+ *   F1-F2        lib/threadstatic/threadstatic.c trim_take(): the depot's pops in a
+ *                section (lib/threadstatic/depot.c lfp_depot_trim())
+ *   F3-F5        lib/threadstatic/threadstatic.c lfpool_ts_trim(): the fini hooks
+ *                after the section, holding no lock
+ *                (lib/threadstatic/threadstatic.c trim_free())
+ *   T2, F3, A2   a trim's wait: lib/threadstatic/threadstatic.c reclaim_side()
+ *   W            lib/threadstatic/grace.c lfp_grace_wait(): false inside a section;
+ *                else waits until every other thread was outside a section once
  *
  * Property: safety (no invalid end state: every thread finishes).
  * Negative controls (each a deadlock, which safety rejects):
  *   -DINIT_IN_SECTION   the init hook inside the get's section (the code
- *                       before: cache.c take ran create in its section);
+ *                       before: a get's slow path created in its section);
  *   -DFINI_IN_SECTION   the fini hook inside the trim's section (its trim
  *                       of R passes by the check of W; its m does not);
  *   -DWAIT_FOR_SELF     lfp_grace_wait without its check for the caller's

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steal.pml - stop and take from a per-thread cache (the capacity work's
- * protocol B and its verdict C, /work/coord/steal-protocol.md "Final
- * protocol"; branch capacity, lib/threadstatic/steal.c): the cache's owner
- * gets, puts and flushes through its fast and slow paths while another
- * thread, whose own get found nothing and could create nothing, steals.
+ * steal.pml - stop and take from a per-thread cache (lib/threadstatic/steal.c,
+ * steps 1-8 atop it): the cache's owner gets, puts and flushes through its
+ * fast and slow paths while another thread, whose own get found nothing
+ * and could create nothing, steals.
  *
  * Memory model.  x86-64 (TSO): each thread's stores go through a FIFO store
  * buffer, drained to memory one at a time at any moment (the flusher
@@ -18,21 +17,32 @@
  * that instant is visible to the thief's later loads, and every owner load
  * after it sees the thief's earlier stores.
  *
- * Correspondence (step: code of branch capacity, commit 69651d5):
- *   G1  get: count - 1, stored      include/lfpool/ts.h lfpool_ts_cache_get (count store)
- *   G2  get: load low, compare      lfpool/ts.h lfpool_ts_cache_get (low load, the check)
- *   G3  get hit: objs[c]            lfpool/ts.h lfpool_ts_cache_get (obj = f->objs[c])
- *   G4  get miss: restore count     lib/threadstatic/cache.c lfpool_ts_cache_get_slow
- *   S1  slow path: cache lock       cache.c lfp_cache_lock (xchg), settle, take/push_objs,
- *       (body under the lock)       refill from the depot, flush_locked; lfp_cache_unlock
- *   P1  put: slot, then count       lfpool/ts.h lfpool_ts_cache_put (slot store, release count store)
- *   C2  thief: the depot            lib/threadstatic/steal.c take_depot (first, and
- *                                   again once the caches are stopped: sweep_owned)
- *   C3  stop: lock, low = STOPPED   cache.c lfp_cache_stop
- *   C4  the heavy fence             steal.c sweep_owned -> lib/threadstatic/fence.c lfp_fence_heavy
- *   C5  take from the bottom        cache.c lfp_cache_take (count load, objs[low ..))
- *   C6  restart: low, unlock        cache.c lfp_cache_restart
- *   C7  nothing: ENOBUFS            steal.c lfp_steal, cache.c create_or_steal
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation; count is the fast view's
+ * top, as an index):
+ *   G1  get: count - 1, stored      include/lfpool/ts.h lfpool_ts_cache_get()
+ *                                   (LFPOOL_CACHE_POPPED_)
+ *   G2  get: load low, compare      include/lfpool/ts.h lfpool_ts_cache_get() (the check)
+ *   G3  get hit: objs[c]            include/lfpool/ts.h lfpool_ts_cache_get() (the slot load)
+ *   G4  get miss: restore count     lib/threadstatic/cache.c lfpool_ts_cache_get_slow()
+ *   S1  slow path: cache lock       lib/threadstatic/cache.c own() (lfp_cache_lock: xchg,
+ *       (body under the lock)       then settle), lib/threadstatic/cache.c take_owned()
+ *                                   and refill, lib/threadstatic/cache.c push_objs()
+ *                                   and make_room, lib/threadstatic/cache.c flush_owned();
+ *                                   lib/threadstatic/cache.c disown() (lfp_cache_unlock)
+ *   P1  put: slot, then count       include/lfpool/ts.h lfpool_ts_cache_put() (the slot
+ *                                   store, then LFPOOL_CACHE_PUSHED_, release)
+ *   C2  thief: the depot            lib/threadstatic/steal.c take_depot() (first, and
+ *                                   again once the caches are stopped, in
+ *                                   lib/threadstatic/steal.c sweep_owned())
+ *   C3  stop: lock, low = STOPPED   lib/threadstatic/cache.c lfp_cache_stop()
+ *   C4  the heavy fence             lib/threadstatic/steal.c sweep_owned() ->
+ *                                   lib/threadstatic/fence.c lfp_fence_heavy()
+ *   C5  take from the bottom        lib/threadstatic/cache.c lfp_cache_take() (top load,
+ *                                   objs[low ..))
+ *   C6  restart: low, unlock        lib/threadstatic/cache.c lfp_cache_restart()
+ *   C7  nothing: ENOBUFS            lib/threadstatic/steal.c lfp_steal(),
+ *                                   lib/threadstatic/cache.c create_or_steal()
  * Simplified: NC caches (1; the row steal-2caches runs 2), whose previous
  * magazines stay empty (the thief takes those under the cache's lock,
  * where nothing races); one steal; objects are never created (the pool is
@@ -53,11 +63,11 @@
  *     path never waits, its slow path waits only for a thief's short
  *     section.
  *
- * The depot again, stopped.  Branch capacity at 186c4e9 took from the
- * depot only before it stopped the caches (-DDEPOT_FIRST; 69651d5 takes it
- * again inside the stopped window, as checked here): an owner that
- * flushes (or makes room) in between moves its objects into the depot after
- * the thief looked there and out of the cache before the thief looks there,
+ * The depot again, stopped.  A thief that takes from the depot only
+ * before it stops the caches (-DDEPOT_FIRST, as the code did at 186c4e9;
+ * lfp_steal takes it again inside the stopped window, as checked here):
+ * an owner that flushes (or makes room) in between moves its objects into
+ * the depot after the thief looked there and out of the cache before the thief looks there,
  * and the get fails with ENOBUFS while an object sat pooled all along (Spin
  * finds it: the row steal-depot-first).  Taken again after the fence, while
  * every cache is stopped (its lock held, so no slow path moves objects
@@ -303,7 +313,7 @@ proctype owner(byte me)
 			o = 0; c = 0
 		:: true ->					/* flush */
 			olock();
-			atomic { settle(); to_depot(); observe() };	/* S1: flush_locked */
+			atomic { settle(); to_depot(); observe() };	/* S1: flush_owned */
 			ounlock()
 		fi
 	:: else -> break

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steal_cpu.pml - stop and take from a per-CPU area in rseq mode (the
- * capacity work's protocol A, /work/coord/steal-protocol.md "Final
- * protocol"; branch capacity): a thread on the area's CPU gets and puts
- * through restartable sequences while another thread, whose get found
- * nothing and could create nothing, closes the gate, fences with
- * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), takes and reopens.
+ * steal_cpu.pml - stop and take from a per-CPU area in rseq mode
+ * (lib/threadstatic/steal.c, steps 1-8 atop it): a thread on the area's
+ * CPU gets and puts through restartable sequences while another thread,
+ * whose get found nothing and could create nothing, closes the gate,
+ * fences with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), takes and
+ * reopens.
  *
  * Memory model: x86-64 TSO store buffers as in steal.pml.  Restartable
  * sequences: the owner's section [start, commit) is a series of steps, each
@@ -15,24 +15,37 @@
  * full barrier on the owner's CPU by IPI, and on the thief's) and at which
  * a sequence in flight on the owner's CPU is made to abort: it can take no
  * further step of its section and starts over from its first load (the
- * kernel moves it to the abort handler, rseq_x86_64.S END).
+ * kernel moves it to the abort handler, which starts it over).
  *
- * Correspondence (step: code of branch capacity, commit 69651d5):
- *   R0  arm, start the section      lib/threadstatic/rseq_x86_64.S BEGIN/ARM
- *   R1  load the gate, compare      rseq_x86_64.S AREA (cmpl 16(%rdi), cpu; jae miss)
- *   R2  load pushes and pops        rseq_x86_64.S get/put bodies
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation).  The sequences are
+ * written twice today, the library's and the inline ones of users' code;
+ * both take the steps R0-R4:
+ *   get, put                        lib/threadstatic/rseq_x86_64.S lfp_rseq_get(),
+ *                                   lib/threadstatic/rseq_x86_64.S lfp_rseq_put();
+ *                                   include/lfpool/ts.h lfpool_rseq_get_(),
+ *                                   include/lfpool/ts.h LFPOOL_RSEQ_PUT_()
+ *   R0  arm, start the section      the .S's ARM; include/lfpool/ts.h LFPOOL_RSEQ_AREA_()
+ *   R1  load the gate, compare      the cmpl of the CPU number with the table's
+ *                                   ncpu, jae to the miss
+ *   R2  load pushes and pops        the movq and subq of the get or put body
  *   R3  get: load the top slot; put: store the slot at held
  *   R4  commit: incq pops (get) or pushes (put) in memory, the last
  *       instruction (its load and store in one step: an interrupt falls
  *       before or after an instruction, never inside)
  *   R5  miss, empty or full: the owner's slow path: on_empty takes from the
- *       depot, on_full gives to the depot (lib/threadstatic/ts_percpu.c)
- *   A0  thief: the depot            lib/threadstatic/steal.c take_depot
- *   A1  stop: gate = 0              lib/threadstatic/percpu.c lfp_percpu_stop
- *   A2  fence                       lib/threadstatic/fence.c lfp_fence_heavy
- *   A3  take from the top           percpu.c take_area (via lfp_percpu_take)
+ *       depot, on_full gives to the depot
+ *                                   lib/threadstatic/ts_percpu.c on_empty(),
+ *                                   lib/threadstatic/ts_percpu.c on_full()
+ *   A0  thief: the depot            lib/threadstatic/steal.c take_depot()
+ *   A1  stop: gate = 0              lib/threadstatic/percpu.c lfp_percpu_stop()
+ *                                   (from lib/threadstatic/ts_percpu.c lfp_ts_percpu_stop())
+ *   A2  fence                       lib/threadstatic/fence.c lfp_fence_heavy()
+ *                                   (in lib/threadstatic/steal.c sweep_owned())
+ *   A3  take from the top           lib/threadstatic/percpu.c take_area() (through
+ *                                   lib/threadstatic/percpu.c lfp_percpu_take())
  *   A4  restart: gate = ncpu, release
- *                                   percpu.c lfp_percpu_restart
+ *                                   lib/threadstatic/percpu.c lfp_percpu_restart()
  * Simplified: one CPU and its area of two slots, one thread on it (another
  * thread on the same CPU interleaves with it only through preemption, which
  * aborts its section just as the fence does); objects never created; the
@@ -47,10 +60,10 @@
  * committed to the area); no invalid end state; (ltl progress, weak
  * fairness) the owner finishes every call.
  *
- * -DDEPOT_FIRST takes from the depot only before the stop, as branch
- * capacity did at 186c4e9 (69651d5 takes it again after the fence, as
- * checked here): a put that misses on the closed gate sends its
- * object to the depot behind the thief's back (row steal-cpu-depot-first).
+ * -DDEPOT_FIRST takes from the depot only before the stop, as the code did
+ * at 186c4e9 (lfp_steal takes it again after the fence, as checked here):
+ * a put that misses on the closed gate sends its object to the depot
+ * behind the thief's back (row steal-cpu-depot-first).
  *
  * Negative control (-DNEGATIVE): the fence drains the store buffers but
  * aborts nothing, as membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) without

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * transit.pml - a per-CPU get at capacity racing a get whose init hook
- * never returns (issue 38): the thief must end, with an object or with
- * ENOBUFS, and fail only when every object was out at some instant of its
- * call.
+ * never returns: the thief must end, with an object or with ENOBUFS, and
+ * fail only when every object was out at some instant of its call.
  *
  * A thief that finds nothing sweeps again while a per-CPU slow path holds
  * objects between the depot and a CPU area (lib/threadstatic/steal.c,
@@ -12,21 +11,31 @@
  * hook, the backing allocator) that blocks, the thief would sweep for as
  * long as the hook blocks.  Here one hook never returns.
  *
- * Correspondence (lib/threadstatic/ts_percpu.c, steal.c):
- *   M1  maker: transit_enter            ts_percpu.c take()
- *   M2  from_pool: the depot            ts_percpu.c from_pool()
- *   M3  transit_leave                   take(), after from_pool
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
+ *   M1  maker: transit_enter        lib/threadstatic/ts_percpu.c take_in()
+ *                                   (lib/threadstatic/ts_percpu.c transit_enter())
+ *   M2  from_pool: the depot        lib/threadstatic/ts_percpu.c from_pool()
+ *   M3  transit_leave               lib/threadstatic/ts_percpu.c take_in(), after from_pool
+ *                                   (lib/threadstatic/ts_percpu.c transit_leave())
  *   M4  make: reserve created, then the init hook, which never returns
- *                                       make_one(), lfp_core_create
+ *                                   lib/threadstatic/ts_percpu.c make_one() (outside the
+ *                                   transit), lib/threadstatic/ts.h lfp_ts_create_objects()
  *   U*  user: gets and puts on the area (fast paths, atomic here: their
  *       protocol is steal_cpu.pml's), and the slow paths' moves between
  *       the depot and the area or the hand, inside a transit
- *                                       refill()/stow(), overflow()
- *   T1  thief: its own create fails at capacity   take(), make_one()
+ *                                   lib/threadstatic/ts_percpu.c refill(),
+ *                                   lib/threadstatic/ts_percpu.c stow(),
+ *                                   lib/threadstatic/ts_percpu.c overflow()
+ *   T1  thief: its own create fails at capacity
+ *                                   lib/threadstatic/ts_percpu.c take_in(), make_one()
  *   T2  read transit; sweep (the depot and the area, stopped: one step);
- *       read transit again               steal.c lfp_steal, sweep_owned
+ *       read transit again          lib/threadstatic/steal.c lfp_steal(),
+ *                                   lib/threadstatic/steal.c sweep_owned(),
+ *                                   lib/threadstatic/ts_percpu.c lfp_ts_percpu_transits()
  *   T3  nothing, and no transit in flight before nor begun or ended
  *       since: ENOBUFS; else unlock, yield, sweep again
+ *                                   lib/threadstatic/steal.c lfp_steal()
  * Two objects (capacity 2): U, with the user at first, and M, the maker's,
  * counted in created from M4 on and out (being made) for good.
  *
@@ -36,7 +45,7 @@
  * fairness) the thief's get ends.
  *
  * Negative controls: -DHOOK_IN_TRANSIT runs the hook inside the transit,
- * as take() did before issue 38 (M3 after M4): the thief sweeps forever
+ * as the per-CPU get once did (M3 after M4): the thief sweeps forever
  * (ltl done rejected, row transit-done-neg).  -DNO_RESWEEP fails as soon as
  * a sweep finds nothing: a get fails while the user's object is between
  * the depot and the area (safety rejected, row transit-neg-resweep).
