@@ -14,43 +14,70 @@
  * thread's steps.  The Treiber stacks are atomic here: aba.pml checks that
  * the tagged CAS makes them so.
  *
- * Correspondence (step: lib/ code it abstracts; lines of lib/threadstatic/
- * cache.c, depot.c and lib/stack.h at the commit that added this model,
- * which also marked them "Model: stress/model/depot.pml"):
- *   G1  fast get                    include/lfpool/ts.h lfpool_ts_cache_get;
- *                                   the slow one: cache.c take() 162-168
- *   P1  fast put (room = MAG)       lfpool/ts.h lfpool_ts_cache_put; cache.c push_objs() 107-109
- *   R1  refill: previous full, swap cache.c refill() 61-64 (rotate 41-53)
- *   R2  refill: pop a full magazine cache.c refill() 65 (depot.h lfp_depot_pop)
- *   R3  refill: push the empty prev cache.c refill() 66-70
- *   R4  refill: loose objects       cache.c refill() 72-74, depot.c lfp_depot_get_objs() 121-131
- *   C1  create one object           cache.c create_one() 129-136 (core.c lfp_core_create)
- *   C2  ENOBUFS, refill again       cache.c take() 148-157
- *   M1  make_room: pop an empty     cache.c make_room() 82-83
- *   M2  spare: the census CAS       cache.c make_room() 84-85, depot.c lfp_depot_spare() 86-91
- *   M3  spare: magazine memory      depot.c lfp_depot_spare() 94-98
- *   M4  make_room: push full prev   cache.c make_room() 86-90
- *   M5  depot at bound: loose       cache.c make_room() 92-94 (depot.c lfp_depot_put_objs 112-119)
- *   M6  previous empty: swap        cache.c make_room() 96
- *   F1  flush the loaded magazine   cache.c lfpool_ts_cache_flush() 215-217
- *   F2  flush the previous one      cache.c lfpool_ts_cache_flush() 218-220
- *   L1  leave: free two magazines   cache.c lfp_cache_free() 266-267; depot.c lfp_depot_leave()
- *                                   76-78, free_mags() 53
- *   L2  leave: census magazines -2  depot.c free_mags() 54
- *   L3  leave: census caches -1     depot.c lfp_depot_leave() 79
- *   T1  trim: pop all full          depot.c lfp_depot_trim() 167, pop_beyond() 137
- *   T2  trim: push back keep        depot.c pop_beyond() 138-146
- *   T3  trim: same for empties      depot.c lfp_depot_trim() 168
- *   T4  trim: pop all loose         depot.c lfp_depot_trim() 169
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation; the code names the steps
+ * back in "Model:" comments):
+ *   G1  fast get                    include/lfpool/ts.h lfpool_ts_cache_get(); the slow
+ *                                   one, lib/threadstatic/cache.c take_owned() (its copy
+ *                                   out of the loaded magazine)
+ *   P1  fast put (room = MAG)       include/lfpool/ts.h lfpool_ts_cache_put(); the slow
+ *                                   one, lib/threadstatic/cache.c push_objs()
+ *   R1  refill: previous full, swap lib/threadstatic/cache.c refill()
+ *                                   (lib/threadstatic/cache.c rotate())
+ *   R2  refill: pop a full magazine lib/threadstatic/cache.c refill()
+ *                                   (lib/threadstatic/depot.h lfp_depot_pop())
+ *   R3  refill: push the empty prev lib/threadstatic/cache.c refill()
+ *                                   (lib/threadstatic/depot.h lfp_depot_push())
+ *   R4  refill: loose objects       lib/threadstatic/cache.c refill(),
+ *                                   lib/threadstatic/depot.c lfp_depot_get_objs()
+ *   C1  create one object           lib/threadstatic/cache.c create_or_steal(),
+ *                                   lib/threadstatic/cache.c create_one()
+ *                                   (lib/threadstatic/ts.h lfp_ts_create_objects())
+ *   C2  ENOBUFS, refill again       lib/threadstatic/cache.c create_or_steal(): the code
+ *                                   steals instead (lib/threadstatic/steal.c lfp_steal():
+ *                                   the depot first, lib/threadstatic/steal.c take_depot(),
+ *                                   then the other caches, steal.pml) and creates once more
+ *   M1  make_room: pop an empty     lib/threadstatic/cache.c make_room()
+ *   M2  spare: the census CAS       lib/threadstatic/cache.c make_room(),
+ *                                   lib/threadstatic/depot.c lfp_depot_spare()
+ *   M3  spare: magazine memory      lib/threadstatic/depot.c lfp_depot_spare()
+ *   M4  make_room: push full prev   lib/threadstatic/cache.c make_room()
+ *   M5  depot at bound: loose       lib/threadstatic/cache.c make_room()
+ *                                   (lib/threadstatic/depot.c lfp_depot_put_objs())
+ *   M6  previous empty: swap        lib/threadstatic/cache.c make_room() (rotate)
+ *   F1  flush the loaded magazine   lib/threadstatic/cache.c flush_owned()
+ *   F2  flush the previous one      lib/threadstatic/cache.c flush_owned()
+ *   L1  leave: free two magazines   lib/threadstatic/cache.c lfp_cache_free(),
+ *                                   lib/threadstatic/depot.c lfp_depot_leave(),
+ *                                   lib/threadstatic/depot.c free_mags() (keep_chain)
+ *   L2  leave: census magazines -2  lib/threadstatic/depot.c free_mags(): one FAA for
+ *   L3  leave: census caches -1     L2 and L3 together (census.pml: apart, they break
+ *                                   the bound), after L1
+ *   T1  trim: pop all full          lib/threadstatic/depot.c lfp_depot_trim(),
+ *                                   lib/threadstatic/depot.c pop_beyond()
+ *   T2  trim: push back keep        lib/threadstatic/depot.c pop_beyond(),
+ *                                   lib/threadstatic/depot.c keep_top()
+ *   T3  trim: same for empties      lib/threadstatic/depot.c lfp_depot_trim() (pop_beyond)
+ *   T4  trim: pop all loose         lib/threadstatic/depot.c lfp_depot_trim()
  *   T5  trim: unload, free magazines
- *                                   depot.c lfp_depot_trim() 170-180, free_mags() 53
+ *                                   lib/threadstatic/depot.c unload_mags(), then
+ *                                   lib/threadstatic/depot.c lfp_depot_trim_free()
+ *                                   (free_mags)
  *   K1  trim: push back the loose objects kept for keep (KEEPO of them)
- *                                   depot.c lfp_depot_trim(): keep_top()
- *   T6  trim: census -= n           depot.c free_mags() 54
+ *                                   lib/threadstatic/depot.c lfp_depot_trim() (keep_top)
+ *   T6  trim: census -= n           lib/threadstatic/depot.c free_mags() (its FAA)
  *   T7  trim: destroy objects, count
- *                                   depot.c lfp_depot_trim() 182-185, threadstatic.c
- *                                   lfpool_ts_trim() 164-166
+ *                                   lib/threadstatic/depot.c lfp_depot_trim_free(),
+ *                                   lib/threadstatic/threadstatic.c trim_free()
+ *                                   (lib/core.c lfp_core_count_trim())
  * The stacks' push and pop (lib/stack.h) are one step each: aba.pml.
+ * The trim's take (T1-K1) and a get's steal hold the pool's steal_lock
+ * in the code (lib/threadstatic/threadstatic.c trim_take()); the model
+ * lets them interleave, which covers that.
+ * Not modelled: a get at capacity takes only what it needs off a full
+ * magazine, whose rest goes loose and which goes back empty
+ * (lib/threadstatic/cache.c refill_tight()); thieves taking from a
+ * cache (steal.pml); the fill size of R4 (here up to MAG).
  *
  * Properties, checked by the monitor in every reachable state:
  *   - every constructed object is in exactly one place (a user's hands, a
@@ -321,8 +348,7 @@ proctype user(byte c)
 	 * in the user's hands stay out. */
 	flush();
 	atomic { mused[loaded[c]] = 0; mused[prev[c]] = 0; loaded[c] = 0; prev[c] = 0 };	/* L1 */
-	atomic { cen_mags = cen_mags - 2 };					/* L2 */
-	atomic { cen_caches-- };						/* L3 */
+	atomic { cen_mags = cen_mags - 2; cen_caches-- };			/* L2 + L3: one FAA */
 	finished++
 }
 
