@@ -16,26 +16,41 @@
  * is one step under lfp_ts_lock.  D's destroy reaches T through the
  * library's list of thread tables (lfp_tls_forget).
  *
- * Correspondence (step: the code it abstracts, lib/threadstatic/):
+ * Correspondence (step: what it does, then the function it is in;
+ * stress/model/cites.sh checks every citation):
  *   H1  inline hit: home_pool == X, then the cache at the TLS address
- *                                   include/lfpool/ts.h lfpool_ts_get/put
+ *                                   include/lfpool/ts.h lfpool_ts_get(),
+ *                                   include/lfpool/ts.h lfpool_ts_put()
+ *                                   (LFPOOL_TS_HOME_POOL_, then
+ *                                   include/lfpool/ts.h lfpool_ts_cache_get())
  *   H2  slow path: lock, register the thread's table, a cache in the home
  *       when home_pool is NULL (else the heap), home_pool set last
- *                                   tls.c lfp_tls_cache, own_table, cache_new
- *   H3  past the key destructor: no table, no cache (get_uncached,
- *       put_uncached)               tls.c lfp_tls_cache (tls_exiting),
- *                                   threadstatic.c lfpool_ts_get_slow
+ *                                   lib/threadstatic/tls.c lfp_tls_cache(),
+ *                                   lib/threadstatic/tls.c own_table(),
+ *                                   lib/threadstatic/tls.c cache_new()
+ *   H3  past the key destructor: no table, no cache (uncached calls)
+ *                                   lib/threadstatic/tls.c lfp_tls_cache() (tls_exiting),
+ *                                   lib/threadstatic/threadstatic.c lfpool_ts_get_slow()
  *   H4  detach: lock, unlink (a home frees nothing), home_pool NULL
- *                                   tls.c lfp_tls_detach, home_clear_if
+ *                                   lib/threadstatic/tls.c lfp_tls_detach(),
+ *                                   lib/threadstatic/tls.c home_clear_if()
  *   H5  exit: lock, unlink every cache, home_pool NULL, table off the
- *       list, tls_exiting           tls.c release_thread
+ *       list, tls_exiting           lib/threadstatic/tls.c release_thread()
  *   H6  glibc frees the TLS block   (after the last destructor round)
- *   D1  destroy: lock, then every table's entries of P cleared
- *                                   tls.c lfp_tls_forget (home_clear_if)
- *   D2  P's caches unlinked         threadstatic.c retire, cache.c unlink_free
- *   D3  unlock; P's memory freed    threadstatic.c lfpool_ts_destroy
+ *   D2  P's caches unlinked         lib/threadstatic/threadstatic.c retire(),
+ *                                   lib/threadstatic/cache.c lfp_cache_free(),
+ *                                   lib/threadstatic/cache.c unlink_free()
+ *   D1  then every table's entries of P cleared
+ *                                   lib/threadstatic/tls.c lfp_tls_forget()
+ *                                   (lib/threadstatic/tls.c home_clear_if())
+ *   D3  unlock; P's memory freed    lib/threadstatic/threadstatic.c lfpool_ts_destroy()
+ *                                   (lib/threadstatic/threadstatic.c close_pool())
  *   S1  thief of Q: lock, each cache on Q's list stopped, taken, restarted
- *                                   steal.c lfp_steal, cache.c lfp_cache_take
+ *                                   lib/threadstatic/steal.c lfp_steal(),
+ *                                   lib/threadstatic/steal.c sweep_owned(),
+ *                                   lib/threadstatic/cache.c lfp_cache_take()
+ * D1 and D2 both run under lfp_ts_lock in lfpool_ts_destroy, which takes
+ * it first (D2, then D1, as retire does).
  *
  * Properties (assertions):
  *   - no one reads or writes T's TLS after H6 (D1 through the table list,
@@ -151,16 +166,18 @@ proctype destroyer()
 	atomic { lock == 0 -> lock = 1 };
 #else
 	atomic { lock == 0 -> lock = 1 };
-	if							/* D1 */
-	:: table -> assert(tls_alive); if :: home_pool == P -> home_pool = NONE :: else fi
-	:: else
-	fi;
 #endif
 	if							/* D2 */
 	:: on_list[P] -> assert(tls_alive && storage == P); on_list[P] = 0
 	:: else
 	fi;
 	heap_cache[P] = 0;
+#ifndef NEGATIVE_FORGET
+	if							/* D1 */
+	:: table -> assert(tls_alive); if :: home_pool == P -> home_pool = NONE :: else fi
+	:: else
+	fi;
+#endif
 	lock = 0;						/* D3 */
 	mem_alive[P] = 0;
 	finished++
