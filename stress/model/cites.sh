@@ -25,8 +25,9 @@
 #     the line above are fine; a declaration or a call is not), a #define
 #     of the name, or in assembler a label, a .globl or a .macro of the
 #     file called with the name;
-#   - a file is named without its path (cache.c refill()), or a citation
-#     carries line numbers (refill() 61-64), which go stale.
+#   - a file is named without its path (cache.c refill()), a citation is
+#     split across two lines (its path ends one), or a citation carries
+#     line numbers (refill() 61-64), which go stale.
 # When a cited function is defined elsewhere in lib/ or include/ (a moved
 # file), the line says where.  Every run first runs the self-test (alone:
 # --self-test): copies of a real model, each with a citation that holds
@@ -162,6 +163,20 @@ check() {
 		done < <(grep -n -o -E '(^|[ (])[A-Za-z0-9_-]+\.[chS] +[A-Za-z_][A-Za-z0-9_]*\(\)' "$m")
 		while IFS=: read -r at cite; do
 			[ -n "$cite" ] || continue
+			echo "cites: $name:$at: '$cite': a citation split across lines; put the path and the name on one line"
+			bad=$((bad + 1))
+		done < <(awk 'prev != "" && match($0, /^[ \t]*\*?[ \t]*[A-Za-z_][A-Za-z0-9_]*\(\)/) {
+				name = substr($0, RSTART, RLENGTH)
+				sub(/^[ \t]*\*?[ \t]*/, "", name)
+				print NR - 1 ":" prev " " name
+			}
+			{ prev = "" }
+			match($0, /[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+\.[chS][ \t]*$/) {
+				prev = substr($0, RSTART)
+				sub(/[ \t]+$/, "", prev)
+			}' "$m")
+		while IFS=: read -r at cite; do
+			[ -n "$cite" ] || continue
 			echo "cites: $name:$at: '$cite': line numbers go stale; name the function and the step"
 			bad=$((bad + 1))
 		done < <(grep -n -o -E '[A-Za-z_][A-Za-z0-9_]*\(\) +[0-9]+(-[0-9]+)?([ ,;)]|$)|\.[chS]:[0-9]+' "$m")
@@ -192,10 +207,16 @@ first_good() {
 # the file and the function; made-up definitions of each kind must pass.
 # The copies and the made-up tree live in a temporary directory.
 self_test() {
-	local src=$1 tmp model file fn ok=0 out base
+	local tmp rc
 	tmp=$(mktemp -d) || return 1
-	# shellcheck disable=SC2064
-	trap "rm -rf '$tmp'" RETURN
+	self_test_in "$1" "$tmp"
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+
+self_test_in() {
+	local src=$1 tmp=$2 model file fn ok=0 out base
 	mkdir -p "$tmp/m" "$tmp/t/lib" "$tmp/t/include"
 	if read -r model file fn < <(first_good "$src" "$src"/stress/model/*.pml); then
 		base=$(basename "$model" .pml)
@@ -204,8 +225,8 @@ self_test() {
 		# a file that is not there
 		sed "s|$file $fn()|lib/gone/gone.c $fn()|" "$model" >"$tmp/m/$base-nofile.pml"
 		# a file without its path, and line numbers
-		printf '/* %s %s() */\n/* %s %s() 12-14 */\n' "$file" "$fn" "$(basename "$file")" "$fn" \
-			>"$tmp/m/short.pml"
+		printf '/* %s %s() */\n/* %s %s() 12-14 */\n/* %s\n * %s() */\n' "$file" "$fn" \
+			"$(basename "$file")" "$fn" "$file" "$fn" >"$tmp/m/short.pml"
 		# no citation at all
 		grep -v -E "$CITE" "$model" >"$tmp/m/none.pml"
 		out=$(check "$src" "$tmp/m/$base-gone.pml")
@@ -215,8 +236,11 @@ self_test() {
 		[ $? -ne 0 ] && echo "$out" | grep -q "lib/gone/gone.c $fn(): lib/gone/gone.c does not exist; $fn is defined in .*$file" ||
 			{ echo "self-test: a citation of a missing file passed:"; echo "$out"; ok=1; }
 		out=$(check "$src" "$tmp/m/short.pml")
-		[ $? -ne 0 ] && echo "$out" | grep -q "a file without its path" && echo "$out" | grep -q "line numbers go stale" ||
-			{ echo "self-test: a citation without a path or with line numbers passed:"; echo "$out"; ok=1; }
+		[ $? -ne 0 ] && echo "$out" | grep -q "a file without its path" &&
+			echo "$out" | grep -q "line numbers go stale" &&
+			echo "$out" | grep -q "short.pml:3: '$file $fn()': a citation split across lines" ||
+			{ echo "self-test: a citation without a path, with line numbers or split passed:"
+			  echo "$out"; ok=1; }
 		out=$(check "$src" "$tmp/m/none.pml")
 		[ $? -ne 0 ] && echo "$out" | grep -q "none.pml: no citation" ||
 			{ echo "self-test: a model without citations passed:"; echo "$out"; ok=1; }
