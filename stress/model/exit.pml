@@ -42,8 +42,8 @@
  *   D8  free the pool               lib/threadstatic/threadstatic.c close_pool()
  *                                   (lib/core.c lfp_core_retire())
  *   N1  a new pool, same memory     lib/threadstatic/threadstatic.c lfpool_ts_create()
- *                                   (a new generation: lib/threadstatic/tls.c
- *                                   lfp_tls_register())
+ *                                   (a new generation:
+ *                                   lib/threadstatic/tls.c lfp_tls_register())
  * D3 and D4 run in the other order in retire (unregister, free the
  * caches, forget); both are under the lock, which every exit step but the
  * negative control's early E2 waits for, so no step tells them apart.

@@ -22,7 +22,9 @@
  *                                         lib/threadstatic/grace.c lfp_grace_enter() and
  *                                         lib/threadstatic/grace.c lfp_grace_leave()
  *   R5  counted_readers[in] -= 1          lib/threadstatic/grace.c lfp_grace_leave()
- *   W1  unlink data w                     slabs given back before
+ *   W1  unlink data w                     a trim gives wholly free slabs back
+ *                                         (lib/core.c lfp_core_destroy_chain());
+ *                                         W2-W4 run in the trim's
  *                                         lib/threadstatic/threadstatic.c reclaim_side()
  *   W2  left = phase++ & 1                lib/threadstatic/grace.c lfp_grace_wait()
  *                                         (lfp_faa_u64_sc(&phase, 1))
