@@ -72,6 +72,8 @@ byte owner[NN + 1];		/* 1 + the thread holding the node, 0 on the stack */
 byte finished;
 bit started;			/* init has built the stack */
 
+/* A thread of pops (lib/stack.h lfp_stack_pop_at_mpmc(): O1-O3) and pushes
+ * (lib/stack.h lfp_stack_push_link_mpmc(): U1-U3), OPS in all. */
 proctype user(byte me)
 {
 	byte k, n, oh, ot, nx;

@@ -177,6 +177,8 @@ inline use(ap, i) {
 	fi
 }
 
+/* T: lfpool_array_get and _put of A, S and B (U1-U5), then its exit
+ * (lib/threadstatic/tls.c release_thread(): X1-X3). */
 proctype owner()
 {
 	byte k;
@@ -271,6 +273,7 @@ inline destroy_array(ap) {
 	ap_freed[ap] = 1					/* D4 */
 }
 
+/* D: lib/layers/array.c lfpool_array_destroy() of A, then of B (D1-D4). */
 proctype destroyer()
 {
 	byte j, v;

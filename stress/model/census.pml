@@ -68,6 +68,9 @@ byte nfullm, nemptym;		/* the depot's stacks, counted */
 byte held[NC];			/* magazines each cache holds */
 byte trim_held;			/* magazines the trimmer has popped */
 
+/* A thread whose cache joins (lib/threadstatic/depot.c lfp_depot_join(): J1-J2),
+ * exchanges magazines (lib/threadstatic/cache.c refill(), make_room: X1-B1) and
+ * leaves (lib/threadstatic/depot.c lfp_depot_leave(): L1-L3), LIVES times. */
 proctype cache(byte c)
 {
 	byte lives, ops;
@@ -112,6 +115,8 @@ proctype cache(byte c)
 	od
 }
 
+/* lib/threadstatic/depot.c lfp_depot_trim(), keeping nothing, then its
+ * lib/threadstatic/depot.c free_mags() (T1). */
 proctype trimmer()
 {
 	byte n;

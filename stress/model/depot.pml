@@ -215,7 +215,7 @@ inline refill() {
 	fi
 }
 
-/* C1: lfp_core_create of one object, straight into the user's hands. */
+/* C1: one new object (lfp_ts_create_objects), straight into the user's hands. */
 inline create_one() {
 	atomic {
 		if
@@ -329,6 +329,10 @@ inline flush() {
 	fi
 }
 
+/* A cache's thread: OPS gets (lib/threadstatic/cache.c take_owned()), puts
+ * (lib/threadstatic/cache.c push_objs()) or flushes
+ * (lib/threadstatic/cache.c flush_owned()), then its exit
+ * (lib/threadstatic/cache.c lfp_cache_free(): F1-F2, L1-L3). */
 proctype user(byte c)
 {
 	byte o, m, k, i, t, ops;
@@ -352,6 +356,9 @@ proctype user(byte c)
 	finished++
 }
 
+/* lib/threadstatic/threadstatic.c lfpool_ts_trim(): the take
+ * (lib/threadstatic/depot.c lfp_depot_trim(): T1-T5, K1), then the free
+ * (lib/threadstatic/depot.c lfp_depot_trim_free(): T5-T7). */
 proctype trimmer()
 {
 	byte keepf, keepe, i, j, m, n, t;

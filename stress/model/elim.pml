@@ -293,6 +293,7 @@ inline get()
 	od
 }
 
+/* P: a put of node 1 (lib/concurrent.c lfpool_concurrent_put_slow()). */
 proctype putter()
 {
 	byte me = P_ID, s, ot, ok, oi, mt, v, got;
@@ -301,6 +302,8 @@ proctype putter()
 	finished++
 }
 
+/* U: a get (lib/concurrent.c lfpool_concurrent_get_slow()), then a put of
+ * what it got. */
 proctype user()
 {
 	byte me = U_ID, s, ot, ok, oi, mt, v, got;
@@ -313,6 +316,7 @@ proctype user()
 	finished++
 }
 
+/* T: lib/concurrent.c lfpool_concurrent_trim(), keeping KEEP nodes. */
 proctype trimmer()
 {
 	byte me = T_ID, n, kept;

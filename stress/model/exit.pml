@@ -100,6 +100,8 @@ inline cache_free(t) {
 	atomic { assert(mem_gen == 1); cache_alive[t] = 0 }	/* CF3 */
 }
 
+/* Thread t's exit: its key destructor, lib/threadstatic/tls.c release_thread()
+ * (E1-E4). */
 proctype exiter(byte t)
 {
 	byte o;
@@ -123,6 +125,7 @@ proctype exiter(byte t)
 	atomic { lock = 0; finished++ }				/* E4 */
 }
 
+/* lib/threadstatic/threadstatic.c lfpool_ts_destroy() (D1-D8). */
 proctype destroyer()
 {
 	byte o, t;

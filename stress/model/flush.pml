@@ -95,6 +95,8 @@ inline put_objs(b, n, g) {
 	rest = NIL; oh = NIL; ot = 0
 }
 
+/* lib/threadstatic/worker.c lfpool_ts_worker_release() of the slot (W0-W7),
+ * its flush lib/threadstatic/cache.c flush_owned() (F1-F6). */
 proctype releaser(byte r)
 {
 	byte n, i, rest, oh, ot;
@@ -118,6 +120,7 @@ proctype releaser(byte r)
 #endif
 }
 
+/* GETS pops off the loose stack (lib/stack.h lfp_stack_pop_at_mpmc(): G1). */
 proctype getter()
 {
 	byte k, oh, ot, nx;

@@ -53,6 +53,8 @@ byte counted[2];
 bit unlinked[NW], freed[NW];
 bit done;
 
+/* Sections back to back: lib/threadstatic/grace.c enter() (R1-R3), the
+ * section (R4), lib/threadstatic/grace.c lfp_grace_leave() (R5). */
 proctype reader()
 {
 	byte ph, in, w;
@@ -86,6 +88,7 @@ again:
 	od
 }
 
+/* NW trims' waits in turn: lib/threadstatic/grace.c lfp_grace_wait() (W1-W4). */
 proctype trims()
 {
 	byte left, w;

@@ -128,6 +128,10 @@ inline detach(x) {
 	lock = 0
 }
 
+/* T: gets and puts of P, then Q (include/lfpool/ts.h lfpool_ts_get(): H1; its slow
+ * path lib/threadstatic/tls.c lfp_tls_cache(): H2-H3),
+ * maybe a detach (H4), its exit (lib/threadstatic/tls.c release_thread(): H5),
+ * a late call, and glibc's free of its TLS (H6). */
 proctype owner()
 {
 	use(P);
@@ -155,6 +159,7 @@ proctype owner()
 	finished++
 }
 
+/* D: lib/threadstatic/threadstatic.c lfpool_ts_destroy() of P (D1-D3). */
 proctype destroyer()
 {
 	p_done;

@@ -75,6 +75,7 @@ inline grace_wait(t)
 #endif
 }
 
+/* A get of P that creates: lib/threadstatic/ts.h lfp_ts_create_objects(). */
 proctype getter()
 {
 	depth[GETTER]++;		/* G1 */
@@ -89,6 +90,7 @@ proctype getter()
 #endif
 }
 
+/* A trim of R holding m: its wait, lib/threadstatic/threadstatic.c reclaim_side(). */
 proctype trimmer()
 {
 	lock_m();			/* T1 */
@@ -96,6 +98,8 @@ proctype trimmer()
 	unlock_m()			/* T3 */
 }
 
+/* A trim of P whose fini hook trims R and takes m:
+ * lib/threadstatic/threadstatic.c lfpool_ts_trim(). */
 proctype finisher()
 {
 	depth[FINISHER]++;		/* F1 */
@@ -112,6 +116,8 @@ proctype finisher()
 #endif
 }
 
+/* A slab grown inside a section, whose allocator trims R
+ * (lib/threadstatic/grace.c lfp_grace_wait() returns false at once). */
 proctype allocator()
 {
 	depth[ALLOC]++;			/* A1 */

@@ -234,6 +234,9 @@ inline to_depot() {
 	i = 0
 }
 
+/* Owner me: OPS gets (include/lfpool/ts.h lfpool_ts_cache_get(): G1-G4, S1),
+ * puts (include/lfpool/ts.h lfpool_ts_cache_put(): P1, S1) or flushes
+ * (lib/threadstatic/cache.c lfpool_ts_cache_flush(): S1). */
 proctype owner(byte me)
 {
 	short c, l;
@@ -344,6 +347,7 @@ inline depot_take() {
 	}
 }
 
+/* A get at capacity that steals: lib/threadstatic/steal.c lfp_steal() (C2-C7). */
 proctype thief()
 {
 	short top;

@@ -143,6 +143,9 @@ end:	do
 	od
 }
 
+/* The thread on the area's CPU: OPS gets and puts through the sequences
+ * (lib/threadstatic/ts_percpu.c lfp_ts_percpu_get(),
+ * lib/threadstatic/ts_percpu.c lfp_ts_percpu_put(): R0-R5). */
 proctype owner()
 {
 	byte k, o, g, pu, po, x;
@@ -264,6 +267,7 @@ inline depot_take() {
 	}
 }
 
+/* A get at capacity that steals: lib/threadstatic/steal.c lfp_steal() (A0-A4). */
 proctype thief()
 {
 	byte o, pu, po;

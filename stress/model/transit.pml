@@ -74,6 +74,8 @@ inline observe() {
 inline enter() { t_in++ }
 inline leave() { t_in--; t_ended++ }
 
+/* A per-CPU get whose create blocks in the init hook:
+ * lib/threadstatic/ts_percpu.c take_in() (M1-M4). */
 proctype maker()
 {
 	bit got;
@@ -105,6 +107,8 @@ end_hook:	false			/* the init hook never returns */
 	fi
 }
 
+/* The area's user: fast gets and puts, and slow ones in transits
+ * (lib/threadstatic/ts_percpu.c refill(), lib/threadstatic/ts_percpu.c overflow()). */
 proctype user()
 {
 	byte k;
@@ -134,6 +138,8 @@ proctype user()
 	od
 }
 
+/* A get at capacity: lib/threadstatic/ts_percpu.c take_in() (T1), then
+ * lib/threadstatic/steal.c lfp_steal() (T2-T3). */
 proctype thief()
 {
 	bit got;
