@@ -19,11 +19,14 @@
  *   U2  push: link the node to it    lib/stack.h lfp_stack_push_step_mpmc() (the link store)
  *   U3  push: CAS the head (tag+1)   lib/stack.h lfp_stack_push_step_mpmc() (the CAS on
  *                                    lib/stack.h lfp_stack_next_head())
- *   O1  pop: load tag, then index    lib/stack.h lfp_stack_pop_at_mpmc(); the inline get
- *                                    include/lfpool/concurrent.h lfpool_concurrent_get()
- *                                    takes the same steps
+ *   O1  pop: load tag, then index    lib/stack.h lfp_stack_pop_at_mpmc()
  *   O2  pop: load the top's link     lib/stack.h lfp_stack_pop_step_mpmc() (the link load)
  *   O3  pop: CAS the head (tag+1)    lib/stack.h lfp_stack_pop_step_mpmc() (the CAS)
+ * The inline calls of a Concurrent pool take the same steps on its free
+ * stack, written a second time: O1-O3,
+ * include/lfpool/concurrent.h lfpool_concurrent_get(), and U1-U3,
+ * include/lfpool/concurrent.h lfpool_concurrent_put(), both through
+ * include/lfpool/concurrent.h lfpool_conc_cas_() (the CAS).
  * A failed CAS returns the current head, tag included, and the next try
  * builds on it (the _step functions' *old; their retries:
  * lib/stack.c lfp_stack_push_contended_mpmc(),
