@@ -29,7 +29,8 @@
 #     split across two lines (its path ends one), or a citation carries
 #     line numbers (refill() 61-64), which go stale.
 # When a cited function is defined elsewhere in lib/ or include/ (a moved
-# file), the line says where.  Every run first runs the self-test (alone:
+# file), the line says where.  A model named in lib/ or include/
+# ("Model: stress/model/depot.pml, steps R1-R4") must exist too.  Every run first runs the self-test (alone:
 # --self-test): copies of a real model, each with a citation that holds
 # broken in one of those ways, must fail, naming the model, the file and
 # the function, and made-up definitions of each kind must be found, and
@@ -181,6 +182,13 @@ check() {
 			bad=$((bad + 1))
 		done < <(grep -n -o -E '[A-Za-z_][A-Za-z0-9_]*\(\) +[0-9]+(-[0-9]+)?([ ,;)]|$)|\.[chS]:[0-9]+' "$m")
 	done
+	# The code's own pointers to the models ("Model: stress/model/x.pml").
+	while IFS=: read -r file at cite; do
+		[ -n "$cite" ] || continue
+		[ -f "$src/$cite" ] && continue
+		echo "cites: $file:$at: $cite: no such model"
+		bad=$((bad + 1))
+	done < <(cd "$src" && grep -rno -E 'stress/model/[A-Za-z0-9_.-]+\.pml' lib include 2>/dev/null)
 	if [ "$bad" -ne 0 ]; then
 		echo "cites: $bad bad of $cites citations in $models models"
 		return 1
