@@ -197,6 +197,25 @@ check() {
 	return 0
 }
 
+# Model $2 must fail the check against the sources of $1 with a line
+# matching each pattern $4...; $3 says what it tries.
+must_fail() {
+	local src=$1 m=$2 what=$3 out p
+	shift 3
+	if out=$(check "$src" "$m"); then
+		echo "self-test: $what passed:"
+		echo "$out"
+		return 1
+	fi
+	for p in "$@"; do
+		if ! echo "$out" | grep -q -- "$p"; then
+			echo "self-test: $what: no line like '$p':"
+			echo "$out"
+			return 1
+		fi
+	done
+}
+
 # The first citation of the models $2... that holds in $1: "MODEL FILE FUNCTION".
 first_good() {
 	local src=$1 m cite
@@ -224,7 +243,7 @@ self_test() {
 }
 
 self_test_in() {
-	local src=$1 tmp=$2 model file fn ok=0 out base
+	local src=$1 tmp=$2 model file fn ok=0 base
 	mkdir -p "$tmp/m" "$tmp/t/lib" "$tmp/t/include"
 	if read -r model file fn < <(first_good "$src" "$src"/stress/model/*.pml); then
 		base=$(basename "$model" .pml)
@@ -237,21 +256,14 @@ self_test_in() {
 			"$(basename "$file")" "$fn" "$file" "$fn" >"$tmp/m/short.pml"
 		# no citation at all
 		grep -v -E "$CITE" "$model" >"$tmp/m/none.pml"
-		out=$(check "$src" "$tmp/m/$base-gone.pml")
-		[ $? -ne 0 ] && echo "$out" | grep -q "$base-gone.pml:[0-9]*: $file ${fn}_gone(): $file defines no ${fn}_gone" ||
-			{ echo "self-test: a citation of a missing function passed:"; echo "$out"; ok=1; }
-		out=$(check "$src" "$tmp/m/$base-nofile.pml")
-		[ $? -ne 0 ] && echo "$out" | grep -q "lib/gone/gone.c $fn(): lib/gone/gone.c does not exist; $fn is defined in .*$file" ||
-			{ echo "self-test: a citation of a missing file passed:"; echo "$out"; ok=1; }
-		out=$(check "$src" "$tmp/m/short.pml")
-		[ $? -ne 0 ] && echo "$out" | grep -q "a file without its path" &&
-			echo "$out" | grep -q "line numbers go stale" &&
-			echo "$out" | grep -q "short.pml:3: '$file $fn()': a citation split across lines" ||
-			{ echo "self-test: a citation without a path, with line numbers or split passed:"
-			  echo "$out"; ok=1; }
-		out=$(check "$src" "$tmp/m/none.pml")
-		[ $? -ne 0 ] && echo "$out" | grep -q "none.pml: no citation" ||
-			{ echo "self-test: a model without citations passed:"; echo "$out"; ok=1; }
+		must_fail "$src" "$tmp/m/$base-gone.pml" "a citation of a missing function" \
+			"$base-gone.pml:[0-9]*: $file ${fn}_gone(): $file defines no ${fn}_gone" || ok=1
+		must_fail "$src" "$tmp/m/$base-nofile.pml" "a citation of a missing file" \
+			"lib/gone/gone.c $fn(): lib/gone/gone.c does not exist; $fn is defined in .*$file" || ok=1
+		must_fail "$src" "$tmp/m/short.pml" "a citation without a path, with line numbers or split" \
+			"a file without its path" "line numbers go stale" \
+			"short.pml:3: '$file $fn()': a citation split across lines" || ok=1
+		must_fail "$src" "$tmp/m/none.pml" "a model without citations" "none.pml: no citation" || ok=1
 	else
 		echo "self-test: no citation of any model holds: only the made-up definitions are tried"
 	fi
