@@ -122,6 +122,17 @@ defined_in() {
 	echo "${found# }"
 }
 
+# Where $2 is defined now in the sources of $1, as the end of a line.
+where_now() {
+	local where
+	where=$(defined_in "$1" "$2")
+	if [ -n "$where" ]; then
+		echo "$2 is defined in $where"
+	else
+		echo "$2 is defined nowhere in lib/ or include/: does the model still match the code?"
+	fi
+}
+
 # Check models $2... against the sources of $1 (a model below $1 is named
 # from there); print a line per problem, and fail if there is one.
 check() {
@@ -138,17 +149,11 @@ check() {
 			fn=${cite##* }
 			fn=${fn%()}
 			if [ ! -f "$src/$file" ]; then
-				where=$(defined_in "$src" "$fn")
-				echo "cites: $name:$at: $file $fn(): $file does not exist${where:+; $fn is defined in $where}"
+				echo "cites: $name:$at: $file $fn(): $file does not exist; $(where_now "$src" "$fn")"
 				bad=$((bad + 1))
 			elif ! defines "$src/$file" "$fn"; then
-				where=$(defined_in "$src" "$fn")
-				if [ -n "$where" ]; then
-					where="$fn is defined in $where"
-				else
-					where="$fn is defined nowhere in lib/ or include/: does the model still match the code?"
-				fi
-				echo "cites: $name:$at: $file $fn(): $file defines no $fn (a definition, not a mention); $where"
+				echo "cites: $name:$at: $file $fn(): $file defines no $fn (a definition, not a mention);" \
+					"$(where_now "$src" "$fn")"
 				bad=$((bad + 1))
 			fi
 		done < <(grep -n -o -E "$CITE" "$m" | sed 's/  */ /')
