@@ -378,3 +378,147 @@ Test(nodeadlock, signal_handler_in_own_slow_path_percpu)
 {
 	handler_in_put(LFPOOL_F_PERCPU);
 }
+
+/*
+ * The async-signal-safe pair: only the depot's loose objects, never a
+ * cache or a CPU area, never a new object.  EAGAIN when there is nothing
+ * loose, or (get) when the handler interrupted a step holding a lock.
+ */
+static void signal_calls_errors(unsigned flags)
+{
+	lfpool_config cfg = { .obj_size = 32, .flags = flags, .name = "S" };
+	lfpool_ts *p = lfpool_ts_create(&cfg);
+	cr_assert_not_null(p);
+	errno = 0;
+	cr_assert_null(lfpool_ts_get_signal(p));
+	cr_assert_eq(errno, EAGAIN, "nothing loose: EAGAIN, not a new object");
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	cr_assert_eq(st.created, 0);
+	cr_assert_eq(lfpool_ts_prewarm(p, 4), 0);
+	void *objs[5];
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(objs[i] = lfpool_ts_get_signal(p));
+	cr_assert(all_distinct(objs, 4));
+	errno = 0;
+	cr_assert_null(lfpool_ts_get_signal(p));
+	cr_assert_eq(errno, EAGAIN);
+	cr_assert_eq(lfpool_ts_put_signal(p, NULL), 0);
+	cr_assert_eq(lfpool_ts_put_signal(p, objs[2]), 0);
+	cr_assert_eq(lfpool_ts_get_signal(p), objs[2], "the put went to the loose stack");
+	/* A plain get and put of the same thread see the same objects. */
+	cr_assert_eq(lfpool_ts_put_signal(p, objs[3]), 0);
+	cr_assert_eq(lfpool_ts_get(p), objs[3]);
+	lfpool_ts_stats(p, &st);
+	cr_assert_eq(st.live, 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(lfpool_ts_put_signal(p, objs[i]), 0);
+	lfpool_ts_stats(p, &st);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+}
+
+Test(nodeadlock, signal_calls_errors)
+{
+	signal_calls_errors(0);
+}
+
+Test(nodeadlock, signal_calls_errors_percpu)
+{
+	signal_calls_errors(LFPOOL_F_PERCPU);
+}
+
+Test(nodeadlock, signal_calls_errors_debug)
+{
+	signal_calls_errors(LFPOOL_F_DEBUG);
+}
+
+/* From a fini hook during destroy the pool is closing: EINVAL. */
+static lfpool_ts *closing;
+static int closing_get_errno, closing_put_rc, closing_put_errno;
+
+static void fini_calls_signal(void *obj, void *ctx)
+{
+	(void)obj;
+	(void)ctx;
+	errno = 0;
+	if (!lfpool_ts_get_signal(closing))
+		closing_get_errno = errno;
+	errno = 0;
+	closing_put_rc = lfpool_ts_put_signal(closing, obj);
+	closing_put_errno = errno;
+}
+
+Test(nodeadlock, signal_calls_on_a_closing_pool)
+{
+	lfpool_config cfg = { .obj_size = 32, .fini = fini_calls_signal, .name = "S" };
+	closing = lfpool_ts_create(&cfg);
+	cr_assert_not_null(closing);
+	cr_assert_eq(lfpool_ts_prewarm(closing, 2), 0);
+	cr_assert_eq(lfpool_ts_destroy(closing), 0);
+	cr_assert_eq(closing_get_errno, EINVAL);
+	cr_assert_eq(closing_put_rc, -1);
+	cr_assert_eq(closing_put_errno, EINVAL);
+}
+
+/* A handler that interrupts its own thread's put slow path (raising_alloc,
+ * above) with the signal calls: the get fails with EAGAIN (the thread is
+ * inside a grace section), the put goes loose. */
+static struct {
+	void *got, *mine;
+	int got_errno, put_rc;
+} sigsafe;
+
+static void on_usr1_signal_calls(int signo)
+{
+	(void)signo;
+	int saved = errno;
+	errno = 0;
+	sigsafe.got = lfpool_ts_get_signal(sig.pool);
+	sigsafe.got_errno = errno;
+	sigsafe.put_rc = lfpool_ts_put_signal(sig.pool, sigsafe.mine);
+	atomic_store(&sig.ran, true);
+	errno = saved;
+}
+
+static void signal_calls_in_slow_path(unsigned flags)
+{
+	TEST_DEADLINE(DEADLINE);
+	struct sigaction sa = { .sa_handler = on_usr1_signal_calls }, old;
+	cr_assert_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	atomic_store(&sig.ran, false);
+	lfpool_config cfg = { .obj_size = 32, .allocator = &raising_allocator, .flags = flags,
+			      .magazine_size = MAG, .depot_max = OBJS / MAG, .prewarm = OBJS + 8,
+			      .name = "S" };
+	lfpool_ts *p = sig.pool = lfpool_ts_create(&cfg);
+	cr_assert_not_null(p);
+	static void *objs[OBJS];
+	cr_assert_not_null(sigsafe.mine = lfpool_ts_get(p));
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, OBJS), 0);
+	atomic_store(&sig.armed, true);
+	for (size_t i = 0; i < OBJS; i++)
+		lfpool_ts_put(p, objs[i]);
+	cr_assert(atomic_load(&sig.ran), "no magazine grew while the puts ran");
+	cr_assert_eq(sigsafe.put_rc, 0);
+	if (sigsafe.got)
+		lfpool_ts_put(p, sigsafe.got);
+	else
+		cr_assert_eq(sigsafe.got_errno, EAGAIN);
+	assert_all_distinct(p);
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	sigaction(SIGUSR1, &old, NULL);
+	TEST_DEADLINE(0);
+}
+
+Test(nodeadlock, signal_calls_in_own_slow_path)
+{
+	signal_calls_in_slow_path(0);
+}
+
+Test(nodeadlock, signal_calls_in_own_slow_path_percpu)
+{
+	signal_calls_in_slow_path(LFPOOL_F_PERCPU);
+}

@@ -46,8 +46,9 @@
  *   pthread_cancel of a thread    every call: none is a cancellation point;
  *   (cancellation)                the calls that may block or run hooks run
  *                                 with cancellation off (see "Cancellation")
- *   a signal handler on the       ts_get, ts_put, ts_get_bulk, ts_put_bulk
- *   thread (signals)              (per-CPU: always; per-thread: unless it
+ *   a signal handler on the       ts_get_signal, ts_put_signal: always;
+ *   thread (signals)              ts_get, ts_put, ts_get_bulk, ts_put_bulk
+ *                                 (per-CPU: always; per-thread: unless it
  *                                 interrupted a hit on the same pool); when
  *                                 it interrupted a step holding a lock, a
  *                                 get that needs a slow path fails at once
@@ -257,9 +258,14 @@
  * later trim and fork() hung.  The rest of the library (Pool, Concurrent)
  * calls no cancellation point of its own; their hooks are run as called.
  *
- * Signal handlers.  Of this header, a signal handler may call only
- * lfpool_ts_get, lfpool_ts_put, lfpool_ts_get_bulk and lfpool_ts_put_bulk
- * (and the cache calls, on a cache no other code uses meanwhile):
+ * Signal handlers.  A handler may call lfpool_ts_get_signal and
+ * lfpool_ts_put_signal on any ThreadStatic pool, whatever it interrupted:
+ * they use only the depot's lock-free loose stack (a get there fails at
+ * once with EAGAIN when it is empty; prewarm fills it; stress/sc_signals.c
+ * checks them against a handler firing inside every get and put).  Of the
+ * other calls a handler may call only lfpool_ts_get, lfpool_ts_put,
+ * lfpool_ts_get_bulk and lfpool_ts_put_bulk (and the cache calls, on a
+ * cache no other code uses meanwhile):
  *
  *   pool and call from a handler   what it does
  *   ----------------------------   ----------------------------------------
@@ -276,11 +282,12 @@
  *   inside a get or put hit of     cache, whose fast path the interrupted
  *                                  slow path closes meanwhile
  *   per-thread pool whose hit      undefined: a hit is three moves on the
- *   (inline get or put) it         cache's top, not reentrant; block the
- *   interrupted                    signal around the thread's own gets and
- *                                  puts of that pool, or give the handlers
- *                                  pools of their own (or per-CPU ones,
- *                                  whose sequences restart on a signal)
+ *   (inline get or put) it         cache's top, not reentrant; use the
+ *   interrupted                    _signal calls, block the signal around
+ *                                  the thread's own gets and puts of that
+ *                                  pool, or give the handlers pools of
+ *                                  their own (or per-CPU ones, whose
+ *                                  sequences restart on a signal)
  *   any other call                 not async-signal-safe
  *
  * A slow path marks its thread busy while it holds a lock or is inside a
@@ -434,6 +441,15 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *cache);
 /* As lfpool_ts_get_bulk and lfpool_ts_put_bulk, through the cache. */
 LFPOOL_API int lfpool_ts_cache_get_bulk(lfpool_ts_cache *cache, void **objs, size_t n);
 LFPOOL_API void lfpool_ts_cache_put_bulk(lfpool_ts_cache *cache, void *const *objs, size_t n);
+/* Async-signal-safe get and put (see "Signal handlers"), for any pool of
+ * this header: they touch no cache nor CPU area and take no lock.  get
+ * pops one of the depot's loose objects: NULL with errno EAGAIN when it
+ * has none or the handler interrupted a step of the library holding a
+ * lock or inside a grace section, EINVAL on a destroyed pool; it never
+ * creates an object.  put pushes obj onto the loose stack (NULL: no-op),
+ * running the reset hook: 0, or -1 with EINVAL on a destroyed pool. */
+LFPOOL_API void *lfpool_ts_get_signal(lfpool_ts *pool);
+LFPOOL_API int lfpool_ts_put_signal(lfpool_ts *pool, void *obj);
 /* Rare paths of lfpool_ts_get and lfpool_ts_put; call those. */
 LFPOOL_API void *lfpool_ts_get_slow(lfpool_ts *pool);
 LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *pool, void *obj);
@@ -467,6 +483,16 @@ LFPOOL_API struct lfpool_span_ lfpool_ts_cache_span_(const lfpool_ts_cache *cach
 #ifdef LFPOOL_SAN_ANNOTATE_
 LFPOOL_SAN_WRAP_GET_(lfpool_ts_get_slow, void *, lfpool_ts *, lfpool_ts_span_)
 LFPOOL_SAN_WRAP_PUT_(lfpool_ts_put_slow, lfpool_ts *, void *, lfpool_ts_span_)
+LFPOOL_SAN_WRAP_GET_(lfpool_ts_get_signal, void *, lfpool_ts *, lfpool_ts_span_)
+static inline int lfpool_ts_put_signal_san_(lfpool_ts *pool, void *obj)
+{
+	LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
+	LFPOOL_TSAN_RELEASE(obj);
+	LFPOOL_TSAN_QUIET_BEGIN_();
+	int r = lfpool_ts_put_signal(pool, obj);
+	LFPOOL_TSAN_QUIET_END_();
+	return r;
+}
 LFPOOL_SAN_WRAP_BULK_(lfpool_ts_get_bulk, lfpool_ts_put_bulk, lfpool_ts *, lfpool_ts_span_)
 LFPOOL_SAN_WRAP_BULK_(lfpool_ts_cache_get_bulk, lfpool_ts_cache_put_bulk, lfpool_ts_cache *,
 		      lfpool_ts_cache_span_)
@@ -485,6 +511,8 @@ static inline size_t lfpool_ts_drain_san_(lfpool_ts *pool)
 }
 # define lfpool_ts_get_slow lfpool_ts_get_slow_san_
 # define lfpool_ts_put_slow lfpool_ts_put_slow_san_
+# define lfpool_ts_get_signal lfpool_ts_get_signal_san_
+# define lfpool_ts_put_signal lfpool_ts_put_signal_san_
 # define lfpool_ts_get_bulk lfpool_ts_get_bulk_san_
 # define lfpool_ts_put_bulk lfpool_ts_put_bulk_san_
 # define lfpool_ts_cache_get_bulk lfpool_ts_cache_get_bulk_san_

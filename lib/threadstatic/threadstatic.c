@@ -549,7 +549,7 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 	pthread_mutex_unlock(&lfp_ts_lock);
 
 	lfp_core_stats(&p->core, st);
-	st->gets = sum.gets;
+	st->gets = sum.gets + lfp_load_u64_rlx(&p->signal_gets);
 	st->puts = sum.puts + lfp_load_u64_rlx(&p->uncached_puts);
 	/* In a pool in use the sums are of different moments: keep them sane. */
 	st->misses = sum.misses;
@@ -685,6 +685,52 @@ LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
 		lfpool_ts_cache_put(c, obj);
 	else
 		put_uncached(p, obj);
+}
+
+/*
+ * The async-signal-safe pair (lfpool/ts.h, "Signal handlers"): they never
+ * touch the calling thread's caches or CPU area, whose hit (three moves on
+ * a cache's top) a handler may have interrupted, and take no lock.  A get
+ * pops one loose object of the depot (a tagged CAS, reentrant: the
+ * interrupted thread's own CAS on that stack fails and retries) inside a
+ * grace section, entered only when the thread is in none (not busy: its
+ * counters then go 0 -> 1 -> 0 around the pop; the section never
+ * registers with liburcu-bp, whose registration locks and maps); a put
+ * pushes onto that stack as one chain.  Neither creates an object (the
+ * backing allocator and the init hook are not async-signal-safe).
+ */
+LFPOOL_API void *lfpool_ts_get_signal(lfpool_ts *p)
+{
+	if (p->magic != LFP_MAGIC_LIVE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (lfp_busy) {		/* inside a grace section or holding a lock */
+		errno = EAGAIN;
+		return NULL;
+	}
+	void *obj;
+	lfp_grace_enter_locked();
+	uint32_t n = lfp_depot_get_objs(&p->depot, &p->core.slabs, &obj, 1);
+	lfp_grace_leave();
+	if (!n) {
+		errno = EAGAIN;
+		return NULL;
+	}
+	lfp_core_mark_out(&p->core, lfp_slabs_index(&p->core.slabs, obj));
+	lfp_faa_u64_rlx(&p->signal_gets, 1);
+	return obj;
+}
+
+LFPOOL_API int lfpool_ts_put_signal(lfpool_ts *p, void *obj)
+{
+	if (p->magic != LFP_MAGIC_LIVE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (obj)
+		put_uncached(p, obj);
+	return 0;
 }
 
 LFPOOL_API struct lfpool_span_ lfpool_ts_span_(const lfpool_ts *p)

@@ -124,6 +124,7 @@ struct lfpool_ts {
 	struct lfp_depot depot;
 	uint64_t created __attribute__((aligned(64)));	/* objects alive */
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
+	uint64_t signal_gets;		/* lfpool_ts_get_signal's objects */
 	struct lfp_core core;
 	lfpool_ts_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
 	/* Serializes the calls that take from every place (steal, drain,
