@@ -354,12 +354,13 @@ static void handler_in_put(unsigned flags)
 	for (size_t i = 0; i < OBJS; i++)
 		lfpool_ts_put(p, objs[i]);
 	cr_assert(atomic_load(&sig.ran), "no magazine grew while the puts ran");
-	/* Nothing the handler wanted was to be had without the slow path. */
+	/* The bulk get needs the slow path; the single one hits the full
+	 * magazine that the put left open while its allocator runs (the
+	 * cache's lock let go), or fails. */
 	if (!(flags & LFPOOL_F_PERCPU)) {
 		cr_assert_eq(sig.bulk_rc, -1);
 		cr_assert_eq(sig.bulk_errno, EAGAIN);
-		cr_assert_null(sig.one, "the get ran on the interrupted step's magazine");
-		cr_assert_eq(sig.one_errno, EAGAIN);
+		cr_assert(sig.one || sig.one_errno == EAGAIN);
 	} else {
 		cr_assert(sig.bulk_rc == 0 || sig.bulk_errno == EAGAIN);
 	}
@@ -521,4 +522,63 @@ Test(nodeadlock, signal_calls_in_own_slow_path)
 Test(nodeadlock, signal_calls_in_own_slow_path_percpu)
 {
 	signal_calls_in_slow_path(LFPOOL_F_PERCPU);
+}
+
+/*
+ * A per-thread put that needs a new magazine may grow the magazines' slabs
+ * through the backing allocator: it does so with its cache's lock let go,
+ * so a drain (a thief of that cache) from another thread waits for no
+ * allocator.  Thread A puts 16 magazines' worth (each needs a spare empty
+ * magazine: the depot's go full) while the allocator, armed after the
+ * objects were made, blocks in the first growth of the magazines' slabs;
+ * the main thread then drains, and must return before A is let go.
+ */
+#define PUT_MAG 4
+#define PUT_OBJS (16 * PUT_MAG)
+
+static void *put_all(void *p)
+{
+	void *objs[PUT_OBJS];
+	cr_assert_eq(lfpool_ts_get_bulk(p, objs, PUT_OBJS), 0);
+	atomic_store(&blocking.armed, true);
+	for (size_t i = 0; i < PUT_OBJS; i++)
+		lfpool_ts_put(p, objs[i]);
+	return NULL;
+}
+
+static void *drain_it(void *p)
+{
+	lfpool_ts_drain(p);
+	atomic_store(&finished, true);
+	return NULL;
+}
+
+Test(nodeadlock, drain_waits_for_no_allocator_of_a_put)
+{
+	TEST_DEADLINE(DEADLINE);
+	sem_init(&blocking.entered, 0, 0);
+	sem_init(&blocking.go, 0, 0);
+	atomic_store(&blocking.armed, false);
+	atomic_store(&finished, false);
+	lfpool_config cfg = { .obj_size = 32, .allocator = &blocking_allocator,
+			      .magazine_size = PUT_MAG, .depot_max = 64, .name = "A" };
+	lfpool_ts *p = lfpool_ts_create(&cfg);
+	cr_assert_not_null(p);
+	pthread_t a, d;
+	cr_assert_eq(pthread_create(&a, NULL, put_all, p), 0);
+	sem_wait(&blocking.entered);	/* A is in the allocator */
+	cr_assert_eq(pthread_create(&d, NULL, drain_it, p), 0);
+	/* A drain that waits for A's cache lock never finishes: the deadline
+	 * (SIGALRM) ends the test. */
+	while (!atomic_load(&finished))
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
+	sem_post(&blocking.go);
+	cr_assert_eq(pthread_join(a, NULL), 0);
+	cr_assert_eq(pthread_join(d, NULL), 0);
+	assert_all_distinct(p);
+	lfpool_stats st;
+	lfpool_ts_stats(p, &st);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	TEST_DEADLINE(0);
 }

@@ -28,11 +28,12 @@
  *                                 grace section, and the pool holds none of
  *                                 its locks across them (see "Hooks"), but:
  *                                 a slab growth's allocator call holds its
- *                                 grow lock, which a trim waits for; a
+ *                                 grow lock, which a trim waits for (a
  *                                 per-thread cache's put that makes a
- *                                 magazine holds the cache's lock, and a
- *                                 trim of a pool with no fini hook gives
- *                                 slabs back holding the pool's steal lock
+ *                                 magazine lets the cache's lock go
+ *                                 first), and a trim of a pool with no
+ *                                 fini hook gives slabs back holding the
+ *                                 pool's steal lock
  *                                 (see "Sizing"): another thread's get at
  *                                 capacity, drain or trim waits for those.
  *                                 Meanwhile a get at capacity of the pool
@@ -280,7 +281,8 @@
  *   per-thread pool that the       as per-CPU (EAGAIN, the loose stack);
  *   interrupted code is not        the handler's hits run on the thread's
  *   inside a get or put hit of     cache, whose fast path the interrupted
- *                                  slow path closes meanwhile
+ *                                  slow path closes while it holds the
+ *                                  cache's lock
  *   per-thread pool whose hit      undefined: a hit is three moves on the
  *   (inline get or put) it         cache's top, not reentrant; use the
  *   interrupted                    _signal calls, block the signal around

@@ -281,16 +281,27 @@ static bool refill(lfpool_ts_cache *c, uint32_t need)
 	return n != 0;
 }
 
-/* Lock held, the loaded magazine is full: make room in it. */
+/* An empty magazine taken for make_room and not used goes to the depot. */
+static void give_spare(struct lfp_depot *d, uint32_t spare)
+{
+	if (spare != LFP_NIL)
+		lfp_depot_push(d, &d->empty, spare);
+}
+
+/* Lock held, the loaded magazine is full: make room in it; spare, an empty
+ * magazine taken with the lock let go (spare_unowned), or LFP_NIL. */
 /* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
-static void make_room(lfpool_ts_cache *c)
+static void make_room(lfpool_ts_cache *c, uint32_t spare)
 {
 	struct lfp_depot *d = &c->pool->depot;
 	const struct lfp_slabs *s = &c->pool->core.slabs;
 	if (c->prev_count == d->mag_size) {
 		uint32_t mag = lfp_depot_pop(d, &d->empty);
-		if (mag == LFP_NIL)
-			mag = lfp_depot_spare(d);
+		if (mag == LFP_NIL) {
+			mag = spare;
+			spare = LFP_NIL;
+		}
+		give_spare(d, spare);
 		if (mag != LFP_NIL) {
 			lfp_depot_push(d, &d->full, c->prev);
 			bump(&c->full_pushes, 1);
@@ -304,21 +315,50 @@ static void make_room(lfpool_ts_cache *c)
 	}
 	/* The depot is at its bound, or a thief left the previous magazine
 	 * part full: its objects go below the depot (one CAS). */
+	give_spare(d, spare);
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
 	set_prev_count(c, 0);
 	rotate(c, c->prev, c->prev_objs, 0);
 }
 
-/* Lock held: put n accepted objects into the magazines. */
+/*
+ * Owned (own), both magazines full and the depot's empty stack empty: a
+ * spare empty magazine, or LFP_NIL (the census allows none).  Taking one
+ * may grow the magazines' slabs through the backing allocator, the
+ * application's code, which may block: it runs with the lock let go, so
+ * that a thief (a steal at capacity, a drain) of this cache waits for no
+ * allocator (lfpool/ts.h, "Hooks"), inside the caller's grace section as
+ * every allocator call (grace.h).  A thief may have taken from the
+ * magazines meanwhile: the caller looks at them again.
+ */
+static uint32_t spare_unowned(lfpool_ts_cache *c)
+{
+	disown(c);
+	uint32_t mag = lfp_depot_spare(&c->pool->depot);
+	own(c);
+	return mag;
+}
+
+/* Owned: put n accepted objects into the magazines. */
 static void push_objs(lfpool_ts_cache *c, void *const *objs, size_t n)
 {
-	uint32_t m = c->pool->depot.mag_size;
+	struct lfp_depot *d = &c->pool->depot;
+	uint32_t m = d->mag_size;
 	while (n) {
 		uint32_t count = loaded_n(c);
 		LFP_ASSERT(count <= m);
 		if (count == m) {
+			uint32_t spare = LFP_NIL;
+			if (c->prev_count == m &&
+			    lfp_stack_top(lfp_stack_load(&d->empty)) == LFP_NIL) {
+				spare = spare_unowned(c);
+				if (loaded_n(c) < m) {	/* a thief made room */
+					give_spare(d, spare);
+					continue;
+				}
+			}
 			uint64_t h = held_owned(c);
-			make_room(c);
+			make_room(c, spare);
 			moved(c, h);
 			count = loaded_n(c);
 		}
