@@ -13,12 +13,24 @@
  * object may be handed to two holders at once (an owner word, swapped),
  * and the census finds every object once, none held.  A handler that spun
  * on its own thread's lock would hang the run (its watchdog ends it).
+ *
+ * Then the handler calls lfpool_ts_get_signal and lfpool_ts_put_signal on
+ * P itself, per-thread and per-CPU, interrupting its thread's hits: a get
+ * may fail only with EAGAIN, no object goes to two holders, and afterwards
+ * the census gets every object made without making one more (none lost).
+ * signals-control, the negative control, does the same with the plain
+ * lfpool_ts_get and lfpool_ts_put on a per-thread P, which ts.h calls
+ * undefined there: it passes only when the checks catch a duplicated or
+ * lost object.
  */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "stress.h"
 
@@ -31,8 +43,15 @@ struct sig_obj {
 	unsigned char pad[60];
 };
 
+/* What the handler calls: the plain calls on H (another per-thread pool)
+ * or on a per-CPU P; the signal-safe pair on P; the plain calls on a
+ * per-thread P (the negative control). */
+enum handler_mode { PLAIN_OTHER, SIGNAL_SAME, PLAIN_SAME };
+
 static lfpool_ts *sig_pool;		/* atomic: the pool handlers use */
-static uint64_t handled, handler_gets, handler_again;	/* atomic counts */
+static enum handler_mode handler_mode;	/* atomic */
+static uint32_t bad_census;		/* atomic: an object lost */
+static uint64_t handled, handler_gets, handler_again, signal_gets;	/* atomic counts */
 static uint32_t bad_owner, bad_errno;	/* atomic: failures seen */
 static __thread void *stash[STASH];
 static __thread unsigned nstash, mark;
@@ -56,7 +75,12 @@ static void handler_get(lfpool_ts *p, bool bulk)
 	void *objs[2];
 	size_t n = bulk && nstash + 2 <= STASH ? 2 : 1;
 	errno = 0;
-	int ok = n == 2 ? lfpool_ts_get_bulk(p, objs, 2) == 0 : (objs[0] = lfpool_ts_get(p)) != NULL;
+	int ok;
+	if (__atomic_load_n(&handler_mode, __ATOMIC_RELAXED) == SIGNAL_SAME)
+		ok = (objs[0] = lfpool_ts_get_signal(p)) != NULL, n = 1;
+	else
+		ok = n == 2 ? lfpool_ts_get_bulk(p, objs, 2) == 0
+			    : (objs[0] = lfpool_ts_get(p)) != NULL;
 	if (!ok) {
 		if (errno != EAGAIN)
 			__atomic_store_n(&bad_errno, (uint32_t)errno | 1u << 31, __ATOMIC_RELAXED);
@@ -68,6 +92,8 @@ static void handler_get(lfpool_ts *p, bool bulk)
 		stash[nstash++] = objs[i];
 	}
 	__atomic_fetch_add(&handler_gets, n, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&handler_mode, __ATOMIC_RELAXED) == SIGNAL_SAME)
+		__atomic_fetch_add(&signal_gets, n, __ATOMIC_RELAXED);
 }
 
 static void on_signal(int signo)
@@ -78,7 +104,9 @@ static void on_signal(int signo)
 	uint64_t coin = rng_next(&hrng);
 	if (nstash && (nstash == STASH || coin & 1)) {
 		release(stash[--nstash], mark | 1u << 31);
-		if (coin & 2)
+		if (__atomic_load_n(&handler_mode, __ATOMIC_RELAXED) == SIGNAL_SAME)
+			lfpool_ts_put_signal(p, stash[nstash]);
+		else if (coin & 2)
 			lfpool_ts_put(p, stash[nstash]);
 		else
 			lfpool_ts_put_bulk(p, &stash[nstash], 1);
@@ -140,7 +168,8 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* Every object the pool made, each once and none held. */
+/* Every object the pool made, each once and none held: a get of them all
+ * makes none (a lost object would be made up for). */
 static void census(struct run *r, lfpool_ts *p)
 {
 	lfpool_stats st;
@@ -153,6 +182,9 @@ static void census(struct run *r, lfpool_ts *p)
 		free(objs);
 		return;
 	}
+	lfpool_ts_stats(p, &st);
+	if (st.created != n)
+		__atomic_store_n(&bad_census, 1, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < n; i++)
 		claim(objs[i], 0xc0u);
 	for (size_t i = 0; i < n; i++)
@@ -204,15 +236,21 @@ static lfpool_ts *small_pool(struct run *r, unsigned flags)
 }
 
 /* Workers on a fresh pool for ROUND seconds, SIGUSR1 to each in turn. */
-static void signal_round(struct run *r, unsigned flags)
+static void signal_round(struct run *r, unsigned flags, enum handler_mode mode)
 {
 	lfpool_ts *p = small_pool(r, flags);
-	lfpool_ts *h = flags & LFPOOL_F_PERCPU ? p : small_pool(r, 0);
+	bool same = mode != PLAIN_OTHER || flags & LFPOOL_F_PERCPU;
+	lfpool_ts *h = same ? p : small_pool(r, 0);
 	if (!p || !h) {
 		if (p)
 			lfpool_ts_destroy(p);
 		return;
 	}
+	/* Loose objects for the signal-safe gets (flushes, drains and the
+	 * handlers' puts add more). */
+	if (mode != PLAIN_OTHER && lfpool_ts_prewarm(p, 64) != 0)
+		run_fail(r, "signals: prewarm failed");
+	__atomic_store_n(&handler_mode, mode, __ATOMIC_RELAXED);
 	__atomic_store_n(&sig_pool, h, __ATOMIC_RELEASE);
 	__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
 	struct sig_worker ws[STRESS_MAX_THREADS];
@@ -255,24 +293,105 @@ static void signal_round(struct run *r, unsigned flags)
 	}
 }
 
+static void handle_signals(bool on)
+{
+	static struct sigaction old;
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	if (on)
+		sigaction(SIGUSR1, &sa, &old);
+	else
+		sigaction(SIGUSR1, &old, NULL);
+	__atomic_store_n(&bad_owner, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bad_census, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bad_errno, 0, __ATOMIC_RELAXED);
+}
+
 static void signals(struct run *r)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, &old);
+	handle_signals(true);
 	do {
-		signal_round(r, 0);
-		signal_round(r, LFPOOL_F_PERCPU);
+		signal_round(r, 0, PLAIN_OTHER);
+		signal_round(r, LFPOOL_F_PERCPU, PLAIN_OTHER);
+		signal_round(r, 0, SIGNAL_SAME);
+		signal_round(r, LFPOOL_F_PERCPU, SIGNAL_SAME);
 	} while (!run_over(r));
-	sigaction(SIGUSR1, &old, NULL);
 	if (__atomic_load_n(&bad_owner, __ATOMIC_RELAXED))
 		run_fail(r, "signals: an object was handed to two holders at once");
+	if (__atomic_load_n(&bad_census, __ATOMIC_RELAXED))
+		run_fail(r, "signals: an object was lost (the census made one more)");
 	uint32_t e = __atomic_load_n(&bad_errno, __ATOMIC_RELAXED);
 	if (e)
 		run_fail(r, "signals: a handler's get failed with errno %u, not EAGAIN",
 			 e & ~(1u << 31));
 	if (!__atomic_load_n(&handled, __ATOMIC_RELAXED))
 		run_fail(r, "signals: no handler ran");
+	if (!__atomic_load_n(&signal_gets, __ATOMIC_RELAXED))
+		run_fail(r, "signals: no lfpool_ts_get_signal found an object");
+	handle_signals(false);
+}
+
+/* The child of the negative control: rounds until the checks catch what
+ * the plain calls break; exit 0 when they did, NOT_CAUGHT when not.  What
+ * they break may also crash it first (a cache's top moved twice: a slow
+ * path copies from far below the magazine), or hang it. */
+#define NOT_CAUGHT 3
+
+static void control_child(struct run *r)
+{
+	/* What they break may hang it too (a worker's slow path on a top
+	 * below its magazine): its own deadline, SIGALRM's default. */
+	signal(SIGALRM, SIG_DFL);
+	alarm((unsigned)r->opt->seconds + 5);
+	handle_signals(true);
+	bool caught = false;
+	while (!caught && !run_over(r)) {
+		signal_round(r, 0, PLAIN_SAME);
+		caught = __atomic_load_n(&bad_owner, __ATOMIC_RELAXED) ||
+			 __atomic_load_n(&bad_census, __ATOMIC_RELAXED);
+	}
+	if (caught)
+		printf("     signals-control: caught a %s object after %.3f s (%llu gets)\n",
+		       __atomic_load_n(&bad_owner, __ATOMIC_RELAXED) ? "duplicated" : "lost",
+		       now_seconds() - r->start, (unsigned long long)r->t.gets);
+	fflush(stdout);
+	_exit(caught ? 0 : NOT_CAUGHT);
+}
+
+/*
+ * The negative control: the handler's plain calls on its thread's
+ * per-thread pool, in a child process, must be caught (or crash it).
+ * Not under ThreadSanitizer, which runs a handler only at the thread's
+ * next call into the runtime, never inside a hit.
+ */
+static void signals_control(struct run *r)
+{
+#ifdef LFPOOL_TSAN
+	printf("     signals-control: not run under ThreadSanitizer (handlers are deferred)\n");
+	(void)r;
+	(void)control_child;
+#else
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		control_child(r);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		run_fail(r, "signals-control: fork or waitpid failed");
+		return;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == NOT_CAUGHT)
+		run_fail(r, "signals-control: plain gets and puts in a handler on its own "
+			 "per-thread pool were not caught");
+	else if (WIFSIGNALED(status))
+		printf("     signals-control: the child %s (signal %d): caught\n",
+		       WTERMSIG(status) == SIGALRM ? "hung" : "crashed", WTERMSIG(status));
+	else if (WEXITSTATUS(status) != 0)
+		printf("     signals-control: the child failed (exit %d): caught\n",
+		       WEXITSTATUS(status));
+#endif
 }
 
 const struct scenario sc_signals = { "signals", true, false, 2, signals };
+const struct scenario sc_signals_control = { "signals-control", true, false, 2,
+					     signals_control };
