@@ -582,3 +582,99 @@ Test(nodeadlock, drain_waits_for_no_allocator_of_a_put)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	TEST_DEADLINE(0);
 }
+
+/*
+ * A trim of a pool with no fini hook gives its objects' slabs back holding
+ * the pool's steal lock (lfpool/ts.h, "Sizing"), so that a get at capacity
+ * meanwhile never fails with ENOBUFS: it waits, in its steal, for that
+ * trim's frees (the backing allocator's free, here one that blocks), then
+ * finds their room.  Negative control: the same pool with a fini hook,
+ * whose trim finalizes holding no lock, fails that get with ENOBUFS at
+ * once (the hooks' case in the table).
+ */
+#define TRIM_CAP 16
+
+static struct {
+	atomic_bool armed, got_done;
+	sem_t entered, go;
+	void *got;
+	int got_errno;
+} slowfree;
+
+static void blocking_free_once(void *ptr, size_t size, void *ctx)
+{
+	if (atomic_exchange(&slowfree.armed, false)) {
+		sem_post(&slowfree.entered);
+		sem_wait(&slowfree.go);
+	}
+	blocking_free(ptr, size, ctx);
+}
+
+static const lfpool_allocator slow_free_allocator = { blocking_alloc, blocking_free_once, NULL };
+
+static void *trim_all(void *p)
+{
+	lfpool_ts_trim(p, 0);
+	return NULL;
+}
+
+static void *get_at_capacity(void *p)
+{
+	errno = 0;
+	slowfree.got = lfpool_ts_get(p);
+	slowfree.got_errno = errno;
+	atomic_store(&slowfree.got_done, true);
+	return NULL;
+}
+
+static void nothing(void *obj, void *ctx)
+{
+	(void)obj;
+	(void)ctx;
+}
+
+/* A trim of a full depot whose free blocks, and a get at capacity then. */
+static void get_during_trim_free(lfpool_hook_fn fini, bool *waited)
+{
+	TEST_DEADLINE(DEADLINE);
+	sem_init(&slowfree.entered, 0, 0);
+	sem_init(&slowfree.go, 0, 0);
+	atomic_store(&slowfree.got_done, false);
+	lfpool_config cfg = { .obj_size = 64, .capacity = TRIM_CAP, .prewarm = TRIM_CAP,
+			      .fini = fini, .allocator = &slow_free_allocator, .name = "T" };
+	lfpool_ts *p = lfpool_ts_create(&cfg);
+	cr_assert_not_null(p);
+	atomic_store(&slowfree.armed, true);
+	pthread_t t, g;
+	cr_assert_eq(pthread_create(&t, NULL, trim_all, p), 0);
+	sem_wait(&slowfree.entered);	/* the trim frees a slab */
+	cr_assert_eq(pthread_create(&g, NULL, get_at_capacity, p), 0);
+	/* Give the get time to finish if it does not wait (it passes either
+	 * way when it has not reached its steal yet). */
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	*waited = !atomic_load(&slowfree.got_done);
+	sem_post(&slowfree.go);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(pthread_join(g, NULL), 0);
+	lfpool_ts_put(p, slowfree.got);
+	cr_assert_eq(lfpool_ts_destroy(p), 0);
+	TEST_DEADLINE(0);
+}
+
+Test(nodeadlock, get_at_capacity_waits_for_a_trims_frees)
+{
+	bool waited;
+	get_during_trim_free(NULL, &waited);
+	cr_assert_not_null(slowfree.got, "a get at capacity failed (errno %d) while a trim freed",
+			   slowfree.got_errno);
+	cr_assert(waited, "the get returned while the trim's free blocked");
+}
+
+Test(nodeadlock, get_at_capacity_fails_while_a_trim_finalizes)
+{
+	bool waited;
+	get_during_trim_free(nothing, &waited);
+	cr_assert_null(slowfree.got);
+	cr_assert_eq(slowfree.got_errno, ENOBUFS);
+	cr_assert_not(waited);
+}
