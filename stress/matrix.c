@@ -30,9 +30,17 @@
  * Each row runs once as is and once with yield injection: a random yield or
  * spin around every atomic step of the library (lib/atomic.h) and in the
  * stack's CAS windows (lfp_stress_yield).
+ * The "signal" line (ThreadStatic modes) is a call of the other thread's
+ * signal handler: its step sends SIGUSR2 to the other thread while that
+ * thread runs its own call, and the handler gets an object with
+ * lfpool_ts_get_signal (EAGAIN only) and claims it (owner word), or puts
+ * the one it got in the thread's previous signal back with
+ * lfpool_ts_put_signal (lfpool/ts.h, "Signal handlers"); its rows'
+ * capacity leaves room for the handlers' objects.
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +91,7 @@ struct mx {
 	void *stash[2][HOLD];		/* got by thread 0, put by the other */
 	unsigned stashed[2];
 	lfpool_ts_cache *shared_slot;	/* atomic: what worker_cache(W_SHARED) gave */
+	pthread_t thread[2];		/* the row's threads, for step_signal */
 };
 
 /* ---- steps ---------------------------------------------------------------- */
@@ -330,6 +339,70 @@ static void step_worker_release(struct worker *w, struct mx *m)
 	lfpool_ts_worker_release(w->rd->pool, W_SHARED);
 }
 
+/* The signal handler's pool (NULL between rows) and its thread's owner
+ * word for what it holds (a worker of its own: the thread's tid + 1000). */
+static lfpool_ts *signal_pool;		/* atomic */
+static __thread struct worker handler_w;
+static uint32_t signal_bad_errno;	/* atomic */
+static uint64_t signal_gets;		/* atomic */
+
+static __thread void *handler_held;	/* got in one signal, put in the next */
+
+/* Put what the handler holds back (the last signal, or the row's end with
+ * the signal blocked). */
+static void handler_put(lfpool_ts *p)
+{
+	void *o = handler_held;
+	handler_held = NULL;
+	if (o && obj_release(&handler_w, o))
+		lfpool_ts_put_signal(p, o);
+}
+
+static void on_usr2(int signo)
+{
+	(void)signo;
+	int saved = errno;
+	lfpool_ts *p = __atomic_load_n(&signal_pool, __ATOMIC_ACQUIRE);
+	if (p && handler_w.rd && handler_held) {
+		handler_put(p);
+	} else if (p && handler_w.rd) {
+		errno = 0;
+		void *o = lfpool_ts_get_signal(p);
+		if (!o && errno != EAGAIN)
+			__atomic_store_n(&signal_bad_errno, (uint32_t)errno, __ATOMIC_RELAXED);
+		if (o && obj_claim(&handler_w, o)) {
+			handler_held = o;
+			__atomic_fetch_add(&signal_gets, 1, __ATOMIC_RELAXED);
+		}
+	}
+	errno = saved;
+}
+
+/* At the row's end: no more signals on this thread, the handler's object
+ * back. */
+static void handler_done(struct worker *w)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	lfpool_ts *p = __atomic_load_n(&signal_pool, __ATOMIC_ACQUIRE);
+	if (handler_held && p)
+		handler_put(p);
+	w->t.gets += handler_w.t.gets;
+	w->t.puts += handler_w.t.puts;
+	handler_w.rd = NULL;
+}
+
+/* Signals to the other thread of the row, during its call's steps, and a
+ * get and put of our own. */
+static void step_signal(struct worker *w, struct mx *m)
+{
+	for (unsigned i = 0; i < 4; i++)
+		pthread_kill(m->thread[1 - w->index], SIGUSR2);
+	step_get(w, m);
+}
+
 #define TS3(n) { NULL, NULL, "ts_" n, "ts_" n, "ts_" n }
 #define HANDLE(n) { NULL, n, "ts_" n, "cache_" n, "ts_" n }
 
@@ -355,6 +428,7 @@ static const struct call calls[] = {
 				     "cache_create+destroy" } },
 	{ step_worker_cache, NULL, TS3("worker_cache") },
 	{ step_worker_release, prep_worker_release, TS3("worker_release") },
+	{ step_signal, NULL, TS3("signal") },
 };
 static const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
 
@@ -387,6 +461,10 @@ static void row_worker(struct worker *w)
 {
 	struct mx *m = w->arg;
 	yield_rng = w->rng;
+	handler_w = *w;
+	handler_w.tid = w->tid + 1000;
+	handler_w.t = (struct tally){ 0 };
+	m->thread[w->index] = pthread_self();	/* before the first barrier */
 	for (unsigned e = 0;; e++) {
 		if (w->index == 0)
 			__atomic_store_n(&m->done, round_done(w, e), __ATOMIC_RELAXED);
@@ -395,6 +473,7 @@ static void row_worker(struct worker *w)
 			break;
 		m->epoch(w, m);
 	}
+	handler_done(w);
 }
 
 /* A table row's epoch: the calls' preparation on thread 0, then STEPS
@@ -478,6 +557,15 @@ static size_t row_capacity(unsigned mode)
 	return mode == M_CONC ? CONC_CAP : 4 * HOLD;
 }
 
+/* Whether call a or b of a row is step's. */
+static bool row_has(const struct mx *m, void (*step)(struct worker *, struct mx *))
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (m->call[i] < ncalls && calls[m->call[i]].step == step)
+			return true;
+	return false;
+}
+
 /* One pool instance of the row, with its sibling. */
 static void row_round(struct run *r, struct mx *m)
 {
@@ -497,7 +585,10 @@ static void row_round(struct run *r, struct mx *m)
 		run_fail(r, "the sibling pool: %s", strerror(errno));
 	} else if (round_open(&rd, r, &cfg)) {
 		pthread_barrier_init(&m->bar, NULL, 2);
+		if (row_has(m, step_signal))
+			__atomic_store_n(&signal_pool, rd.pool, __ATOMIC_RELEASE);
 		round_workers(&rd, 2, row_worker, m);
+		__atomic_store_n(&signal_pool, NULL, __ATOMIC_RELEASE);
 		pthread_barrier_destroy(&m->bar);
 		if (m->mode != M_CONC)
 			for (unsigned w = W_SHARED; w <= W_OWN + 1; w++)
@@ -543,9 +634,10 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 	 * pools have one) finalizes objects, which it does holding no lock
 	 * (hooks may block and call any pool).  Nothing else lets a get fail
 	 * while objects are pooled. */
-	bool trims = (a < ncalls && calls[a].step == step_trim) ||
-		     (b < ncalls && calls[b].step == step_trim);
-	m.enobufs_ok = trims && mode >= M_TS;
+	m.enobufs_ok = row_has(&m, step_trim) && mode >= M_TS;
+	/* A handler holds one object while its thread holds what it may. */
+	if (row_has(&m, step_signal))
+		m.cap += 2;
 	snprintf(row_name, sizeof(row_name), "%s%s", name_of(mode, a, b), yield ? "+yield" : "");
 	run_begin(r, opt, row_name, mode_flavour[mode], 2);
 	r->yield = yield ? 1 : -1;	/* every atomic step (lib/atomic.h) */
@@ -554,6 +646,9 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 		row_round(r, &m);
 	while (!run_over(r));
 	lfp_stress_yield = NULL;
+	uint32_t e = __atomic_exchange_n(&signal_bad_errno, 0, __ATOMIC_RELAXED);
+	if (e)
+		run_fail(r, "lfpool_ts_get_signal failed with %s, not EAGAIN", strerror((int)e));
 	return run_end(r);
 }
 
@@ -591,6 +686,9 @@ int main(int argc, char **argv)
 	struct options opt;
 	const char *only;
 	parse_options(argc, argv, &opt, &only);
+	struct sigaction sa = { .sa_handler = on_usr2, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
 	struct run r = { .index = 0 };
 	unsigned rows[M_MODES] = { 0 }, passed = 0, failed = 0;
 	uint64_t ops[M_MODES] = { 0 };
@@ -628,7 +726,8 @@ int main(int argc, char **argv)
 		       mode == M_POOL ? "  (pool.h: one thread at a time, no concurrent calls)" : "");
 		total += rows[mode];
 	}
-	printf("matrix: %u rows, %u runs\n", total, 2 * total);
+	printf("matrix: %u rows, %u runs; %llu objects got and put by signal handlers\n", total,
+	       2 * total, (unsigned long long)__atomic_load_n(&signal_gets, __ATOMIC_RELAXED));
 	printf("%u passed, %u failed\n", passed, failed);
 	/* A filter that matched no row ran nothing: a negative control run
 	 * that way (variants.sh, --only strand) would prove nothing. */
