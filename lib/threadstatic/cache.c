@@ -290,7 +290,7 @@ static void give_spare(struct lfp_depot *d, uint32_t spare)
 
 /* Lock held, the loaded magazine is full: make room in it; spare, an empty
  * magazine taken with the lock let go (spare_unowned), or LFP_NIL. */
-/* Model: stress/model/depot.pml, steps M1-M6; census.pml, S1-S2 and B1. */
+/* Model: stress/model/depot.pml, steps M1, M4-M6; census.pml, B1. */
 static void make_room(lfpool_ts_cache *c, uint32_t spare)
 {
 	struct lfp_depot *d = &c->pool->depot;
@@ -331,6 +331,7 @@ static void make_room(lfpool_ts_cache *c, uint32_t spare)
  * every allocator call (grace.h).  A thief may have taken from the
  * magazines meanwhile: the caller looks at them again.
  */
+/* Model: stress/model/depot.pml, steps M2-M3; census.pml, S1-S2. */
 static uint32_t spare_unowned(lfpool_ts_cache *c)
 {
 	disown(c);

@@ -38,8 +38,12 @@
  *                                   the depot first, lib/threadstatic/steal.c take_depot(),
  *                                   then the other caches, steal.pml) and creates once more
  *   M1  make_room: pop an empty     lib/threadstatic/cache.c make_room()
- *   M2  spare: the census CAS       lib/threadstatic/cache.c make_room(),
+ *   M2  spare: the census CAS       lib/threadstatic/cache.c spare_unowned(),
  *                                   lib/threadstatic/depot.c lfp_depot_spare()
+ *                                   (the code takes the spare before M1, the
+ *                                   cache's lock let go, when the empty stack
+ *                                   looks empty, and pushes it there if M1
+ *                                   then finds one: not modelled)
  *   M3  spare: magazine memory      lib/threadstatic/depot.c lfp_depot_spare()
  *   M4  make_room: push full prev   lib/threadstatic/cache.c make_room()
  *   M5  depot at bound: loose       lib/threadstatic/cache.c make_room()
