@@ -37,6 +37,10 @@
  * the one it got in the thread's previous signal back with
  * lfpool_ts_put_signal (lfpool/ts.h, "Signal handlers"); its rows'
  * capacity leaves room for the handlers' objects.
+ * The "cancel" line starts a thread that gets (its cache made), drains and
+ * trims, cancels it at once and joins it, then trims, gets and puts: no
+ * call may be cancelled inside, nor leave a lock behind (lfpool/ts.h,
+ * "Cancellation").
  */
 #include <errno.h>
 #include <sched.h>
@@ -403,6 +407,40 @@ static void step_signal(struct worker *w, struct mx *m)
 	step_get(w, m);
 }
 
+/* A thread that runs slow paths (its first get makes its cache), a drain
+ * and a trim, cancelled as it starts (lfpool/ts.h, "Cancellation": no
+ * call is a cancellation point, those that may block run with it off),
+ * with its object put back before the next cancellation point. */
+static void *cancelled_calls(void *pool)
+{
+	void *o = lfpool_ts_get(pool);
+	if (o)
+		lfpool_ts_put(pool, o);
+	lfpool_ts_drain(pool);
+	lfpool_ts_trim(pool, 0);
+	for (;;)
+		pthread_testcancel();
+	return NULL;
+}
+
+/* Such a thread, cancelled at once and joined; then this thread's own
+ * trim and a get and put (a lock left held by the cancelled thread, as
+ * liburcu-bp's once was, would hang them: the run's watchdog). */
+static void step_cancel(struct worker *w, struct mx *m)
+{
+	pthread_t t;
+	void *ret;
+	if (pthread_create(&t, NULL, cancelled_calls, w->rd->pool) != 0) {
+		run_fail(w->rd->run, "cancel: pthread_create failed");
+		return;
+	}
+	pthread_cancel(t);
+	if (pthread_join(t, &ret) != 0 || ret != PTHREAD_CANCELED)
+		run_fail(w->rd->run, "cancel: the thread was not cancelled");
+	step_trim(w, m);
+	step_get(w, m);
+}
+
 #define TS3(n) { NULL, NULL, "ts_" n, "ts_" n, "ts_" n }
 #define HANDLE(n) { NULL, n, "ts_" n, "cache_" n, "ts_" n }
 
@@ -429,6 +467,7 @@ static const struct call calls[] = {
 	{ step_worker_cache, NULL, TS3("worker_cache") },
 	{ step_worker_release, prep_worker_release, TS3("worker_release") },
 	{ step_signal, NULL, TS3("signal") },
+	{ step_cancel, NULL, TS3("cancel") },
 };
 static const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
 
@@ -634,9 +673,10 @@ static bool run_row(const struct options *opt, struct run *r, unsigned mode, uns
 	 * pools have one) finalizes objects, which it does holding no lock
 	 * (hooks may block and call any pool).  Nothing else lets a get fail
 	 * while objects are pooled. */
-	m.enobufs_ok = row_has(&m, step_trim) && mode >= M_TS;
-	/* A handler holds one object while its thread holds what it may. */
-	if (row_has(&m, step_signal))
+	m.enobufs_ok = (row_has(&m, step_trim) || row_has(&m, step_cancel)) && mode >= M_TS;
+	/* A handler holds one object while its thread holds what it may; so
+	 * does a cancelled thread. */
+	if (row_has(&m, step_signal) || row_has(&m, step_cancel))
 		m.cap += 2;
 	snprintf(row_name, sizeof(row_name), "%s%s", name_of(mode, a, b), yield ? "+yield" : "");
 	run_begin(r, opt, row_name, mode_flavour[mode], 2);
