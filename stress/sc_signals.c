@@ -170,7 +170,9 @@ static void *work(void *arg)
 
 /* Every object the pool made, each once and none held: a get of them all
  * makes none (a lost object would be made up for). */
-static void census(struct run *r, lfpool_ts *p)
+static char census_what[128];	/* the first loss: its round and pool */
+
+static void census(struct run *r, lfpool_ts *p, const char *which, unsigned flags)
 {
 	lfpool_stats st;
 	lfpool_ts_drain(p);
@@ -183,8 +185,11 @@ static void census(struct run *r, lfpool_ts *p)
 		return;
 	}
 	lfpool_ts_stats(p, &st);
-	if (st.created != n)
-		__atomic_store_n(&bad_census, 1, __ATOMIC_RELAXED);
+	if (st.created != n && !__atomic_exchange_n(&bad_census, 1, __ATOMIC_RELAXED))
+		snprintf(census_what, sizeof(census_what), "%s pool %s, handler mode %d: %zu made, "
+			 "%llu after getting them all", flags & LFPOOL_F_PERCPU ? "per-CPU" :
+			 "per-thread", which, (int)__atomic_load_n(&handler_mode, __ATOMIC_RELAXED),
+			 n, (unsigned long long)st.created);
 	for (size_t i = 0; i < n; i++)
 		claim(objs[i], 0xc0u);
 	for (size_t i = 0; i < n; i++)
@@ -283,11 +288,11 @@ static void signal_round(struct run *r, unsigned flags, enum handler_mode mode)
 		t.trimmed += ws[i].trimmed;
 	}
 	run_add(r, &t);
-	census(r, p);
+	census(r, p, "P", flags);
 	if (lfpool_ts_destroy(p) != 0)
 		run_fail(r, "signals: destroy failed");
 	if (h != p) {
-		census(r, h);
+		census(r, h, "H", 0);
 		if (lfpool_ts_destroy(h) != 0)
 			run_fail(r, "signals: destroy failed");
 	}
@@ -319,7 +324,8 @@ static void signals(struct run *r)
 	if (__atomic_load_n(&bad_owner, __ATOMIC_RELAXED))
 		run_fail(r, "signals: an object was handed to two holders at once");
 	if (__atomic_load_n(&bad_census, __ATOMIC_RELAXED))
-		run_fail(r, "signals: an object was lost (the census made one more)");
+		run_fail(r, "signals: an object was lost (the census made one more): %s",
+			 census_what);
 	uint32_t e = __atomic_load_n(&bad_errno, __ATOMIC_RELAXED);
 	if (e)
 		run_fail(r, "signals: a handler's get failed with errno %u, not EAGAIN",
