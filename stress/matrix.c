@@ -41,6 +41,8 @@
  * trims, cancels it at once and joins it, then trims, gets and puts: no
  * call may be cancelled inside, nor leave a lock behind (lfpool/ts.h,
  * "Cancellation").
+ * The "hooks" line gets and puts on a pool whose init and fini hooks also
+ * get from, put to and trim another pool and yield the CPU meanwhile.
  */
 #include <errno.h>
 #include <sched.h>
@@ -441,6 +443,38 @@ static void step_cancel(struct worker *w, struct mx *m)
 	step_get(w, m);
 }
 
+/* The "hooks" line: a get and put, and the row's pool has init and fini
+ * hooks that also get from and put to the sibling pool, trim it, and
+ * yield the CPU between (lfpool/ts.h, "Hooks": a hook may block and call
+ * any pool, trims of others included), on top of the stress hooks. */
+static lfpool_concurrent *hook_sibling;	/* atomic */
+
+static void hook_calls_pool(void)
+{
+	lfpool_concurrent *s = __atomic_load_n(&hook_sibling, __ATOMIC_ACQUIRE);
+	void *o = lfpool_concurrent_get(s);
+	sched_yield();
+	lfpool_concurrent_put(s, o);
+	lfpool_concurrent_trim(s, 0);
+}
+
+static void busy_init(void *obj, void *ctx)
+{
+	obj_init_hook(obj, ctx);
+	hook_calls_pool();
+}
+
+static void busy_fini(void *obj, void *ctx)
+{
+	hook_calls_pool();
+	obj_fini_hook(obj, ctx);
+}
+
+static void step_hooks(struct worker *w, struct mx *m)
+{
+	step_get(w, m);
+}
+
 #define TS3(n) { NULL, NULL, "ts_" n, "ts_" n, "ts_" n }
 #define HANDLE(n) { NULL, n, "ts_" n, "cache_" n, "ts_" n }
 
@@ -468,6 +502,7 @@ static const struct call calls[] = {
 	{ step_worker_release, prep_worker_release, TS3("worker_release") },
 	{ step_signal, NULL, TS3("signal") },
 	{ step_cancel, NULL, TS3("cancel") },
+	{ step_hooks, NULL, TS3("hooks") },
 };
 static const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
 
@@ -612,6 +647,10 @@ static void row_round(struct run *r, struct mx *m)
 	lfpool_config cfg = round_config(&rd, m->cap, m->cap);
 	cfg.magazine_size = MAG;
 	cfg.depot_max = 2;
+	if (row_has(m, step_hooks)) {
+		cfg.init = busy_init;
+		cfg.fini = busy_fini;
+	}
 	stress_recycler_init(&m->rec);
 	stress_alloc_recycle(&rd.alloc, &m->rec);
 	stress_alloc_init(&m->sib_alloc);
@@ -619,6 +658,7 @@ static void row_round(struct run *r, struct mx *m)
 	lfpool_config sc = { .obj_size = cfg.obj_size, .capacity = m->cap, .name = "sibling",
 			     .allocator = &m->sib_alloc.a };
 	m->sibling = lfpool_concurrent_create(&sc);
+	__atomic_store_n(&hook_sibling, m->sibling, __ATOMIC_RELEASE);
 	m->shared_slot = NULL;
 	if (!m->sibling) {
 		run_fail(r, "the sibling pool: %s", strerror(errno));
