@@ -370,8 +370,10 @@ static void control_child(struct run *r)
 		printf("     signals-control: caught a %s object after %.3f s (%llu gets)\n",
 		       __atomic_load_n(&bad_owner, __ATOMIC_RELAXED) ? "duplicated" : "lost",
 		       now_seconds() - r->start, (unsigned long long)r->t.gets);
+	else if (r->failures)	/* another check (the census's get, a destroy) */
+		printf("     signals-control: caught: %s\n", r->first_error);
 	fflush(stdout);
-	_exit(caught ? 0 : NOT_CAUGHT);
+	_exit(caught || r->failures ? 0 : NOT_CAUGHT);
 }
 
 /*
