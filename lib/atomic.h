@@ -81,24 +81,12 @@
 #include <stdint.h>
 
 /*
- * Yield injection (liburcu's tests/common/debug-yield.h): in stress builds
- * only (LFPOOL_STRESS, the library compiled into the stress programs),
- * every atomic step below is bracketed by LFP_YIELD(), which, when
- * lfp_yield_one_in is N > 0, runs sched_yield() before or after about one
- * step in N and a short spin on about one more, so that rare interleavings
- * become common.  LFPOOL_YIELD=N in the environment sets N at start-up;
- * the stress drivers turn it on for part of their rounds.  Other builds
- * compile LFP_YIELD to nothing: the library pays nothing for it.
+ * Yield injection: the stress programs bracket every atomic step below
+ * with LFP_YIELD() (LFP_Y around an expression, LFP_YV around a
+ * statement), defined in stress_hooks.h, which only their build includes.
+ * Other builds compile them to nothing: the library pays nothing for it.
  */
-#ifdef LFPOOL_STRESS
-extern unsigned lfp_yield_one_in;	/* 0: off; relaxed atomic */
-void lfp_yield_point(void);
-# define LFP_YIELD() \
-	do { if (__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0)) \
-		lfp_yield_point(); } while (0)
-# define LFP_Y(expr) ({ LFP_YIELD(); __typeof__(expr) y_ = (expr); LFP_YIELD(); y_; })
-# define LFP_YV(stmt) do { LFP_YIELD(); stmt; LFP_YIELD(); } while (0)
-#else
+#ifndef LFP_YIELD
 # define LFP_YIELD() ((void)0)
 # define LFP_Y(expr) (expr)
 # define LFP_YV(stmt) stmt

@@ -21,8 +21,9 @@
  * Concurrent pool's free stack, whose head they see as the first 16 bytes of
  * struct lfpool_concurrent_fast (lib/concurrent.c asserts it).  They take the
  * same steps with the same orders as lfp_stack_pop_step_mpmc and
- * lfp_stack_push_step_mpmc below, the same stress hooks (LFP_STRESS_WINDOW,
- * LFP_STRESS_RETRY, LFP_YIELD, LFP_TAG_STEP) and the same two builds of the
+ * lfp_stack_push_step_mpmc below, the same stress hooks (stress_hooks.h:
+ * LFP_STRESS_WINDOW, LFP_STRESS_RETRY, LFP_YIELD, LFP_TAG_STEP, and their
+ * twins LFPOOL_CONC_*_ there) and the same two builds of the
  * CAS (cmpxchg16b; __atomic under TSan): a change to either copy is a change
  * to both.
  */
@@ -36,19 +37,12 @@ struct lfp_stack {
 	lfp_pair head;	/* .lo: top index (LFP_NIL: empty); .hi: tag */
 } __attribute__((aligned(64)));
 
-#ifdef LFPOOL_STRESS_NO_ABA_TAG
-# define LFP_TAG_STEP 0ull	/* negative control only: ABA-unsafe */
-#else
+/* The stress programs' hooks (stress_hooks.h): the CAS window, the count
+ * of failed CAS, and the tag step of the negative control. */
+#ifndef LFP_TAG_STEP
 # define LFP_TAG_STEP 1ull
 #endif
-
-#ifdef LFPOOL_STRESS
-/* Stress builds only: called between reading the head and the CAS. */
-extern void (*lfp_stress_yield)(void);
-extern __thread uint64_t lfp_stress_cas_retries;
-# define LFP_STRESS_WINDOW() do { if (lfp_stress_yield) lfp_stress_yield(); } while (0)
-# define LFP_STRESS_RETRY() (lfp_stress_cas_retries++)
-#else
+#ifndef LFP_STRESS_WINDOW
 # define LFP_STRESS_WINDOW() ((void)0)
 # define LFP_STRESS_RETRY() ((void)0)
 #endif

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "lfpool.h"
-#include "stack.h"	/* lfp_stress_yield */
+#include "stress_hooks.h"	/* lfp_stress_yield */
 #include "stress.h"
 
 /* What the hook does at its next call; each step arms the next. */

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # stress: the pthread stress suite (stress/, stress/fuzz/); see stress/stress.h.
 #
-# The programs compile the library's own sources with -DLFPOOL_STRESS (the
-# stack's CAS-window hook and retry counter), so they are built on demand
-# only, never by `make all`:
+# The programs compile the library's own sources with lib/stress_hooks.h
+# forced in (yield injection, the stack's CAS-window hook and retry
+# counter; stress/yield.c defines them), so they are built on demand only,
+# never by `make all`:
 #   make stress        normal + TSan + ASan builds, every scenario, the
 #                      negative control, and the fuzz target
 #   make stress-quick  what CI runs: TSan and ASan briefly, the negative
@@ -29,13 +30,17 @@ STRESS_COMMON = \
 	stress/sc_hooks.c stress/sc_prodcons.c stress/sc_random.c stress/sc_signals.c \
 	stress/sc_transfer.c stress/sc_trim.c \
 	stress/sc_upto.c stress/sc_validate.c \
-	stress/slots.c
+	stress/slots.c stress/yield.c
 
 # Built on demand only: EXTRA_PROGRAMS gives them rules but no place in
-# `all` (they compile the library with -DLFPOOL_STRESS).
+# `all` (they compile the library with its stress hooks).
 EXTRA_PROGRAMS += stress/lfstress stress/lfstress-noaba stress/lfmatrix stress/rc_array_stress
 stress_lfstress_SOURCES = stress/driver.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
-stress_lfstress_CFLAGS = $(LFPOOL_LIB_CFLAGS) -DLFPOOL_STRESS
+# The only place that includes lib/stress_hooks.h: before any header, so
+# that the public headers' inline paths take its hooks too.
+STRESS_HOOKS_CFLAGS = -include $(top_srcdir)/lib/stress_hooks.h
+EXTRA_DIST += lib/stress_hooks.h
+stress_lfstress_CFLAGS = $(LFPOOL_LIB_CFLAGS) $(STRESS_HOOKS_CFLAGS)
 # Per-target flags give the library's objects (assembly too) names of their
 # own here, apart from the shared library's.
 stress_lfstress_CCASFLAGS = $(AM_CCASFLAGS)
@@ -87,7 +92,7 @@ STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 #   make stress-array   build and run it in this build directory (a TSan or
 #                       ASan one when configured so); STRESS_SECONDS and
 #                       STRESS_THREADS as for make stress
-stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h \
+stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h stress/yield.c \
 	$(liblfpool_la_SOURCES)
 stress_rc_array_stress_CFLAGS = $(stress_lfstress_CFLAGS)
 stress_rc_array_stress_CCASFLAGS = $(AM_CCASFLAGS)

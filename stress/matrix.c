@@ -53,7 +53,7 @@
 #include <unistd.h>
 
 #include "lfpool.h"
-#include "stack.h"	/* lfp_stress_yield */
+#include "stress_hooks.h"	/* lfp_stress_yield */
 #include "stress.h"
 
 enum { M_POOL, M_CONC, M_TS, M_TSCACHE, M_PERCPU, M_MODES };

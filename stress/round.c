@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "stack.h"	/* lfp_stress_cas_retries, lfp_yield_one_in */
+#include "stress_hooks.h"	/* lfp_stress_cas_retries, lfp_yield_one_in */
 #include "stress.h"
 
 /* Short rounds: a new pool and new threads often give TSan and the census

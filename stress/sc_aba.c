@@ -9,7 +9,7 @@
  */
 #include <sched.h>
 
-#include "stack.h"	/* lfp_stress_yield */
+#include "stress_hooks.h"	/* lfp_stress_yield */
 #include "stress.h"
 
 #define ABA_OBJECTS 3

@@ -2,8 +2,9 @@
 /*
  * stress.h - the stress harness: plain pthread programs (Criterion cannot
  * run under ThreadSanitizer), built with the library's sources compiled
- * in with -DLFPOOL_STRESS so that the stack's CAS window can be widened
- * (lfp_stress_yield) and its failed CAS counted.
+ * in and lib/stress_hooks.h forced into every file, so that each atomic
+ * step may yield, the stack's CAS window can be widened (lfp_stress_yield)
+ * and its failed CAS counted.
  *
  * A scenario runs one flavour through rounds: a fresh pool, threads that
  * hammer it, then a census in which the main thread takes every object back

@@ -170,9 +170,10 @@ struct lfpool_concurrent_fast {
 
 /*
  * The inline paths run on x86-64 with GCC or Clang, and under
- * ThreadSanitizer in the library's own sources and stress programs
- * (LFPOOL_BUILDING: its --enable-tsan build checks them there, wherever
- * TSan has a 16-byte __atomic); elsewhere get and put call the library.
+ * ThreadSanitizer in the library's own sources and the test programs
+ * built from them (LFPOOL_BUILDING: its --enable-tsan build checks them
+ * there, wherever TSan has a 16-byte __atomic); elsewhere get and put
+ * call the library.
  * Never inline in a user's TSan program, annotated or not
  * (LFPOOL_NO_TSAN_ANNOTATIONS): TSan runs a 16-byte __atomic as a plain
  * read and write under a lock of its own, which is not atomic against the
@@ -194,28 +195,16 @@ struct lfpool_concurrent_fast {
  * moves on x86-64, as ck_pr's loads with their compiler-barrier fences);
  * the head's CAS is lock cmpxchg16b, as ck_pr_cas_64_2_value, or under
  * ThreadSanitizer the 16-byte __atomic CAS, acq_rel and acquire on
- * failure, as lfp_cas_pair_acqrel.  In the library's stress builds
- * (LFPOOL_STRESS) every step may yield, the CAS window may be widened,
- * and failed CAS are counted, as in lib/atomic.h and lib/stack.h.
+ * failure, as lfp_cas_pair_acqrel.  The hook points (a step's yield, the
+ * CAS window, the failed-CAS count, the tag step) are empty here; the
+ * library's test programs define them before this header.
  */
-# if defined(LFPOOL_BUILDING) && defined(LFPOOL_STRESS)
-extern unsigned lfp_yield_one_in;
-void lfp_yield_point(void);
-extern void (*lfp_stress_yield)(void);
-extern __thread uint64_t lfp_stress_cas_retries;
-#  define LFPOOL_CONC_YIELD_() \
-	(__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0) \
-		? lfp_yield_point() : (void)0)
-#  define LFPOOL_CONC_WINDOW_() (lfp_stress_yield ? lfp_stress_yield() : (void)0)
-#  define LFPOOL_CONC_RETRY_() ((void)lfp_stress_cas_retries++)
-# else
+# ifndef LFPOOL_CONC_YIELD_
 #  define LFPOOL_CONC_YIELD_() ((void)0)
 #  define LFPOOL_CONC_WINDOW_() ((void)0)
 #  define LFPOOL_CONC_RETRY_() ((void)0)
 # endif
-# ifdef LFPOOL_STRESS_NO_ABA_TAG
-#  define LFPOOL_CONC_TAG_STEP_ 0u	/* lib/stack.h's negative control */
-# else
+# ifndef LFPOOL_CONC_TAG_STEP_
 #  define LFPOOL_CONC_TAG_STEP_ 1u
 # endif
 
