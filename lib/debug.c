@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * debug.c - the error hook, the graveyard of destroyed debug pools, and
- * the failure of an internal assertion (debug.h).
+ * debug.c - the library's version, the error hook, and the graveyard of
+ * destroyed debug pools (debug.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +13,12 @@
 
 #include "core.h"
 #include "debug.h"
+
+/* Which library this is, for reports (lfpool/common.h). */
+LFPOOL_API const char *lfpool_version(void)
+{
+	return LFPOOL_VERSION_STRING;
+}
 
 static lfpool_error_fn error_hook;
 static void *error_ctx;

@@ -2,7 +2,8 @@
 /*
  * debug.h - the error hook's reports, the graveyard of destroyed debug
  * pools, and internal assertions; debug.c owns every declaration here but
- * lfp_assert_fail, which assert.c owns.
+ * the assertions, which are inline, so that every file may assert, the
+ * slabs below debug.c included.
  *
  * LFP_ASSERT(cond) states an invariant of the library's own code, not a
  * check of the caller's input (misuse goes to the error hook, core.h).  In
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Report a misuse through the error hook (the default aborts). */
 void lfp_debug_report(const char *pool, const void *ptr, const char *problem);
@@ -78,8 +80,13 @@ void lfp_debug_fork_lock(void);
 void lfp_debug_fork_unlock(void);
 
 /* Print "lfpool: internal error: FILE:LINE: FUNC: COND" and abort. */
-void lfp_assert_fail(const char *cond, const char *file, int line, const char *func)
-	__attribute__((noreturn, cold));
+__attribute__((noreturn, cold)) static inline void lfp_assert_fail(const char *cond,
+								  const char *file, int line,
+								  const char *func)
+{
+	fprintf(stderr, "lfpool: internal error: %s:%d: %s: %s\n", file, line, func, cond);
+	abort();
+}
 
 #ifdef LFPOOL_DEBUG
 # define LFP_ASSERT(cond) \

@@ -23,7 +23,7 @@ NM=${LFPOOL_NM:-nm}
 # The floors, lowest first: a file may call its own floor and those below.
 # Names are paths below lib/ without the extension.
 floors='
-0 assert version
+0
 1 slab threadstatic/fence threadstatic/grace
 2 debug stack threadstatic/percpu threadstatic/rseq_x86_64
 3 fork
