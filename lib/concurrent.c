@@ -26,7 +26,7 @@
 
 #include "core.h"
 #include "lfpool/concurrent.h"
-#include "validate.h"
+#include "census.h"
 
 struct lfpool_concurrent {
 	union {

@@ -12,7 +12,7 @@
  * Owners: core.c defines every function declared here; the inlines are
  * here.  The error hook's reports and the graveyard are debug.h's
  * (debug.c), the index space slab.h's (slab.c), the stack stack.h's
- * (stack.c), the flavours' validate validate.h's; pool.c and
+ * (stack.c), the flavours' validate census.h's; pool.c and
  * concurrent.c define lfp_pool_name_of and lfp_concurrent_name_of.
  */
 #ifndef LFP_CORE_H

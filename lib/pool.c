@@ -17,7 +17,7 @@
 
 #include "core.h"
 #include "lfpool/pool.h"
-#include "validate.h"
+#include "census.h"
 
 struct lfpool_pool {
 	struct lfpool_pool_fast fast;	/* first: read by the inline fast path */

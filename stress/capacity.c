@@ -61,7 +61,7 @@
  *                          (the negative control above)
  *   make stress-debug      --enable-debug: job debug-capacity;    1000 / 1000
  *                          LFP_ASSERT on, and every pool is
- *                          validated (lib/validate.h) between the
+ *                          validated (lib/census.h) between the
  *                          rounds of exit groups and after each
  *                          group, churn and pinned case
  * In each build, per T: implicit, explicit and worker x prewarm 0 / T x M
@@ -111,7 +111,7 @@
 
 #include "lfpool.h"
 #ifdef LFPOOL_DEBUG
-# include "validate.h"	/* built with the library's sources (capacity.mk) */
+# include "census.h"	/* built with the library's sources (capacity.mk) */
 #endif
 
 /* Per-CPU pools of this build run restartable sequences, but in the
@@ -240,7 +240,7 @@ struct pcase {
 
 /*
  * --enable-debug builds: c's pool, quiet (no thread of the group runs),
- * has every object in exactly one place (lib/validate.h: the census of
+ * has every object in exactly one place (lib/census.h: the census of
  * the depot, every cache, worker slot and CPU area).  Called between the
  * rounds of exit groups and after each group and churn; a no-op in other
  * builds, whose library hides lfp_ts_validate.

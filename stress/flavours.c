@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "stress.h"
-#include "validate.h"
+#include "census.h"
 
 /* No per-thread caches: nothing held idle. */
 static unsigned no_slack(const lfpool_config *cfg)

@@ -38,7 +38,7 @@
 #include "lfpool.h"
 #include "lfpool/ts.h"
 #ifdef LFPOOL_DEBUG
-# include "validate.h"	/* built with the library's sources (local.mk) */
+# include "census.h"	/* built with the library's sources (local.mk) */
 #endif
 
 #define THREADS 4
@@ -390,7 +390,7 @@ static void destroy_shared(void)
 /*
  * --enable-debug builds: after the threads joined, every object of the
  * parent's pools (each Pool, or the shared pool) is in exactly one place
- * (lib/validate.h): forks and their handlers lost or doubled none.  1 when
+ * (lib/census.h): forks and their handlers lost or doubled none.  1 when
  * validate found a problem (said), else 0; always 0 in other builds,
  * whose library hides validate.
  */

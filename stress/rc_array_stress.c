@@ -53,7 +53,7 @@
 #include <lfpool.h>
 
 #include "stress.h"	/* the counting allocator of stress/alloc.c */
-#include "validate.h"	/* --enable-debug builds: every pool's validate */
+#include "census.h"	/* --enable-debug builds: every pool's validate */
 
 #define SLOTS 64
 #define MAX_THREADS 64
@@ -597,7 +597,7 @@ struct rs_scenario {
 	bool (*close)(struct rs_run *r, char *why, size_t len);
 	bool explicit_caches;	/* ThreadStatic workers use their own cache */
 	/* --enable-debug builds: every object of the quiet pools below in
-	 * exactly one place (lib/validate.h); 0 or -1 with why */
+	 * exactly one place (lib/census.h); 0 or -1 with why */
 	int (*validate)(struct rs_run *r, char *why, size_t len);
 	void (*finish)(struct rs_worker *w);	/* a worker's end, or NULL */
 };

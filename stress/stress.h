@@ -81,7 +81,7 @@ struct flavour {
 	int (*owns)(const void *pool, const void *ptr);
 	void (*stats)(const void *pool, lfpool_stats *st);
 	/* --enable-debug builds: every object of the quiet pool in exactly
-	 * one place (lib/validate.h), 0 or -1 with why; NULL otherwise */
+	 * one place (lib/census.h), 0 or -1 with why; NULL otherwise */
 	int (*validate)(const void *pool, char *why, size_t n);
 };
 

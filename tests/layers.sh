@@ -27,7 +27,7 @@ floors='
 1 slab threadstatic/fence threadstatic/grace
 2 debug stack threadstatic/percpu threadstatic/rseq_x86_64
 3 fork
-4 core validate
+4 core census
 5 pool concurrent threadstatic/depot
 6 threadstatic/cache
 7 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal

@@ -28,9 +28,9 @@
 #include <string.h>
 
 #include "core.h"
-#include "flavour.h"
-#include "validate.h"
-#include "threadstatic/ts.h"
+#include "flavour_internal.h"
+#include "census.h"
+#include "threadstatic/ts_internal.h"
 #include "lfpool/array.h"
 
 #define LFP_ARRAY_MAGIC 0x41525259u	/* "ARRY" */

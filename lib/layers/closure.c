@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "core.h"
-#include "flavour.h"
-#include "validate.h"
+#include "flavour_internal.h"
+#include "census.h"
 #include "lfpool/closure.h"
 
 struct lfpool_closure_pool {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flavour.c - the rare calls of the flavour handle (see flavour.h).
+ * flavour.c - the rare calls of the flavour handle (see flavour_internal.h).
  */
 #include <errno.h>
 
-#include "flavour.h"
-#include "validate.h"
+#include "flavour_internal.h"
+#include "census.h"
 
 int lfp_flavour_create(struct lfp_flavour *a, lfpool_flavour kind, const lfpool_config *cfg)
 {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 #include "core.h"
-#include "flavour.h"
-#include "validate.h"
+#include "flavour_internal.h"
+#include "census.h"
 #include "lfpool/rc.h"
 
 #define LFP_RC_LIVE 0x52434c56u		/* "RCLV": release pool, atomic path */

@@ -37,9 +37,9 @@
 #include <string.h>
 
 #include "grace.h"
-#include "ts.h"
+#include "ts_internal.h"
 
-/* ts.h: the lock of every pool's list of caches, the live pools and the
+/* ts_internal.h: the lock of every pool's list of caches, the live pools and the
  * retired counters.  Here, with its lowest user: creating and freeing a
  * cache takes it. */
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -632,7 +632,7 @@ LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)
 }
 
 /* Memory for a new cache of p (lfp_ts_lock held): the pool's own
- * (p->local, right after its head: ts.h says why) while no cache has it,
+ * (p->local, right after its head: ts_internal.h says why) while no cache has it,
  * else a block from the owners' cache (slab.h: 10^5 explicit caches made
  * and freed searched malloc's bins and faulted in trimmed pages). */
 static lfpool_ts_cache *cache_mem(lfpool_ts *p)

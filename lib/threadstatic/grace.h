@@ -26,7 +26,7 @@
  * that enter a section holding no lock may register there.
  *
  * No user code runs inside a section: the init and fini hooks run
- * outside them (ts.h: lfp_ts_create_objects pops raw objects in a section
+ * outside them (ts_internal.h: lfp_ts_create_objects pops raw objects in a section
  * of its own and runs the hooks after it; a trim finalizes the objects it
  * took out after it left its section), so that a hook may block, or call
  * any pool, trims of others included, and no trim waits for it.  The

@@ -46,7 +46,7 @@
 
 #include "fence.h"
 #include "grace.h"
-#include "ts.h"
+#include "ts_internal.h"
 #include "ts_percpu.h"
 
 /* Step 2: loose objects, then full magazines (the top ones to the sink, the

@@ -3,7 +3,7 @@
  * threadstatic.c - the ThreadStatic pool: create, destroy, prewarm, trim,
  * statistics, and the calls that go through the calling thread's implicit
  * cache.  The magazines are in cache.c, the depot in depot.c, the
- * per-thread table in tls.c; ts.h says where objects can be.
+ * per-thread table in tls.c; ts_internal.h says where objects can be.
  *
  * Trim's working set: the full magazines gets took from the depot since
  * the previous trim were needed, and so were the empty ones puts took (one
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "grace.h"
-#include "ts.h"
+#include "ts_internal.h"
 #include "ts_percpu.h"
 
 /*

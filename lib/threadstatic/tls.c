@@ -100,7 +100,7 @@
 #include <string.h>
 
 #include "grace.h"
-#include "ts.h"
+#include "ts_internal.h"
 
 /* The first directory's slots, in the thread's table: a thread's first
  * cache is made with no malloc (below). */

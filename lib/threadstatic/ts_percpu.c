@@ -2,7 +2,7 @@
 /*
  * ts_percpu.c - ThreadStatic's per-CPU mode: gets and puts through the
  * caller's CPU area, and the slow paths that swap magazines with the depot.
- * ts_percpu.h says how objects move; ts.h where they can be (here: also in
+ * ts_percpu.h says how objects move; ts_internal.h where they can be (here: also in
  * a CPU area, or in a magazine or buffer of a thread between two steps).
  */
 #include <errno.h>

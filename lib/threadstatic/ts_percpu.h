@@ -29,7 +29,7 @@
 #ifndef LFP_TS_PERCPU_H
 #define LFP_TS_PERCPU_H
 
-#include "ts.h"
+#include "ts_internal.h"
 
 /* Set p up for per-CPU mode when cfg asks for it (LFPOOL_F_PERCPU): 0, or
  * ENOMEM.  Nothing to do, 0, for a per-thread pool.  mem: where its state

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * validate.c - ThreadStatic's validate (validate.h), debug builds only:
- * every object of a quiet pool in exactly one place (ts.h lists them), and
+ * every object of a quiet pool in exactly one place (ts_internal.h lists them), and
  * the depot's census word equal to the caches and magazines there are.
  */
 #ifdef LFPOOL_DEBUG
 
-#include "ts.h"
+#include "ts_internal.h"
 #include "ts_percpu.h"
-#include "validate.h"
+#include "census.h"
 
 /* Magazines on a depot stack, each a chain of magazine indices. */
 static uint64_t count_mags(struct lfp_census *cs, const struct lfp_depot *d, uint64_t head,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "grace.h"
-#include "ts.h"
+#include "ts_internal.h"
 
 /* The cache in slot w, NULL if none yet.  Both acquires pair with the
  * release stores of make_slot: the chunk zeroed, the cache made. */

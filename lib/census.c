@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * validate.c - the census behind every flavour's validate (validate.h);
+ * census.c - the census behind every flavour's validate (census.h);
  * debug builds only.
  */
 #ifdef LFPOOL_DEBUG
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "validate.h"
+#include "census.h"
 
 void lfp_census_fail(struct lfp_census *cs, const char *fmt, ...)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flavour.h - one handle over the three flavours, for the layers built on
+ * flavour_internal.h - one handle over the three flavours, for the layers built on
  * them.  Every get and put is the flavour's own public call, so a layer's
  * objects go through the same fast paths and the same debug checks as any
  * other pool's.
@@ -9,8 +9,8 @@
  * here.  Its users: array.c (array pools), rc.c (counted objects),
  * closure.c (closures).
  */
-#ifndef LFP_FLAVOUR_H
-#define LFP_FLAVOUR_H
+#ifndef LFP_FLAVOUR_INTERNAL_H
+#define LFP_FLAVOUR_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ void lfp_flavour_stats(const struct lfp_flavour *a, lfpool_stats *st);
 /* The flavour's dump (lfpool_pool_dump). */
 int lfp_flavour_dump(const struct lfp_flavour *a, FILE *out);
 #ifdef LFPOOL_DEBUG
-/* The validate of a's flavour (validate.h): 0, or -1 with why. */
+/* The validate of a's flavour (census.h): 0, or -1 with why. */
 int lfp_flavour_validate(const struct lfp_flavour *a, char *why, size_t why_size);
 #endif
 /* Add every counter of st to *sum. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * validate.h - debug builds only (LFPOOL_DEBUG): check that every object of
+ * census.h - debug builds only (LFPOOL_DEBUG): check that every object of
  * a quiet pool is in exactly one place.
  *
  * An object is out with a user, pooled in exactly one of its flavour's
@@ -12,14 +12,14 @@
  * must be what the pool says it created.  The stress drivers call the
  * flavours' validate between rounds, when no other thread uses the pool.
  *
- * Owners: validate.c (the census), pool.c (lfp_pool_validate),
+ * Owners: census.c (the census), pool.c (lfp_pool_validate),
  * concurrent.c (lfp_concurrent_validate), threadstatic/validate.c
  * (lfp_ts_validate), layers/array.c, layers/rc.c, layers/closure.c (the
- * layers' validate: each pool below them), layers/flavour.h
+ * layers' validate: each pool below them), layers/flavour_internal.h
  * (lfp_flavour_validate, the dispatch).
  */
-#ifndef LFP_VALIDATE_H
-#define LFP_VALIDATE_H
+#ifndef LFP_CENSUS_H
+#define LFP_CENSUS_H
 
 #ifdef LFPOOL_DEBUG
 

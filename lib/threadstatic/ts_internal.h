@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ts.h - ThreadStatic internals shared by threadstatic.c (the pool),
+ * ts_internal.h - ThreadStatic internals shared by threadstatic.c (the pool),
  * cache.c (a cache's two magazines), tls.c (implicit per-thread caches),
  * worker.c (worker-index slots), steal.c (stop and take) and ts_percpu.c
  * (the per-CPU mode).
@@ -33,10 +33,10 @@
  * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
  * rseq_x86_64.S; offsets in rseq_offsets.h), ts_percpu.h (ts_percpu.c);
  * threadstatic.c defines the public calls only, validate.c lfp_ts_validate
- * (../validate.h).
+ * (../census.h).
  */
-#ifndef LFP_TS_H
-#define LFP_TS_H
+#ifndef LFP_TS_INTERNAL_H
+#define LFP_TS_INTERNAL_H
 
 #include <pthread.h>
 #include <string.h>
