@@ -29,11 +29,12 @@ floors='
 3 fork
 4 core census
 5 pool concurrent threadstatic/depot
-6 threadstatic/cache
-7 threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/steal
-8 threadstatic/threadstatic threadstatic/validate
-9 layers/flavour
-10 layers/array layers/closure layers/rc
+6 threadstatic/steal
+7 threadstatic/cache
+8 threadstatic/tls threadstatic/worker threadstatic/ts_percpu
+9 threadstatic/threadstatic threadstatic/validate
+10 layers/flavour
+11 layers/array layers/closure layers/rc
 '
 
 # symbols: "FILE D|U SYMBOL" for every object of the library, and one

@@ -26,7 +26,7 @@
  * (4, doubling while the cache keeps missing, halved when it gives a full
  * magazine back, 4 again after a trim or drain), and at capacity only what
  * the get needs; with nothing anywhere and nothing to create, a get steals
- * (lfp_steal, through pool->steal: steal.c is a floor up) before it
+ * (lfp_steal, steal.c, a floor down) before it
  * fails with ENOBUFS.  The previous magazine may be part full after a
  * thief took from it (prev_count).
  */
@@ -38,11 +38,6 @@
 
 #include "grace.h"
 #include "ts_internal.h"
-
-/* ts_internal.h: the lock of every pool's list of caches, the live pools and the
- * retired counters.  Here, with its lowest user: creating and freeing a
- * cache takes it. */
-pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The count of the loaded magazine: the fast view's top, or in debug
  * pools (where the fast view stays empty) the real one next to it.  Lock
@@ -135,38 +130,6 @@ static void set_prev_count(lfpool_ts_cache *c, uint32_t n)
 	lfp_store_u32_rlx(&c->prev_count, n);
 }
 
-/* The lock marks the thread busy (grace.h, lfp_busy) from before it is
- * taken to after it is let go. */
-void lfp_cache_lock(lfpool_ts_cache *c)
-{
-	unsigned spins = 0;
-	lfp_busy_enter();
-	while (lfp_xchg_u8_acqrel(&c->lock, 1)) {
-		while (lfp_load_u8_rlx(&c->lock)) {
-			/* A holder that was preempted: let it run. */
-			if (++spins % 256 == 0)
-				sched_yield();
-			else
-				lfp_stall();
-		}
-	}
-}
-
-bool lfp_cache_trylock(lfpool_ts_cache *c)
-{
-	lfp_busy_enter();
-	if (!lfp_xchg_u8_acqrel(&c->lock, 1))	/* acquire when taken */
-		return true;
-	lfp_busy_leave();
-	return false;
-}
-
-void lfp_cache_unlock(lfpool_ts_cache *c)
-{
-	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */
-	lfp_busy_leave();
-}
-
 /*
  * Lock held: bring the loaded magazine back to objs[0 .. count) after
  * thieves raised low to `low` (they took from the bottom).  The owner is in
@@ -203,12 +166,6 @@ static void disown(lfpool_ts_cache *c)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* the step before the view */
 	open_view(c);
 	lfp_cache_unlock(c);
-}
-
-void lfp_cache_cool(lfpool_ts_cache *c)
-{
-	lfp_store_u32_rlx(&c->fill, LFP_FILL_MIN < c->pool->depot.mag_size ?
-					    LFP_FILL_MIN : c->pool->depot.mag_size);
 }
 
 /* The loaded magazine becomes the previous one; mag, holding n objects,
@@ -422,7 +379,7 @@ static size_t create_or_steal(lfpool_ts_cache *c, void **objs, size_t n, bool *m
 		*made = true;
 	} else if (*err == ENOBUFS) {
 		lfp_busy_enter();	/* the steal_lock */
-		k = c->pool->steal(c->pool, objs, n);
+		k = lfp_steal(c->pool, objs, n);
 		lfp_busy_leave();
 		mark_out(c, objs, k);
 		/* Nothing pooled: a trim or an exit may have made room meanwhile. */
@@ -581,47 +538,6 @@ static void flush_owned(lfpool_ts_cache *c)
 	lfp_depot_put_objs(d, s, c->prev_objs, c->prev_count);
 	set_prev_count(c, 0);
 	moved(c, h);
-}
-
-void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low)
-{
-	lfp_cache_lock(c);
-	*low = lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.low));
-	if (!c->checked)
-		lfp_store_slots_dekker(&c->fast.low, LFP_CACHE_STOPPED);
-}
-
-void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
-{
-	size_t before = sk->got;
-	if (c->checked) {
-		/* Debug pools: every get and put runs under the lock we hold. */
-		size_t k = c->debug_count < lfp_sink_room(sk) ? c->debug_count : lfp_sink_room(sk);
-		lfp_store_u32_rlx(&c->debug_count, c->debug_count - (uint32_t)k);
-		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
-	} else {
-		/* After the fence: every get that passed its check with the old
-		 * low stored its decremented top before it, and we see that store. */
-		int32_t top = lfp_cache_index(c, lfp_load_slots_dekker(&c->fast.top));
-		if (top > *low) {
-			size_t held = (size_t)(top - *low), room = lfp_sink_room(sk);
-			size_t k = held < room ? held : room;
-			lfp_sink_give(sk, c->fast.objs + *low, k);
-			*low += (int32_t)k;
-		}
-	}
-	size_t k = c->prev_count < lfp_sink_room(sk) ? c->prev_count : lfp_sink_room(sk);
-	set_prev_count(c, c->prev_count - (uint32_t)k);
-	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
-	/* What the cache holds went down without a get: see puts_base. */
-	lfp_store_u64_rlx(&c->puts_base, c->puts_base + (sk->got - before));
-}
-
-void lfp_cache_restart(lfpool_ts_cache *c, int32_t low)
-{
-	if (!c->checked)
-		lfp_store_slots_rel(&c->fast.low, c->fast.objs + low);
-	lfp_cache_unlock(c);
 }
 
 LFPOOL_API void lfpool_ts_cache_flush(lfpool_ts_cache *c)

@@ -15,16 +15,16 @@
  *      serialized; the list of caches holds still)
  *   2. take from the depot (no fence: a get often ends here) (take_depot)
  *   3. stop every cache: lock it, raise fast.low to
- *      LFP_CACHE_STOPPED                                  (lfp_cache_stop)
- *      and, in rseq mode, close the CPU areas' gate        (lfp_ts_percpu_stop)
+ *      LFP_CACHE_STOPPED                                      (stop_cache)
+ *      and, in rseq mode, close the CPU areas' gate              (stop_areas)
  *   4. one heavy fence, membarrier                       (lfp_fence_heavy)
  *   5. take from the depot again, each cache's loaded magazine (from the
  *      bottom, below the top it now reads) and previous one, and each
- *      CPU area               (take_depot, lfp_cache_take, lfp_ts_percpu_take)
+ *      CPU area                      (take_depot, take_cache, take_areas)
  *   6. restart: store each cache's new low (release) and unlock it, reopen
- *      the gate                         (lfp_cache_restart, lfp_ts_percpu_restart)
+ *      the gate                               (restart_cache, restart_areas)
  *   7. nothing found while a per-CPU slow path held objects in transit
- *      (lfp_ts_percpu_transits changed or was not idle): unlock, yield,
+ *      (transits changed or was not idle): unlock, yield,
  *      lock, sweep again (a transit runs no user code: lfp_steal)
  *   8. unlock; a get that got nothing tries to create once more, and only
  *      then fails with ENOBUFS.
@@ -48,6 +48,99 @@
 #include "grace.h"
 #include "ts_internal.h"
 #include "ts_percpu.h"
+
+/* ts_internal.h: the lock of every pool's list of caches, the live pools
+ * and the retired counters.  Here, with its lowest user: a thief walks the
+ * list of caches under it, and every file above creates and frees caches
+ * under it. */
+pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The thief's steps on cache c (caller holds lfp_ts_lock): stop (lock it
+ * and raise its low to LFP_CACHE_STOPPED, keeping the old one in *low);
+ * after the heavy fence take what the sink wants from the bottom of the
+ * loaded magazine and from the previous one, advancing *low; then restart
+ * (store *low, release) and unlock.
+ */
+static void stop_cache(lfpool_ts_cache *c, int32_t *low)
+{
+	lfp_cache_lock(c);
+	*low = lfp_cache_index(c, lfp_load_slots_rlx(&c->fast.low));
+	if (!c->checked)
+		lfp_store_slots_dekker(&c->fast.low, LFP_CACHE_STOPPED);
+}
+
+static void take_cache(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk)
+{
+	size_t before = sk->got;
+	if (c->checked) {
+		/* Debug pools: every get and put runs under the lock we hold. */
+		size_t k = c->debug_count < lfp_sink_room(sk) ? c->debug_count : lfp_sink_room(sk);
+		lfp_store_u32_rlx(&c->debug_count, c->debug_count - (uint32_t)k);
+		lfp_sink_give(sk, c->fast.objs + c->debug_count, k);
+	} else {
+		/* After the fence: every get that passed its check with the old
+		 * low stored its decremented top before it, and we see that store. */
+		int32_t top = lfp_cache_index(c, lfp_load_slots_dekker(&c->fast.top));
+		if (top > *low) {
+			size_t held = (size_t)(top - *low), room = lfp_sink_room(sk);
+			size_t k = held < room ? held : room;
+			lfp_sink_give(sk, c->fast.objs + *low, k);
+			*low += (int32_t)k;
+		}
+	}
+	size_t k = c->prev_count < lfp_sink_room(sk) ? c->prev_count : lfp_sink_room(sk);
+	lfp_store_u32_rlx(&c->prev_count, c->prev_count - (uint32_t)k);
+	lfp_sink_give(sk, c->prev_objs + c->prev_count, k);
+	/* What the cache holds went down without a get: see puts_base. */
+	lfp_store_u64_rlx(&c->puts_base, c->puts_base + (sk->got - before));
+}
+
+static void restart_cache(lfpool_ts_cache *c, int32_t low)
+{
+	if (!c->checked)
+		lfp_store_slots_rel(&c->fast.low, c->fast.objs + low);
+	lfp_cache_unlock(c);
+}
+
+/*
+ * The same steps on the CPU areas of a per-CPU pool (nothing for a
+ * per-thread one): stop them (true: the caller must run lfp_fence_heavy()
+ * before it takes), take what the sink wants, restart them.
+ */
+static bool stop_areas(lfpool_ts *p)
+{
+	return p->percpu && lfp_percpu_stop(&p->percpu->pc);
+}
+
+static void give_to_sink(void *sk, void *const *objs, size_t n)
+{
+	lfp_sink_give(sk, objs, n);
+}
+
+static void take_areas(lfpool_ts *p, struct lfp_sink *sk)
+{
+	struct lfp_ts_percpu *t = p->percpu;
+	if (!t)
+		return;
+	/* Area pops that are no user's get (the objects leave for the sink). */
+	size_t k = lfp_percpu_take(&t->pc, lfp_sink_room(sk), give_to_sink, sk);
+	if (k)
+		lfp_faa_u64_rlx(&t->n.moved_out, k);
+}
+
+static void restart_areas(lfpool_ts *p)
+{
+	if (p->percpu)
+		lfp_percpu_restart(&p->percpu->pc);
+}
+
+/* Per-CPU slow paths that may hold objects between two places: ended << 32
+ * | in flight now (0 for a per-thread pool). */
+static uint64_t transits(const lfpool_ts *p)
+{
+	return p->percpu ? lfp_load_u64_acq(&p->percpu->transit) : 0;
+}
 
 /* Step 2: loose objects, then full magazines (the top ones to the sink, the
  * rest back as loose objects, the magazine to the empty stack). */
@@ -81,18 +174,18 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 {
 	lfpool_ts_cache *list = caches ? p->caches : NULL;
 	for (lfpool_ts_cache *c = list; c; c = c->next)
-		lfp_cache_stop(c, &c->thief_low);
-	bool fence = lfp_ts_percpu_stop(p);
+		stop_cache(c, &c->thief_low);
+	bool fence = stop_areas(p);
 	if (fence || list)
 		lfp_fence_heavy();
 	if (depot)
 		take_depot(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
-		lfp_cache_take(c, &c->thief_low, sk);
-	lfp_ts_percpu_take(p, sk);
+		take_cache(c, &c->thief_low, sk);
+	take_areas(p, sk);
 	for (lfpool_ts_cache *c = list; c; c = c->next)
-		lfp_cache_restart(c, c->thief_low);
-	lfp_ts_percpu_restart(p);
+		restart_cache(c, c->thief_low);
+	restart_areas(p);
 }
 
 /* The negative control of the capacity harness (stress/capacity.c, built
@@ -137,12 +230,12 @@ size_t lfp_steal(lfpool_ts *p, void **objs, size_t want)
 	lock_both(p);
 	take_depot(p, &sk);	/* the cheap place first: no fence */
 	while (LFP_STEAL_OWNED && !sk.got) {
-		uint64_t before = lfp_ts_percpu_transits(p);
+		uint64_t before = transits(p);
 		sweep_owned(p, &sk, true, true);
 		/* Nothing, and no per-CPU slow path held objects meanwhile
 		 * (none in flight before, none begun or ended since): every
 		 * object is out with a user. */
-		if (sk.got || (before == lfp_ts_percpu_transits(p) && (uint32_t)before == 0))
+		if (sk.got || (before == transits(p) && (uint32_t)before == 0))
 			break;
 		unlock_both(p);
 		sched_yield();

@@ -233,7 +233,6 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	if (err)
 		goto fail;
 	pthread_mutex_init(&p->steal_lock, NULL);
-	p->steal = lfp_steal;
 	pthread_mutex_lock(&lfp_ts_lock);
 	err = lfp_tls_register(p);
 	pthread_mutex_unlock(&lfp_ts_lock);

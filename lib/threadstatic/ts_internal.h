@@ -18,18 +18,19 @@
  * before any pool's slab lock, never after, and no user hook runs under it.
  *
  * Owners of what is declared here, lowest floor first (HACKING.md):
- *   cache.c         lfp_ts_lock and lfp_cache_*: a cache's lock, new, free,
- *                   count, and the thief's steps on it (stop, take, restart)
+ *   steal.c         lfp_ts_lock; lfp_steal, lfp_steal_drain_all,
+ *                   lfp_steal_drain_areas (stop and take: the thief's
+ *                   steps on caches and CPU areas are there too)
+ *   cache.c         lfp_cache_*: a cache's new, free, count
  *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
  *                   lfp_tls_exiting, lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
  *                   lfp_tls_exit_hook, lfp_tls_fork_child, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
- *   steal.c         lfp_steal (which the floors below call through
- *                   p->steal), lfp_steal_drain_all, lfp_steal_drain_areas
  *   here (inline)   lfp_ts_create_objects, lfp_ts_tight, lfp_sink_room,
- *                   lfp_sink_give
+ *                   lfp_sink_give, lfp_cache_lock, _trylock, _unlock,
+ *                   lfp_cache_cool
  * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
  * rseq_x86_64.S; offsets in rseq_offsets.h), ts_percpu.h (ts_percpu.c);
  * threadstatic.c defines the public calls only, validate.c lfp_ts_validate
@@ -39,6 +40,7 @@
 #define LFP_TS_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "core.h"
@@ -130,10 +132,6 @@ struct lfpool_ts {
 	/* Serializes the calls that take from every place (steal, drain,
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
-	/* lfp_steal, set at create: the caches (cache.c) and CPU areas
-	 * (ts_percpu.c) steal through it, as they sit below steal.c, which
-	 * stops and takes from them (HACKING.md, "Floors"). */
-	size_t (*steal)(lfpool_ts *p, void **objs, size_t want);
 	/* Under lfp_ts_lock: */
 	lfpool_ts_cache *caches;
 	bool local_taken;		/* local is a cache of the pool's list */
@@ -235,26 +233,52 @@ static inline void lfp_sink_give(struct lfp_sink *sk, void *const *objs, size_t 
 	sk->got += n;
 }
 
-/* The cache's slow-path lock: owners in their slow paths, thieves. */
-void lfp_cache_lock(lfpool_ts_cache *c);
-void lfp_cache_unlock(lfpool_ts_cache *c);
+/* The cache's slow-path lock: owners in their slow paths, thieves
+ * (steal.c), fork's prepare.  It marks the thread busy (grace.h,
+ * lfp_busy) from before it is taken to after it is let go. */
+static inline void lfp_cache_lock(lfpool_ts_cache *c)
+{
+	unsigned spins = 0;
+	lfp_busy_enter();
+	while (lfp_xchg_u8_acqrel(&c->lock, 1)) {
+		while (lfp_load_u8_rlx(&c->lock)) {
+			/* A holder that was preempted: let it run. */
+			if (++spins % 256 == 0)
+				sched_yield();
+			else
+				lfp_stall();
+		}
+	}
+}
+
 /* Take the lock if it is free (fork's prepare: no waiting in lock order). */
-bool lfp_cache_trylock(lfpool_ts_cache *c);
-/* Thief's steps on cache c (steal.c; caller holds lfp_ts_lock): lock it and
- * raise its low to LFP_CACHE_STOPPED, keeping the old one in *low; after the
- * heavy fence take what the sink wants from the bottom of the loaded
- * magazine and from the previous one, advancing *low; then restart (store
- * *low, release) and unlock. */
-void lfp_cache_stop(lfpool_ts_cache *c, int32_t *low);
-void lfp_cache_take(lfpool_ts_cache *c, int32_t *low, struct lfp_sink *sk);
-void lfp_cache_restart(lfpool_ts_cache *c, int32_t low);
+static inline bool lfp_cache_trylock(lfpool_ts_cache *c)
+{
+	lfp_busy_enter();
+	if (!lfp_xchg_u8_acqrel(&c->lock, 1))	/* acquire when taken */
+		return true;
+	lfp_busy_leave();
+	return false;
+}
+
+static inline void lfp_cache_unlock(lfpool_ts_cache *c)
+{
+	lfp_xchg_u8_acqrel(&c->lock, 0);	/* release */
+	lfp_busy_leave();
+}
+
 /* Start c's refills small again (trim, drain: the pool idles). */
-void lfp_cache_cool(lfpool_ts_cache *c);
+static inline void lfp_cache_cool(lfpool_ts_cache *c)
+{
+	lfp_store_u32_rlx(&c->fill, LFP_FILL_MIN < c->pool->depot.mag_size ?
+					    LFP_FILL_MIN : c->pool->depot.mag_size);
+}
 
 /* Steal before failing (steal.c): up to want objects for a get that found
  * nothing and may create none, taken from every place the pool keeps them;
  * returns how many were put in objs (0: every object is out with a user).
- * The floors below steal.c call it through p->steal. */
+ * The caches (cache.c) and CPU areas (ts_percpu.c) call it from the floor
+ * above: steal.c holds the thief's steps on each of them. */
 size_t lfp_steal(lfpool_ts *p, void **objs, size_t want);
 /* Every pooled object of every cache and CPU area onto the loose stack;
  * returns how many moved. */

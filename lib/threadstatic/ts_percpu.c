@@ -17,27 +17,6 @@
 /* Objects moved at once through a buffer on the stack (loose objects). */
 #define LFP_PCPU_BLOCK 64u
 
-/* The fast paths read a flag and pc.hot: one cache line. */
-struct lfp_ts_percpu {
-	bool fast_gets;		/* rseq, and gets need no check */
-	bool fast_puts;		/* rseq, and puts need no check */
-	bool check_gets;	/* slow pool (core.h): every get marks its object out */
-	bool check_puts;	/* slow pool or reset hook: every put is accepted */
-	struct lfp_percpu pc;
-	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
-	/* Added to by the slow paths (atomically), read by the statistics. */
-	struct {
-		uint64_t moved_in;	/* area pushes that were no user's put */
-		uint64_t moved_out;	/* area pops that were no user's get */
-		uint64_t gets, puts;	/* user gets and puts that bypassed the areas */
-		uint64_t misses, full_pops, full_pushes;
-	} n __attribute__((aligned(64)));
-	/* Slow paths that may hold objects between the depot and an area:
-	 * ended << 32 | in flight.  A steal that found nothing while one ran
-	 * sweeps again (steal.c). */
-	uint64_t transit __attribute__((aligned(64)));
-};
-
 _Static_assert(offsetof(struct lfp_percpu_hot, areas) == offsetof(struct lfpool_percpu_hot_, areas) &&
 	       offsetof(struct lfp_percpu_hot, stride) == offsetof(struct lfpool_percpu_hot_, stride) &&
 	       offsetof(struct lfp_percpu_hot, ncpu) == offsetof(struct lfpool_percpu_hot_, gate) &&
@@ -153,36 +132,6 @@ static void transit_leave(struct lfp_ts_percpu *t)
 	lfp_grace_leave();
 }
 
-uint64_t lfp_ts_percpu_transits(const lfpool_ts *p)
-{
-	return p->percpu ? lfp_load_u64_acq(&p->percpu->transit) : 0;
-}
-
-bool lfp_ts_percpu_stop(lfpool_ts *p)
-{
-	return p->percpu && lfp_percpu_stop(&p->percpu->pc);
-}
-
-static void give_to_sink(void *sk, void *const *objs, size_t n)
-{
-	lfp_sink_give(sk, objs, n);
-}
-
-void lfp_ts_percpu_take(lfpool_ts *p, struct lfp_sink *sk)
-{
-	struct lfp_ts_percpu *t = p->percpu;
-	if (!t)
-		return;
-	/* Area pops that are no user's get (the objects leave for the sink). */
-	count(&t->n.moved_out, lfp_percpu_take(&t->pc, lfp_sink_room(sk), give_to_sink, sk));
-}
-
-void lfp_ts_percpu_restart(lfpool_ts *p)
-{
-	if (p->percpu)
-		lfp_percpu_restart(&p->percpu->pc);
-}
-
 /* objs[0 .. n) go into the caller's CPU area as far as it has room, the
  * rest onto the loose stack: no user's put. */
 static void stow(lfpool_ts *p, void *const *objs, size_t n)
@@ -270,7 +219,7 @@ static int make_one(lfpool_ts *p, void **objs, size_t n, size_t *made)
 static size_t steal(lfpool_ts *p, void **objs, size_t want)
 {
 	lfp_busy_enter();	/* the steal_lock */
-	size_t k = p->steal(p, objs, want);
+	size_t k = lfp_steal(p, objs, want);
 	lfp_busy_leave();
 	return k;
 }

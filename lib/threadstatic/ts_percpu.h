@@ -29,7 +29,29 @@
 #ifndef LFP_TS_PERCPU_H
 #define LFP_TS_PERCPU_H
 
+#include "percpu.h"
 #include "ts_internal.h"
+
+/* The fast paths read a flag and pc.hot: one cache line. */
+struct lfp_ts_percpu {
+	bool fast_gets;		/* rseq, and gets need no check */
+	bool fast_puts;		/* rseq, and puts need no check */
+	bool check_gets;	/* slow pool (core.h): every get marks its object out */
+	bool check_puts;	/* slow pool or reset hook: every put is accepted */
+	struct lfp_percpu pc;
+	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
+	/* Added to by the slow paths (atomically), read by the statistics. */
+	struct {
+		uint64_t moved_in;	/* area pushes that were no user's put */
+		uint64_t moved_out;	/* area pops that were no user's get */
+		uint64_t gets, puts;	/* user gets and puts that bypassed the areas */
+		uint64_t misses, full_pops, full_pushes;
+	} n __attribute__((aligned(64)));
+	/* Slow paths that may hold objects between the depot and an area:
+	 * ended << 32 | in flight.  A steal that found nothing while one ran
+	 * sweeps again (steal.c). */
+	uint64_t transit __attribute__((aligned(64)));
+};
 
 /* Set p up for per-CPU mode when cfg asks for it (LFPOOL_F_PERCPU): 0, or
  * ENOMEM.  Nothing to do, 0, for a per-thread pool.  mem: where its state
@@ -51,16 +73,6 @@ void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj);
 int lfp_ts_percpu_get_bulk(lfpool_ts *p, void **objs, size_t n);
 void lfp_ts_percpu_put_bulk(lfpool_ts *p, void *const *objs, size_t n);
 void lfp_ts_percpu_flush(lfpool_ts *p);
-
-/* The thief's steps on the CPU areas (steal.c; nothing for a per-thread
- * pool): stop them (true: the caller must run lfp_fence_heavy() before it
- * takes), take what the sink wants, restart them. */
-bool lfp_ts_percpu_stop(lfpool_ts *p);
-void lfp_ts_percpu_take(lfpool_ts *p, struct lfp_sink *sk);
-void lfp_ts_percpu_restart(lfpool_ts *p);
-/* Per-CPU slow paths that may hold objects between two places: ended << 32
- * | in flight now (0 for a per-thread pool). */
-uint64_t lfp_ts_percpu_transits(const lfpool_ts *p);
 
 /* fork: take (lock) or release the CPU areas' fallback locks (nothing for
  * a per-thread pool or in rseq mode). */

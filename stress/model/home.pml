@@ -48,7 +48,7 @@
  *   S1  thief of Q: lock, each cache on Q's list stopped, taken, restarted
  *                                   lib/threadstatic/steal.c lfp_steal(),
  *                                   lib/threadstatic/steal.c sweep_owned(),
- *                                   lib/threadstatic/cache.c lfp_cache_take()
+ *                                   lib/threadstatic/steal.c take_cache()
  * D1 and D2 both run under lfp_ts_lock in lfpool_ts_destroy, which takes
  * it first (D2, then D1, as retire does).
  *

@@ -35,12 +35,12 @@
  *   C2  thief: the depot            lib/threadstatic/steal.c take_depot() (first, and
  *                                   again once the caches are stopped, in
  *                                   lib/threadstatic/steal.c sweep_owned())
- *   C3  stop: lock, low = STOPPED   lib/threadstatic/cache.c lfp_cache_stop()
+ *   C3  stop: lock, low = STOPPED   lib/threadstatic/steal.c stop_cache()
  *   C4  the heavy fence             lib/threadstatic/steal.c sweep_owned() ->
  *                                   lib/threadstatic/fence.c lfp_fence_heavy()
- *   C5  take from the bottom        lib/threadstatic/cache.c lfp_cache_take() (top load,
+ *   C5  take from the bottom        lib/threadstatic/steal.c take_cache() (top load,
  *                                   objs[low ..))
- *   C6  restart: low, unlock        lib/threadstatic/cache.c lfp_cache_restart()
+ *   C6  restart: low, unlock        lib/threadstatic/steal.c restart_cache()
  *   C7  nothing: ENOBUFS            lib/threadstatic/steal.c lfp_steal(),
  *                                   lib/threadstatic/cache.c create_or_steal()
  * Simplified: NC caches (1; the row steal-2caches runs 2), whose previous
