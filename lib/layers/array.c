@@ -11,15 +11,15 @@
  * included) and write the header on every get instead.
  *
  * ThreadStatic classes are served inline through the calling thread's
- * table of class caches (lfpool_array_tls_, lfpool/array.h): the slow
- * paths here enter the thread's implicit cache of a class (tls.c's, the
- * one lfpool_ts_get uses) under the pool's key, and tls.c's thread exit
- * calls array_tls_exit, which clears the table, before it frees those
+ * table of class caches (lfpool_array_tls_, lfpool/array.h, defined in
+ * threadstatic/tls.c): the slow paths here enter the thread's implicit
+ * cache of a class (tls.c's, the one lfpool_ts_get uses) under the pool's
+ * key, and tls.c's thread exit clears the table before it frees those
  * caches.  Keys hold an id from a process-wide counter, never reused, so
  * a destroy need not visit other threads' tables: their entries of the
  * destroyed pool name a key that no pool has any more.  The exception is a
  * thread's array home (lfpool/array.h): a class's cache there is named by
- * the array pool's address, and tls.c calls array_home_lost for that
+ * the array pool's address, and tls.c clears those entries of that
  * thread when the class's destroy frees the home.
  */
 #include <errno.h>
@@ -62,60 +62,12 @@ struct lfpool_array {
 /* The inline calls of lfpool/array.h read the array pool as its fast view. */
 _Static_assert(offsetof(struct lfpool_array, fast) == 0, "fast view first");
 
-LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_;
-
 /* The last id given to a pool; ids start at 1 (key 0: an empty entry).
  * Keys are id << 1 | 1, and a destroyed pool's key 1 (id 0) is in no
  * table; the entries of a thread's array home hold its pool's address
  * instead, even (calloc's alignment), so no key is an address. */
 static uint64_t last_id;
 #define ARRAY_KEY_DEAD 1u
-
-/* Clear entry k of table t: its owner, or a destroyer under lfp_ts_lock
- * (lfpool/array.h: relaxed atomics under ThreadSanitizer). */
-static void key_clear(struct lfpool_array_tls *t, unsigned k)
-{
-	lfp_store_u64_rlx(&t->key[k], 0);
-}
-
-/* tls.c's thread exit, before it frees the thread's caches: forget them. */
-static void array_tls_exit(void)
-{
-	for (unsigned k = 0; k < 64; k++)
-		key_clear(&lfpool_array_tls_, k);
-}
-
-/* tls.c's storage of the calling thread's array home. */
-static lfpool_ts_cache *array_home(void)
-{
-	return LFPOOL_ARRAY_HOME_;
-}
-
-/* tls.c, lfp_ts_lock held: the array home `home` of some live thread lost
- * its cache (its pool's destroy; detach).  Its entries name the array pool
- * by address, which a new pool may reuse: they go, before the pool is
- * freed.  Only they are even and nonzero.  That thread may be reading
- * its table meanwhile (never these entries: their pool is being
- * destroyed), so the loads and stores are atomics of lib/atomic.h. */
-static void array_home_lost(lfpool_ts_cache *home)
-{
-	struct lfpool_array_tls *t = (struct lfpool_array_tls *)((char *)home -
-					offsetof(struct lfpool_array_tls, home));
-	for (unsigned k = 0; k < 64; k++) {
-		uint64_t key = lfp_load_u64_rlx(&t->key[k]);
-		if (key && !(key & 1))
-			key_clear(t, k);
-	}
-}
-
-/* Set once at load, before any thread can exit or use a pool (tls.c reads
- * them then). */
-__attribute__((constructor)) static void array_tls_init(void)
-{
-	lfp_tls_exit_hook = array_tls_exit;
-	lfp_tls_array_home = array_home;
-	lfp_tls_array_home_lost = array_home_lost;
-}
 
 /* Whether n is a power of two (0 is not). */
 static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }

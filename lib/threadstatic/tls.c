@@ -64,13 +64,13 @@
  *
  * The array home: a second home, by the same rules, for pools of
  * array_class (the classes of array pools), in the array layer's TLS
- * (lfp_tls_array_home; lfpool/array.h runs it at its constant address):
+ * (LFPOOL_ARRAY_HOME_; lfpool/array.h runs it at its constant address):
  * their first cache in a thread takes it, and they never take the home,
  * which stays for the thread's first object pool.  Its pool is the
  * thread table's array_home_pool, under lfp_ts_lock (no inline path reads
  * it): set when the cache is made, cleared where home_pool is (destroy,
  * detach), and then the layer clears its entries for it
- * (lfp_tls_array_home_lost: they name the array pool by address, which
+ * (array_home_lost: they name the array pool by address, which
  * may be reused); exit clears the layer's whole table first anyway.
  * Spin model: stress/model/array_home.pml (the owner's hit, another
  * thread's destroy and its clear, address reuse, exit).
@@ -100,6 +100,7 @@
 #include <string.h>
 
 #include "grace.h"
+#include "lfpool/array.h"
 #include "ts_internal.h"
 
 /* The first directory's slots, in the thread's table: a thread's first
@@ -266,12 +267,46 @@ lfpool_ts *lfp_tls_next_live(uint32_t *it)
 	return NULL;
 }
 
-/* A layer's own pointers to the thread's caches (array.c's table of class
- * caches) are forgotten by this, before release_thread frees the caches;
- * set by that layer's constructor, before any thread exits.  NULL: none. */
-void (*lfp_tls_exit_hook)(void);
-lfpool_ts_cache *(*lfp_tls_array_home)(void);
-void (*lfp_tls_array_home_lost)(lfpool_ts_cache *home);
+/*
+ * The array layer's table of the thread's class caches and its array home
+ * (lfpool/array.h; lib/layers/array.c fills it), defined here with the
+ * rest of the thread's state, since this file's thread exit, destroys and
+ * detaches are what must clear it: the layer sits floors above and is
+ * never called from here.
+ */
+LFPOOL_API __thread struct lfpool_array_tls lfpool_array_tls_;
+
+/* Clear entry k of table t: its owner, or a destroyer under lfp_ts_lock
+ * (lfpool/array.h: relaxed atomics under ThreadSanitizer). */
+static void array_key_clear(struct lfpool_array_tls *t, unsigned k)
+{
+	lfp_store_u64_rlx(&t->key[k], 0);
+}
+
+/* Thread exit, before release_thread frees the thread's caches: the
+ * table forgets them. */
+static void array_table_clear(void)
+{
+	for (unsigned k = 0; k < 64; k++)
+		array_key_clear(&lfpool_array_tls_, k);
+}
+
+/* Lock held: the array home `home` of some live thread lost its cache
+ * (its pool's destroy; detach).  Its entries name the array pool by
+ * address, which a new pool may reuse: they go, before the pool is freed.
+ * Only they are even and nonzero.  That thread may be reading its table
+ * meanwhile (never these entries: their pool is being destroyed), so the
+ * loads and stores are atomics of lib/atomic.h. */
+static void array_home_lost(lfpool_ts_cache *home)
+{
+	struct lfpool_array_tls *t = (struct lfpool_array_tls *)((char *)home -
+					offsetof(struct lfpool_array_tls, home));
+	for (unsigned k = 0; k < 64; k++) {
+		uint64_t key = lfp_load_u64_rlx(&t->key[k]);
+		if (key && !(key & 1))
+			array_key_clear(t, k);
+	}
+}
 
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
@@ -309,7 +344,7 @@ static void array_home_clear_if(struct lfp_tls_table *t, const lfpool_ts *p)
 	if (!t || t->array_home_pool != p)
 		return;
 	t->array_home_pool = NULL;
-	lfp_tls_array_home_lost(t->array_home);
+	array_home_lost(t->array_home);
 }
 
 /* A new implicit cache of p for the calling thread, whose table is t (lock
@@ -318,8 +353,8 @@ static void array_home_clear_if(struct lfp_tls_table *t, const lfpool_ts *p)
 static lfpool_ts_cache *cache_new(struct lfp_tls_table *t, lfpool_ts *p)
 {
 	struct lfpool_ts_tls *m = &lfpool_ts_tls_;
-	if (p->array_class && !t->array_home_pool && lfp_tls_array_home) {
-		lfpool_ts_cache *c = lfp_cache_init(lfp_tls_array_home(), p, LFP_CACHE_HOME);
+	if (p->array_class && !t->array_home_pool) {
+		lfpool_ts_cache *c = lfp_cache_init(LFPOOL_ARRAY_HOME_, p, LFP_CACHE_HOME);
 		if (c) {
 			t->array_home_pool = p;
 			t->array_home = c;
@@ -353,8 +388,7 @@ static void release_thread(void *arg)
 	struct lfp_tls_table *t = arg;
 	struct lfpool_ts_tls *m = t->tls;
 	tls_exiting = true;
-	if (lfp_tls_exit_hook)
-		lfp_tls_exit_hook();
+	array_table_clear();
 	/* liburcu-bp's key destructor may have run first: register again
 	 * now, holding no lock (grace.h). */
 	lfp_grace_register();

@@ -22,9 +22,10 @@
  *                   lfp_steal_drain_areas (stop and take: the thief's
  *                   steps on caches and CPU areas are there too)
  *   cache.c         lfp_cache_*: a cache's new, free, count
- *   tls.c           lfpool_ts_tls_, lfp_tls_cache, lfp_tls_find,
- *                   lfp_tls_exiting, lfp_tls_detach, lfp_tls_forget, lfp_tls_holds,
- *                   lfp_tls_exit_hook, lfp_tls_fork_child, and the
+ *   tls.c           lfpool_ts_tls_, lfpool_array_tls_ (the array layer's
+ *                   table, cleared here), lfp_tls_cache, lfp_tls_find,
+ *                   lfp_tls_exiting, lfp_tls_detach, lfp_tls_forget,
+ *                   lfp_tls_holds, lfp_tls_fork_child, and the
  *                   registry of live pools: lfp_tls_register,
  *                   lfp_tls_unregister, lfp_tls_next_live
  *   worker.c        lfp_workers_fini
@@ -325,17 +326,6 @@ bool lfp_tls_exiting(void);
 lfpool_ts_cache *lfp_tls_find(const lfpool_ts *p);
 /* Free the calling thread's cache for p, if any. */
 void lfp_tls_detach(lfpool_ts *p);
-/* Called at thread exit before the thread's caches are freed, where a
- * layer above keeps pointers to them (array.c sets it, in a constructor). */
-extern void (*lfp_tls_exit_hook)(void);
-/* The calling thread's array home: storage in the array layer's TLS for
- * its first cache of an array_class pool (NULL: none, such caches come
- * from the heap); and what the layer does, lfp_ts_lock held, when a
- * thread's array home (its storage) loses its cache to a destroy or a
- * detach (its own table names the pool by address).  array.c sets both in
- * a constructor. */
-extern lfpool_ts_cache *(*lfp_tls_array_home)(void);
-extern void (*lfp_tls_array_home_lost)(lfpool_ts_cache *home);
 /* Whether c is the calling thread's cache for the (live) pool of
  * generation gen (fork's child: the caches of other threads are
  * abandoned). */

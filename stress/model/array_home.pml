@@ -46,9 +46,9 @@
  *                     lib/layers/array.c tls_enter()
  *   U5  past the key destructor: no cache, no entry (uncached)
  *                     lib/threadstatic/tls.c lfp_tls_cache() (tls_exiting)
- *   X1  exit: the layer's hook clears every entry (owner, unlocked)
+ *   X1  exit: the layer's table, every entry cleared (owner, unlocked)
  *                     lib/threadstatic/tls.c release_thread() ->
- *                     lib/layers/array.c array_tls_exit()
+ *                     lib/threadstatic/tls.c array_table_clear()
  *   X2  lock, every cache of T's directory unlinked (the array home's
  *       storage too), T's table off the list, unlock
  *                     lib/threadstatic/tls.c release_thread(),
@@ -64,8 +64,8 @@
  *       entry of T's table cleared, one load and one store each
  *                     lib/threadstatic/tls.c lfp_tls_forget(),
  *                     lib/threadstatic/tls.c array_home_clear_if();
- *                     lib/layers/array.c array_home_lost(),
- *                     lib/layers/array.c key_clear()
+ *                     lib/threadstatic/tls.c array_home_lost(),
+ *                     lib/threadstatic/tls.c array_key_clear()
  *   D3  unlock; the class's memory freed
  *                     lib/threadstatic/threadstatic.c lfpool_ts_destroy()
  *                     (lib/threadstatic/threadstatic.c close_pool())
