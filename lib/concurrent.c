@@ -128,13 +128,16 @@ static void hot_open(lfpool_concurrent *c)
 /* fork()'s child resets every Concurrent core (fork_child, below), but
  * for the trims the forking thread has open (pushed after hot_trims and
  * trims_begun count them in, popped before they count them out: a fini
- * hook, the only code a trim runs between, sees both counted). */
+ * hook, the only code a trim runs between, sees both counted).  The
+ * handler is installed after fork.c's (fork.c says why), holding no
+ * lock. */
 static __thread struct lfp_open open_trims;
-static void fork_child(struct lfp_core *core);
+static void fork_child_all(void);
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void set_fork_child(void)
 {
-	lfp_fork_set_kind_child(LFP_KIND_CONCURRENT, fork_child);
+	lfp_fork_init();
+	pthread_atfork(NULL, NULL, fork_child_all);
 }
 
 /* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
@@ -529,7 +532,7 @@ LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *c, size_t keep)
 }
 
 /*
- * fork()'s child (fork.c, c's grow lock held): a trim that another thread
+ * fork()'s child, c's grow lock held: a trim that another thread
  * was running never ends here.  What it had popped stays counted in
  * created, as out (lfpool/common.h, "fork()"); its count in trims_begun
  * is ended, so that a get at capacity fails with ENOBUFS instead of
@@ -552,6 +555,19 @@ static void fork_child(struct lfp_core *core)
 	lfp_faa_u64_acqrel(&c->trims_ended, begun - mine - lfp_load_u64_acq(&c->trims_ended));
 	c->hot_trims = mine;
 	hot_set_locked(c);
+}
+
+/* After fork.c's child handler: every Concurrent core of the registry
+ * (only this thread runs, and nothing else changes it). */
+static void fork_child_all(void)
+{
+	for (struct lfp_core *k = lfp_fork_next_child(NULL); k; k = lfp_fork_next_child(k)) {
+		if (k->kind != LFP_KIND_CONCURRENT)
+			continue;
+		pthread_mutex_lock(&k->grow_lock);
+		fork_child(k);
+		pthread_mutex_unlock(&k->grow_lock);
+	}
 }
 
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *c, const void *ptr)

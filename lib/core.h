@@ -254,16 +254,10 @@ int lfp_core_owns(const struct lfp_core *c, const void *ptr);
 /* Count a trim that destroyed n objects (n may be 0) out of *created. */
 void lfp_core_count_trim(struct lfp_core *c, uint64_t *created, size_t n);
 
-/* fork.c: the pthread_atfork handlers.  The upper layer (ThreadStatic)
- * takes its locks first and releases them last; see fork.c. */
-struct lfp_fork_hooks {
-	void (*prepare)(void);
-	void (*parent)(void);
-	void (*child)(void);
-};
-void lfp_fork_set_upper(const struct lfp_fork_hooks *h);
-/* Install the handlers (once per process): before any pool exists, since
- * even a Pool takes locks they cover (debug.c's, slab.c's small blocks). */
+/* fork.c: the pthread_atfork handlers of the floors up to core.  Install
+ * them (once per process): before any pool exists, since even a Pool
+ * takes locks they cover (debug.c's, slab.c's small blocks); and before a
+ * layer above installs its own (fork.c says why the order matters). */
 void lfp_fork_init(void);
 /* Take part in fork safety: c's grow lock is held across fork(). */
 void lfp_fork_register(struct lfp_core *c);
@@ -302,11 +296,10 @@ static inline bool lfp_open_count(const struct lfp_open *o, const void *what, ui
 	return true;
 }
 
-/* What fork()'s child does to every registered core of kind k, its grow
- * lock held (fork.c): set by the layer that owns that kind (concurrent.c:
- * the trims other threads were running never end in the child), any
- * number of times, always the same fn. */
-void lfp_fork_set_kind_child(enum lfp_kind k, void (*fn)(struct lfp_core *c));
+/* The registered core after c (NULL: the first), or NULL: for the child
+ * handler of a layer above (concurrent.c), where only the forking thread
+ * runs and nothing changes the list. */
+struct lfp_core *lfp_fork_next_child(const struct lfp_core *c);
 
 /* Fill the slab-level fields of st. */
 void lfp_core_stats(const struct lfp_core *c, lfpool_stats *st);

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fork.c - fork safety: one pthread_atfork registration that takes every
- * lock of the library before fork() and releases it after, in the parent
- * and in the child, so that the child never inherits a lock held by a
- * thread that does not exist in it.
+ * fork.c - fork safety: pthread_atfork handlers that take every lock of the
+ * library before fork() and release them after, in the parent and in the
+ * child, so that the child never inherits a lock held by a thread that
+ * does not exist in it.
  *
  * The order is the library's lock order, fixed:
- *   1. the upper layer's (ThreadStatic, threadstatic.c "fork"): first
- *      liburcu-bp's rcu_gp_lock and rcu_registry_lock, then lfp_ts_lock
- *      with every live pool's steal_lock (tried: other paths take it
- *      before lfp_ts_lock) and every cache's lock, then the spinlock of
- *      every CPU area of every per-CPU pool in the fallback mode,
+ *   1. ThreadStatic's (threadstatic.c "fork"): first liburcu-bp's
+ *      rcu_gp_lock and rcu_registry_lock, then lfp_ts_lock with every live
+ *      pool's steal_lock (tried: other paths take it before lfp_ts_lock)
+ *      and every cache's lock, then the spinlock of every CPU area of every
+ *      per-CPU pool in the fallback mode,
  *   2. the registry of cores below, then each registered core's grow lock,
  *      in registry order (no code holds two grow locks at once),
  *   3. debug.c's error-hook, graveyard and watched-pools locks,
@@ -18,15 +18,22 @@
  *      the graveyard's, nothing taken under it).
  * Every other path takes a subset of these in the same order (lfp_ts_lock
  * before a grow lock, nothing while holding an area lock), so the prepare
- * handler cannot deadlock.  liburcu-bp's locks come first because a thread
+ * handlers cannot deadlock.  liburcu-bp's locks come first because a thread
  * may wait for any lock below while inside a grace section, which a trim
  * holding rcu_gp_lock waits for; and none of ours is held where liburcu
  * takes its own (a thread registers before it takes lfp_ts_lock or a
  * steal_lock, grace.h; a trim waits for a grace period holding nothing).
- * The child then lets the upper layer reset what belonged to threads that
- * do not exist in it (threadstatic.c), and each layer above that asked
- * (lfp_fork_set_kind_child) reset its cores: every Concurrent pool forgets
- * the trims those threads were running (concurrent.c).
+ *
+ * This file takes 2 to 4.  The layers above install their own handlers,
+ * each after calling lfp_fork_init (so after these), and nothing here
+ * calls up to them: libc runs prepare handlers in the reverse order of
+ * their installation and parent and child handlers in that order (POSIX),
+ * so ThreadStatic's prepare (1) runs before this file's and its parent and
+ * child after, and Concurrent's child (concurrent.c: every Concurrent pool
+ * forgets the trims that vanished threads were running) after this file's
+ * child let the grow locks go.  glibc and musl take their own lock from
+ * the prepare handlers to the parent's, so an installation never falls
+ * between a fork's prepare and parent.
  *
  * Cores register when they may take their grow lock (Concurrent,
  * ThreadStatic and magazine cores); a Pool takes no grow lock and does
@@ -42,38 +49,18 @@
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t cores_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lfp_core *cores;		/* under cores_lock */
-/*
- * The upper layer's handlers: set once, by the process's first
- * ThreadStatic create, which another thread's fork() may overlap.  upper
- * is written whole before armed points to it (release); each fork reads
- * armed once, in prepare (acquire), and its parent and child handlers run
- * the upper layer's only if its prepare did (upper_ran, written and read
- * under cores_lock, which a fork holds from prepare to them).  Read in
- * each handler, a create between them made a parent release the upper
- * layer's locks that its prepare never took, lfp_ts_lock perhaps while
- * the creating thread held it (TSan: stress/lffork's first phase).
- */
-static struct lfp_fork_hooks upper;
-static void *armed;
-static bool upper_ran;
-/* lfp_fork_set_kind_child's, under cores_lock (which a fork holds from
- * prepare to the child handler). */
-static void (*kind_child[LFP_KIND_MAGAZINES + 1])(struct lfp_core *c);
 
 static void prepare(void)
 {
-	const struct lfp_fork_hooks *up = lfp_load_ptr_acq(&armed);
-	if (up && up->prepare)
-		up->prepare();
 	pthread_mutex_lock(&cores_lock);
-	upper_ran = up != NULL;
 	for (struct lfp_core *c = cores; c; c = c->fork_next)
 		pthread_mutex_lock(&c->grow_lock);
 	lfp_debug_fork_lock();
 	lfp_blocks_fork_lock();
 }
 
-/* Release what prepare took, in the reverse order. */
+/* Release what prepare took, in the reverse order: the parent's and the
+ * child's handler. */
 static void release(void)
 {
 	lfp_blocks_fork_unlock();
@@ -83,31 +70,9 @@ static void release(void)
 	pthread_mutex_unlock(&cores_lock);
 }
 
-static void parent(void)
-{
-	bool ran = upper_ran;	/* before release: under cores_lock */
-	release();
-	if (ran && upper.parent)
-		upper.parent();
-}
-
-static void child(void)
-{
-	bool ran = upper_ran;
-	/* The grow locks still held: what other threads were doing to a
-	 * pool's core ends here (a Concurrent get at capacity no longer waits
-	 * for their trims). */
-	for (struct lfp_core *c = cores; c; c = c->fork_next)
-		if (kind_child[c->kind])
-			kind_child[c->kind](c);
-	release();
-	if (ran && upper.child)
-		upper.child();
-}
-
 static void register_handlers(void)
 {
-	pthread_atfork(prepare, parent, child);
+	pthread_atfork(prepare, release, release);
 }
 
 void lfp_fork_init(void)
@@ -115,22 +80,9 @@ void lfp_fork_init(void)
 	pthread_once(&fork_once, register_handlers);
 }
 
-void lfp_fork_set_upper(const struct lfp_fork_hooks *h)
+struct lfp_core *lfp_fork_next_child(const struct lfp_core *c)
 {
-	lfp_fork_init();
-	pthread_mutex_lock(&cores_lock);
-	LFP_ASSERT(!armed);	/* once: a fork's parent or child reads upper unlocked */
-	upper = *h;
-	lfp_store_ptr_rel(&armed, &upper);	/* release: upper whole, for prepare */
-	pthread_mutex_unlock(&cores_lock);
-}
-
-void lfp_fork_set_kind_child(enum lfp_kind k, void (*fn)(struct lfp_core *c))
-{
-	lfp_fork_init();
-	pthread_mutex_lock(&cores_lock);
-	kind_child[k] = fn;
-	pthread_mutex_unlock(&cores_lock);
+	return c ? c->fork_next : cores;
 }
 
 void lfp_fork_register(struct lfp_core *c)

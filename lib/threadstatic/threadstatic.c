@@ -24,7 +24,9 @@
 #include "ts_percpu.h"
 
 /*
- * fork (fork.c runs these first and last).  prepare takes, in this order:
+ * fork: the handlers of ThreadStatic's locks, installed after fork.c's, so
+ * that libc runs this prepare before fork.c's and this parent and child
+ * after fork.c's (fork.c has the lock order).  prepare takes, in this order:
  *   1. liburcu-bp's rcu_gp_lock and rcu_registry_lock (grace.c),
  *   2. lfp_ts_lock, every live pool's steal_lock and every cache's lock,
  *   3. the CPU areas' fallback locks.
@@ -151,8 +153,8 @@ static void fork_child(void)
 
 static void set_fork_hooks(void)
 {
-	static const struct lfp_fork_hooks h = { fork_prepare, fork_parent, fork_child };
-	lfp_fork_set_upper(&h);
+	lfp_fork_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /*
@@ -213,7 +215,8 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	 * of 64 bytes). */
 	size_t side = lfp_core_inline_bytes(cfg), cpus = lfp_ts_percpu_state_bytes(cfg);
 	size_t lead = head_lead(cfg), tail = head_tail(lead, sizeof(lfpool_ts) + side + cpus);
-	/* Before the core registers with fork.c (lfp_core_init). */
+	/* Before the core registers with fork.c (lfp_core_init), holding no
+	 * lock: a fork's prepare may run meanwhile. */
 	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	pthread_once(&fork_once, set_fork_hooks);
 	lfpool_ts *p = lfp_core_owner_new(cfg, LFP_KIND_TS, sizeof(*p),
