@@ -562,7 +562,7 @@ struct lfpool_ts_cache_fast {
  * increment (one instruction), read by stats as an approximate figure.
  * Puts are not counted on a hit: a hit moves top by one either way, so
  * stats derives them from gets and the objects the cache holds (struct
- * lfpool_ts_cache in lib/threadstatic/ts.h). */
+ * lfpool_ts_cache in lib/threadstatic/ts_internal.h). */
 #ifdef LFPOOL_TSAN_
 # define LFPOOL_CACHE_COUNT_(n) __atomic_store_n(&(n), (n) + 1, __ATOMIC_RELAXED)
 /* TSan does not know membarrier: the get's store and load are sequentially
@@ -828,7 +828,7 @@ struct lfpool_ts_fast {
 };
 
 /* Where a pool's own cache lies from its head: the first cache made for
- * the pool takes that memory (lib/threadstatic/ts.h, struct lfpool_ts). */
+ * the pool takes that memory (lib/threadstatic/ts_internal.h, struct lfpool_ts). */
 #define LFPOOL_TS_LOCAL_OFFSET_ 64
 
 /* The bit of its head's address that tells a per-CPU pool, whose gets and

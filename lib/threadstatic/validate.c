@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * validate.c - ThreadStatic's validate (validate.h), debug builds only:
+ * validate.c - ThreadStatic's validate (census.h), debug builds only:
  * every object of a quiet pool in exactly one place (ts_internal.h lists them), and
  * the depot's census word equal to the caches and magazines there are.
  */

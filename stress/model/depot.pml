@@ -32,7 +32,7 @@
  *                                   lib/threadstatic/depot.c lfp_depot_get_objs()
  *   C1  create one object           lib/threadstatic/cache.c create_or_steal(),
  *                                   lib/threadstatic/cache.c create_one()
- *                                   (lib/threadstatic/ts.h lfp_ts_create_objects())
+ *                                   (lib/threadstatic/ts_internal.h lfp_ts_create_objects())
  *   C2  ENOBUFS, refill again       lib/threadstatic/cache.c create_or_steal(): the code
  *                                   steals instead (lib/threadstatic/steal.c lfp_steal():
  *                                   the depot first, lib/threadstatic/steal.c take_depot(),

@@ -24,7 +24,7 @@
  *   G1, F1, A1   lib/threadstatic/grace.c lfp_grace_enter(),
  *                lib/threadstatic/grace.c lfp_grace_enter_locked()
  *   G2, F2, A3   lib/threadstatic/grace.c lfp_grace_leave()
- *   G1-G4        lib/threadstatic/ts.h lfp_ts_create_objects(): the raw pops in a
+ *   G1-G4        lib/threadstatic/ts_internal.h lfp_ts_create_objects(): the raw pops in a
  *                section, then the init hooks after it
  *                (lib/core.c lfp_core_construct_chain())
  *   F1-F2        lib/threadstatic/threadstatic.c trim_take(): the depot's pops in a
@@ -75,7 +75,7 @@ inline grace_wait(t)
 #endif
 }
 
-/* A get of P that creates: lib/threadstatic/ts.h lfp_ts_create_objects(). */
+/* A get of P that creates: lib/threadstatic/ts_internal.h lfp_ts_create_objects(). */
 proctype getter()
 {
 	depth[GETTER]++;		/* G1 */

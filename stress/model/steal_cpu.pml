@@ -39,7 +39,7 @@
  *                                   lib/threadstatic/ts_percpu.c on_full()
  *   A0  thief: the depot            lib/threadstatic/steal.c take_depot()
  *   A1  stop: gate = 0              lib/threadstatic/percpu.c lfp_percpu_stop()
- *                                   (from lib/threadstatic/ts_percpu.c lfp_ts_percpu_stop())
+ *                                   (from lib/threadstatic/steal.c stop_areas())
  *   A2  fence                       lib/threadstatic/fence.c lfp_fence_heavy()
  *                                   (in lib/threadstatic/steal.c sweep_owned())
  *   A3  take from the top           lib/threadstatic/percpu.c take_area() (through

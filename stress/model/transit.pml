@@ -20,7 +20,7 @@
  *                                   (lib/threadstatic/ts_percpu.c transit_leave())
  *   M4  make: reserve created, then the init hook, which never returns
  *                                   lib/threadstatic/ts_percpu.c make_one() (outside the
- *                                   transit), lib/threadstatic/ts.h lfp_ts_create_objects()
+ *                                   transit), lib/threadstatic/ts_internal.h lfp_ts_create_objects()
  *   U*  user: gets and puts on the area (fast paths, atomic here: their
  *       protocol is steal_cpu.pml's), and the slow paths' moves between
  *       the depot and the area or the hand, inside a transit
@@ -32,7 +32,7 @@
  *   T2  read transit; sweep (the depot and the area, stopped: one step);
  *       read transit again          lib/threadstatic/steal.c lfp_steal(),
  *                                   lib/threadstatic/steal.c sweep_owned(),
- *                                   lib/threadstatic/ts_percpu.c lfp_ts_percpu_transits()
+ *                                   lib/threadstatic/steal.c transits()
  *   T3  nothing, and no transit in flight before nor begun or ended
  *       since: ENOBUFS; else unlock, yield, sweep again
  *                                   lib/threadstatic/steal.c lfp_steal()
