@@ -36,8 +36,10 @@
  *    writes to the object happen before whatever the last holder does next;
  *    acquire: the thread that takes the count to zero sees every other
  *    holder's writes before it hands the object back to its pool.
- *  - lfp_cas_pair_acqrel: the index stack's head, a 16-byte pair (index,
- *    64-bit tag): as lfp_cas_u64_acqrel, one double-width CAS.
+ *  - lfp_cas_pair_acqrel: a slot of the elimination array (lib/stack.c),
+ *    a 16-byte pair (what waits, 64-bit tag): as lfp_cas_u64_acqrel, one
+ *    double-width CAS.  (The index stacks' heads change through
+ *    lfpool/impl/stack.h's lfpool_stack_cas_, with the same orders.)
  * On x86-64 (TSO) all of these compile to plain moves and lock-prefixed
  * instructions in both builds.
  *

@@ -29,9 +29,13 @@
 #include "census.h"
 
 struct lfpool_concurrent {
+	/* First, the public view that the inline get and put read
+	 * (lfpool/impl/stack.h); its first member, the head, is the free
+	 * stack's: the two are one line seen by the inline code and by the
+	 * library's stack calls (stack.h). */
 	union {
-		struct lfpool_concurrent_fast fast;	/* first: read by the inline get and put */
-		struct lfp_stack free;		/* constructed objects: head fast.top, fast.tag */
+		struct lfpool_concurrent_fast fast;
+		struct lfp_stack free;		/* constructed objects */
 	};
 	uint64_t created __attribute__((aligned(64)));
 	uint64_t misses;
@@ -45,17 +49,12 @@ struct lfpool_concurrent {
 	/* After the struct in its block, core.tail bytes: slab 0's side data
 	 * (core.h, lfp_core_inline; one block per small pool, issue 14). */
 };
-/* lfpool/concurrent.h's inline get and put read the pool as its fast view,
- * whose head is the stack's. */
-_Static_assert(offsetof(struct lfpool_concurrent, fast) == 0, "fast view first");
-_Static_assert(offsetof(struct lfpool_concurrent, fast.top) ==
-	       offsetof(struct lfpool_concurrent, free.head.lo) &&
-	       offsetof(struct lfpool_concurrent, fast.tag) ==
-	       offsetof(struct lfpool_concurrent, free.head.hi), "the fast view's head is the stack's");
+_Static_assert(offsetof(struct lfpool_concurrent, fast) == 0, "the public view first");
+_Static_assert(offsetof(struct lfpool_concurrent, fast.head) ==
+	       offsetof(struct lfpool_concurrent, free.head), "one head");
 _Static_assert(sizeof(struct lfpool_concurrent_fast) == sizeof(struct lfp_stack),
-	       "the fast view is the stack's cache line");
-_Static_assert(LFPOOL_CONC_NIL_ == LFP_NIL, "one empty index");
-/* The fast view's line, then one of the pool's own fields, then the core. */
+	       "the public view is the stack's cache line");
+/* The public view's line, then one of the pool's own fields, then the core. */
 _Static_assert(offsetof(struct lfpool_concurrent, core) == 128,
 	       "the core's lines stay where they were");
 
@@ -271,7 +270,7 @@ __attribute__((noinline)) static void *get_rare(lfpool_concurrent *c)
 /* A get whose first CAS failed on old: it waits in the elimination array
  * before it tries again (stack.c), as a put's retry does, rather than
  * start over at once; a put it meets there gives it its object. */
-static void *get_contended(lfpool_concurrent *c, lfp_pair old)
+static void *get_contended(lfpool_concurrent *c, lfp_head old)
 {
 	struct lfp_slab_slot *slot;
 	uint32_t idx = lfp_stack_pop_elim_mpmc(&c->free, &c->elim, &c->core.slabs, old, &slot);
@@ -281,9 +280,7 @@ static void *get_contended(lfpool_concurrent *c, lfp_pair old)
 /* The inline get's failed CAS (lfpool/concurrent.h): the retries. */
 LFPOOL_API void *lfpool_concurrent_get_retry(lfpool_concurrent *c, uint64_t top, uint64_t tag)
 {
-	lfp_pair old;
-	old.lo = top;
-	old.hi = tag;
+	lfp_head old = { .top = top, .tag = tag };
 	return get_contended(c, old);
 }
 
@@ -303,7 +300,7 @@ LFPOOL_API void *lfpool_concurrent_get_slow(lfpool_concurrent *c)
 	if (LFPOOL_LIKELY(!lfp_core_slow(&c->core))) {
 		struct lfp_slab_slot *slot;
 		/* acquire, paired with the release CAS of a push */
-		lfp_pair old = lfp_stack_load(&c->free);
+		lfp_head old = lfp_stack_load(&c->free);
 		uint32_t idx = lfp_stack_top(old);
 		if (LFPOOL_LIKELY(idx != LFP_NIL)) {
 			/* not empty: true is the CAS that took idx */
@@ -336,9 +333,7 @@ __attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
 LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *c, void *obj, uint64_t top,
 					    uint64_t tag)
 {
-	lfp_pair old;
-	old.lo = top;
-	old.hi = tag;
+	lfp_head old = { .top = top, .tag = tag };
 	uint32_t off, slab_no = lfp_slabs_locate(&c->core.slabs, obj, &off);
 	LFP_ASSERT(slab_no == 0);
 	(void)slab_no;

@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack.c - chain helpers and the contended retries of the index stack.
+ * stack.c - the retries of the index stack's push and pop, its walks and
+ * the elimination array.
  *
- * Why the stack in stack.h is correct:
- *  - Linearizability: push and pop each take effect at their successful CAS
- *    on the head word; a CAS that succeeds saw the head exactly as it was
- *    when the link (push) or next (pop) was read.
- *  - ABA: the head carries a tag that every successful CAS increments, so a
- *    CAS based on a stale read fails even when the same index is back on
- *    top.  The tag is 64 bits wide, beside the index in a double-width CAS:
- *    wrap-around needs 2^64 head changes inside one thread's load-to-CAS
- *    window.  (ponyc#1319 was a tag too narrow; the 32-bit tag here before
+ * Why the stack is correct: lfpool/impl/stack.h, where its head and its
+ * one-element steps are.  The history and figures behind two of its
+ * choices:
+ *  - The tag is 64 bits wide, beside the index in a double-width CAS.
+ *    (ponyc#1319 was a tag too narrow; the 32-bit tag here before
  *    wrapped after 2^32 changes, about 40 s of churn on one core.
  *    iceoryx#2351 was a tag not refreshed after a failed CAS: here a failed
  *    CAS returns the current head, tag included, and the next attempt
@@ -33,28 +30,21 @@
  *    for two cmpxchg16b in the same run: why a get+put stays about 1.1x a
  *    spinlock pool's time on one thread, and no ABA-safe pair with a
  *    64-bit tag found here does better.)
- *  - Memory safety: a pop may read the link of a node that another thread
- *    popped meanwhile.  Links live in side data that is never freed before
- *    the pool, so that read is of valid memory; its value is discarded when
- *    the CAS fails.
- *  - Visibility: a push's CAS is a release of the link word and of the
- *    pusher's writes to the object; a pop's acquire load of the head (and
- *    its acquire CAS) makes both visible to the popper.
  */
 #include "stack.h"
 
 /* Retries after a failed first attempt (stack.h), with lfp_backoff_cas:
  * waits first, then attempts at once (atomic.h says why). */
 void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
-				   lfp_pair old)
+				   lfp_head old)
 {
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	do
 		lfp_backoff_cas(&b);
-	while (!lfp_stack_push_step_mpmc(st, last_link, first, &old));
+	while (!lfpool_stack_push_step_(&st->head, last_link, first, &old));
 }
 
-uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_pair old,
+uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_head old,
 				      struct lfp_slab_slot **slotp)
 {
 	const uint32_t ob = s->off_bits;
@@ -109,6 +99,16 @@ static __thread uint32_t elim_rng;
  * handler that interrupted its wait) goes on with its call there. */
 static __thread lfp_pair *elim_mine;
 
+/* A slot for a CAS: its tag, then what waits there, acquire (a torn read
+ * only fails the CAS, which returns the slot whole). */
+static inline lfp_pair elim_load(const lfp_pair *p)
+{
+	lfp_pair v;
+	v.hi = lfp_load_u64_acq(&p->hi);
+	v.lo = lfp_load_u64_acq(&p->lo);
+	return v;
+}
+
 /* The slot after a change to lo. */
 static inline lfp_pair elim_next(lfp_pair v, uint64_t lo)
 {
@@ -138,12 +138,12 @@ static bool elim_park(lfp_pair *sl, lfp_pair v, uint64_t mine, unsigned wait, ui
 		return false;
 	}
 	for (unsigned i = 0; i < wait; i++) {
-		lfp_pair now = lfp_pair_load(sl);
+		lfp_pair now = elim_load(sl);
 		if (now.hi != me.hi || now.lo != me.lo)
 			break;
 		lfp_stall();
 	}
-	LFP_STRESS_WINDOW();
+	LFPOOL_STACK_WINDOW_();
 	lfp_pair cur = me;
 	if (lfp_cas_pair_acqrel(sl, &cur, elim_next(me, LFP_ELIM_FREE)))
 		goto out;		/* withdrawn: nobody came */
@@ -173,9 +173,9 @@ static bool elim_visit(struct lfp_elim *e, unsigned range, uint64_t mine, unsign
 	lfp_pair *park = NULL, park_v = { { 0, 0 } };
 	for (unsigned k = 0; k < range; k++) {
 		lfp_pair *sl = &e->slot[(start + k) % range];
-		lfp_pair v = lfp_pair_load(sl);
+		lfp_pair v = elim_load(sl);
 		if (LFP_ELIM_KIND(v.lo) == partner) {
-			LFP_STRESS_WINDOW();
+			LFPOOL_STACK_WINDOW_();
 			uint64_t lo = mine == LFP_ELIM_GET ? LFP_ELIM_FREE : (LFP_ELIM_GIVEN | (uint32_t)mine);
 			lfp_pair was = v;
 			if (lfp_cas_pair_acqrel(sl, &v, elim_next(was, lo))) {
@@ -214,25 +214,25 @@ void lfp_elim_reset(struct lfp_elim *e)
 	for (unsigned k = 0; k < LFP_ELIM_SLOTS; k++) {
 		if (&e->slot[k] == elim_mine)
 			continue;
-		lfp_pair v = lfp_pair_load(&e->slot[k]);
+		lfp_pair v = elim_load(&e->slot[k]);
 		lfp_store_u64_rlx(&e->slot[k].lo, LFP_ELIM_FREE);
 		lfp_store_u64_rlx(&e->slot[k].hi, v.hi + 1);
 	}
 }
 
 void lfp_stack_push_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link, uint32_t first,
-			      bool single, lfp_pair old)
+			      bool single, lfp_head old)
 {
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	uint64_t failed = 1;
 	while (!elim_wait(e, &b, failed, single ? LFP_ELIM_PUT | first : 0, NULL) &&
-	       !lfp_stack_push_step_mpmc(st, last_link, first, &old))
+	       !lfpool_stack_push_step_(&st->head, last_link, first, &old))
 		failed++;
 	lfp_faa_u64_rlx(&e->cas_failed, failed);
 }
 
 uint32_t lfp_stack_pop_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, const struct lfp_slabs *s,
-				 lfp_pair old, struct lfp_slab_slot **slotp)
+				 lfp_head old, struct lfp_slab_slot **slotp)
 {
 	const uint32_t ob = s->off_bits;
 	lfp_backoff b = LFP_BACKOFF_INIT;
@@ -304,7 +304,7 @@ uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s
 {
 	/* acquire (load and CAS), paired with the release CAS of
 	 * lfp_stack_push_chain_mpmc: the links walked below */
-	lfp_pair old = lfp_stack_load(st);
+	lfp_head old = lfp_stack_load(st);
 	lfp_backoff b = LFP_BACKOFF_INIT;
 	for (;;) {
 		uint32_t top = lfp_stack_top(old), n = 0, next = top;
@@ -313,16 +313,16 @@ uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s
 		while (n < max && next != LFP_NIL) {
 			next = lfp_load_u32_acq(lfp_slabs_link(s, next));
 			n++;
-			if (n < max && next != LFP_NIL && lfp_load_u64_acq(&st->head.hi) != old.hi)
+			if (n < max && next != LFP_NIL && lfp_load_u64_acq(&st->head.tag) != old.tag)
 				break;
 		}
-		LFP_STRESS_WINDOW();
+		LFPOOL_STACK_WINDOW_();
 		/* A walk cut short above fails here (the tag moved) and retries. */
-		if (lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, next))) {
+		if (lfpool_stack_cas_(&st->head, &old, next)) {
 			*first = top;
 			return n;
 		}
-		LFP_STRESS_RETRY();
+		LFPOOL_STACK_RETRY_();
 		/* Halve the walk, down to one entry: an ordinary pop's window. */
 		if (max > 1)
 			max /= 2;
@@ -342,16 +342,16 @@ uint64_t lfp_stack_count_mpmc(const struct lfp_stack *st, const struct lfp_slabs
 {
 	uint64_t n = 0;
 	for (unsigned tries = 0; tries < 4; tries++) {
-		lfp_pair head = lfp_stack_load(st);
+		lfp_head head = lfp_stack_load(st);
 		n = 0;
 		uint32_t i = lfp_stack_top(head);
 		while (i != LFP_NIL && n < max) {
 			n++;
 			i = lfp_load_u32_acq(lfp_slabs_link(s, i));
-			if (lfp_load_u64_acq(&st->head.hi) != head.hi)
+			if (lfp_load_u64_acq(&st->head.tag) != head.tag)
 				break;
 		}
-		if (lfp_load_u64_acq(&st->head.hi) == head.hi)
+		if (lfp_load_u64_acq(&st->head.tag) == head.tag)
 			return n;
 	}
 	return n;

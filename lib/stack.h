@@ -1,119 +1,70 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack.h - the ABA-safe Treiber stack of object indices.
+ * stack.h - the ABA-safe Treiber stack of object indices: every free list
+ * of the library (the Concurrent pool's free stack, a core's raw stack,
+ * the depot's magazines and loose objects).
  *
- * The head is a 16-byte pair changed by one double-width CAS: the top index
- * (LFP_NIL when empty) and a 64-bit tag that every successful CAS
- * increments.  A pop that read head (i, t) and was delayed while i was
- * popped and pushed back finds (i, t+k) and fails: a stale CAS can succeed
- * only after exactly 2^64 changes of the head between one thread's load and
- * its CAS (centuries at a change per nanosecond; the 32-bit tag this
- * replaces wrapped in about 40 s of such churn).  Links live in the slabs'
- * side data (see slab.h), so a delayed pop reads valid memory.  The TSan
- * build runs the same CAS as a 128-bit __atomic (lib/atomic.h), so it
- * checks the shipped algorithm.
+ * The head and the one-element push and pop steps are those of
+ * lfpool/impl/stack.h, which says why the stack is correct; the inline
+ * lfpool_concurrent_get and _put run the same steps on a Concurrent
+ * pool's free stack, whose head is the first member of the pool's public
+ * view.  Here: the retries (stack.c), chains, taking the whole stack or
+ * part of it, counting, single-owner versions, and the elimination array.
  *
  * Contract in the name: _mpmc calls may run concurrently with each other on
  * any number of threads; _st calls are for a stack one thread owns.
- *
- * A second copy of the one-element push and pop runs inline in users' code:
- * lfpool_concurrent_get and _put (include/lfpool/concurrent.h), on a
- * Concurrent pool's free stack, whose head they see as the first 16 bytes of
- * struct lfpool_concurrent_fast (lib/concurrent.c asserts it).  They take the
- * same steps with the same orders as lfp_stack_pop_step_mpmc and
- * lfp_stack_push_step_mpmc below, the same stress hooks (stress_hooks.h:
- * LFP_STRESS_WINDOW, LFP_STRESS_RETRY, LFP_YIELD, LFP_TAG_STEP, and their
- * twins LFPOOL_CONC_*_ there) and the same two builds of the
- * CAS (cmpxchg16b; __atomic under TSan): a change to either copy is a change
- * to both.
  */
 #ifndef LFP_STACK_H
 #define LFP_STACK_H
 
 #include "atomic.h"
+#include "lfpool/impl/stack.h"
 #include "slab.h"
 
+/* A head read or to be written (top, tag). */
+typedef struct lfpool_stack_head_ lfp_head;
+
+/* A stack on a cache line of its own; its head is the public one. */
 struct lfp_stack {
-	lfp_pair head;	/* .lo: top index (LFP_NIL: empty); .hi: tag */
+	lfp_head head;
 } __attribute__((aligned(64)));
 
-/* The stress programs' hooks (stress_hooks.h): the CAS window, the count
- * of failed CAS, and the tag step of the negative control. */
-#ifndef LFP_TAG_STEP
-# define LFP_TAG_STEP 1ull
-#endif
-#ifndef LFP_STRESS_WINDOW
-# define LFP_STRESS_WINDOW() ((void)0)
-# define LFP_STRESS_RETRY() ((void)0)
-#endif
+_Static_assert(LFPOOL_STACK_NIL_ == LFP_NIL, "one empty index");
 
 /* The head after a CAS from old that installs idx on top. */
-static inline lfp_pair lfp_stack_next_head(lfp_pair old, uint32_t idx)
+static inline lfp_head lfp_stack_next_head(lfp_head old, uint32_t idx)
 {
-	lfp_pair h;
-	h.lo = idx;
-	h.hi = old.hi + LFP_TAG_STEP;
+	lfp_head h;
+	h.top = idx;
+	h.tag = old.tag + LFPOOL_STACK_TAG_STEP_;
 	return h;
 }
 
 /* The top index of a head. */
-static inline uint32_t lfp_stack_top(lfp_pair head) { return (uint32_t)head.lo; }
+static inline uint32_t lfp_stack_top(lfp_head head) { return (uint32_t)head.top; }
 
-/*
- * Read the head for a CAS loop, tag first, then index, both acquire: the
- * index's acquire makes the link of the node it names (written before the
- * push that published it) visible.  The two loads may see different heads;
- * the CAS then fails, since a tag names exactly one head.
- */
-static inline lfp_pair lfp_pair_load(const lfp_pair *p)
+/* The head for a CAS loop: lfpool_stack_load_ (tag, then top, acquire). */
+static inline lfp_head lfp_stack_load(const struct lfp_stack *st)
 {
-	lfp_pair h;
-	h.hi = lfp_load_u64_acq(&p->hi);
-	h.lo = lfp_load_u64_acq(&p->lo);
-	return h;
-}
-
-static inline lfp_pair lfp_stack_load(const struct lfp_stack *st)
-{
-	return lfp_pair_load(&st->head);
+	return lfpool_stack_load_(&st->head);
 }
 
 static inline void lfp_stack_init(struct lfp_stack *st)
 {
-	st->head.lo = LFP_NIL;
-	st->head.hi = 0;
+	st->head.top = LFP_NIL;
+	st->head.tag = 0;
 }
 
 /*
  * The push and the pop below make one attempt inline and leave the retries
  * (backoff, CAS again) to a call: an uncontended operation then runs a
- * short path that needs few registers.  Both the first attempt and every
- * retry are the same _step function.
+ * short path that needs few registers.  The first attempt and every retry
+ * are the same step of lfpool/impl/stack.h.
  */
 
-/*
- * One attempt to push the chain that starts at first and whose last node's
- * link word is last_link, on the head *old; true when the CAS took it,
- * false when it failed (*old is then the current head).
- */
-/* Model: stress/model/aba.pml, steps U2-U3. */
-static inline bool lfp_stack_push_step_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
-					    lfp_pair *old)
-{
-	lfp_store_u32_rlx(last_link, lfp_stack_top(*old));
-	LFP_STRESS_WINDOW();
-	/* release: the link and the pusher's writes to the objects, for the
-	 * acquire of the pop that takes them (lfp_stack_pop_step_mpmc,
-	 * lfp_stack_pop_all_mpmc, lfp_stack_pop_upto_mpmc) */
-	if (lfp_cas_pair_acqrel(&st->head, old, lfp_stack_next_head(*old, first)))
-		return true;
-	LFP_STRESS_RETRY();
-	return false;
-}
-
-/* The retries of a push whose first attempt failed on *old (stack.c). */
+/* The retries of a push whose first attempt failed on old (stack.c). */
 void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first,
-				   lfp_pair old);
+				   lfp_head old);
 
 /*
  * Push the chain that starts at first and whose last node's link word is
@@ -124,8 +75,8 @@ void lfp_stack_push_contended_mpmc(struct lfp_stack *st, uint32_t *last_link, ui
 /* Model: stress/model/aba.pml, steps U1-U3. */
 static inline void lfp_stack_push_link_mpmc(struct lfp_stack *st, uint32_t *last_link, uint32_t first)
 {
-	lfp_pair old = lfp_stack_load(st);
-	if (LFPOOL_UNLIKELY(!lfp_stack_push_step_mpmc(st, last_link, first, &old)))
+	lfp_head old = lfp_stack_load(st);
+	if (LFPOOL_UNLIKELY(!lfpool_stack_push_step_(&st->head, last_link, first, &old)))
 		lfp_stack_push_contended_mpmc(st, last_link, first, old);
 }
 
@@ -146,33 +97,27 @@ static inline void lfp_stack_push_mpmc(struct lfp_stack *st, const struct lfp_sl
  * One attempt to pop on the head *old (s->off_bits in ob); true when done:
  * the stack was empty, or the CAS took the top index (*slotp then its
  * slab's slot) -- either way the result is lfp_stack_top(*old).  False
- * when the CAS failed (*old is then the current head).
+ * when the CAS failed (*old is then the current head).  The top's link
+ * word is found through the slab directory: the slot looked up for it is
+ * the caller's way to the object too.
  */
 /* Model: stress/model/aba.pml, steps O2-O3 (its control drops the tag). */
 static inline bool lfp_stack_pop_step_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t ob,
-					   lfp_pair *old, struct lfp_slab_slot **slotp)
+					   lfp_head *old, struct lfp_slab_slot **slotp)
 {
 	uint32_t idx = lfp_stack_top(*old);
 	if (idx == LFP_NIL)
 		return true;
 	LFP_ASSERT(lfp_slabs_index_ok(s, idx));
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, idx >> ob);
-	/* relaxed: ordered by the acquire that read idx (the load, or the
-	 * failed CAS); a stale value only makes the CAS below fail */
-	uint32_t next = lfp_load_u32_rlx(lfp_slot_link(slot, lfp_slabs_off(idx, ob)));
-	LFP_STRESS_WINDOW();
-	/* acquire as the load (a failed CAS reloads old); release for the
-	 * next pop, which must see our link read done */
-	if (lfp_cas_pair_acqrel(&st->head, old, lfp_stack_next_head(*old, next))) {
-		*slotp = slot;
-		return true;
-	}
-	LFP_STRESS_RETRY();
-	return false;
+	if (!lfpool_stack_pop_step_(&st->head, lfp_slot_link(slot, lfp_slabs_off(idx, ob)), old))
+		return false;
+	*slotp = slot;
+	return true;
 }
 
-/* The retries of a pop whose first attempt failed on *old (stack.c). */
-uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_pair old,
+/* The retries of a pop whose first attempt failed on old (stack.c). */
+uint32_t lfp_stack_pop_contended_mpmc(struct lfp_stack *st, const struct lfp_slabs *s, lfp_head old,
 				      struct lfp_slab_slot **slotp);
 
 /*
@@ -185,9 +130,7 @@ static inline uint32_t lfp_stack_pop_at_mpmc(struct lfp_stack *st, const struct 
 					     struct lfp_slab_slot **slotp)
 {
 	const uint32_t ob = s->off_bits;	/* before the barriers of the loads */
-	/* acquire, paired with the release CAS of lfp_stack_push_step_mpmc:
-	 * the head node's link and the pusher's writes to the object */
-	lfp_pair old = lfp_stack_load(st);
+	lfp_head old = lfp_stack_load(st);
 	if (LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp)))
 		return lfp_stack_top(old);
 	return lfp_stack_pop_contended_mpmc(st, s, old, slotp);
@@ -204,10 +147,9 @@ static inline uint32_t lfp_stack_pop_mpmc(struct lfp_stack *st, const struct lfp
 static inline uint32_t lfp_stack_pop_all_mpmc(struct lfp_stack *st)
 {
 	/* acquire (load and CAS), paired with the release CAS of
-	 * lfp_stack_push_chain_mpmc: every link of the chain taken */
-	lfp_pair old = lfp_stack_load(st);
-	while (lfp_stack_top(old) != LFP_NIL &&
-	       !lfp_cas_pair_acqrel(&st->head, &old, lfp_stack_next_head(old, LFP_NIL)))
+	 * lfpool_stack_push_step_: every link of the chain taken */
+	lfp_head old = lfp_stack_load(st);
+	while (lfp_stack_top(old) != LFP_NIL && !lfpool_stack_cas_(&st->head, &old, LFP_NIL))
 		;
 	return lfp_stack_top(old);
 }
@@ -283,20 +225,20 @@ void lfp_elim_reset(struct lfp_elim *e);
  * between attempts when single (one index, first) instead of only waiting;
  * every failed CAS is counted in e->cas_failed. */
 void lfp_stack_push_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link, uint32_t first,
-			      bool single, lfp_pair old);
+			      bool single, lfp_head old);
 
 /* The retries of a pop whose first attempt failed on *old, visiting e
  * between attempts; the index taken from the stack or from a push in e
  * (LFP_NIL: the stack was empty), and its slab's slot in *slotp. */
 uint32_t lfp_stack_pop_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, const struct lfp_slabs *s,
-				 lfp_pair old, struct lfp_slab_slot **slotp);
+				 lfp_head old, struct lfp_slab_slot **slotp);
 
 /* lfp_stack_push_link_mpmc, whose retries go through e. */
 static inline void lfp_stack_push_link_elim_mpmc(struct lfp_stack *st, struct lfp_elim *e, uint32_t *last_link,
 						 uint32_t first, bool single)
 {
-	lfp_pair old = lfp_stack_load(st);
-	if (LFPOOL_UNLIKELY(!lfp_stack_push_step_mpmc(st, last_link, first, &old)))
+	lfp_head old = lfp_stack_load(st);
+	if (LFPOOL_UNLIKELY(!lfpool_stack_push_step_(&st->head, last_link, first, &old)))
 		lfp_stack_push_elim_mpmc(st, e, last_link, first, single, old);
 }
 
@@ -305,8 +247,7 @@ static inline uint32_t lfp_stack_pop_at_elim_mpmc(struct lfp_stack *st, struct l
 						  const struct lfp_slabs *s, struct lfp_slab_slot **slotp)
 {
 	const uint32_t ob = s->off_bits;
-	/* acquire, paired with the release CAS of lfp_stack_push_step_mpmc */
-	lfp_pair old = lfp_stack_load(st);
+	lfp_head old = lfp_stack_load(st);
 	if (LFPOOL_LIKELY(lfp_stack_pop_step_mpmc(st, s, ob, &old, slotp)))
 		return lfp_stack_top(old);
 	return lfp_stack_pop_elim_mpmc(st, e, s, old, slotp);

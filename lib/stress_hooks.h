@@ -12,16 +12,18 @@
  *
  * The hooks:
  *  - Yield injection (liburcu's tests/common/debug-yield.h): every atomic
- *    step of lib/atomic.h and of the inline Concurrent paths is bracketed
- *    by LFP_YIELD(), which, when lfp_yield_one_in is N > 0, runs
+ *    step of lib/atomic.h and of the index stack's steps
+ *    (include/lfpool/impl/stack.h) is bracketed by LFP_YIELD() (there
+ *    LFPOOL_STACK_YIELD_()), which, when lfp_yield_one_in is N > 0, runs
  *    sched_yield() before or after about one step in N and a short spin
  *    on about one more, so that rare interleavings become common.
  *    LFPOOL_YIELD=N in the environment sets N at start-up; the stress
  *    drivers turn it on for part of their rounds (stress/round.c).
  *  - The CAS window: lfp_stress_yield, when set, runs between reading a
- *    stack head and the CAS on it (lib/stack.h and the inline Concurrent
- *    get), so that a scenario can change the stack in that window
- *    (stress/sc_aba.c, aba_replay.c, elim_replay.c, matrix.c).
+ *    stack head and the CAS on it (include/lfpool/impl/stack.h's steps,
+ *    lib/stack.c's bulk pop and elimination array), so that a scenario
+ *    can change the stack in that window (stress/sc_aba.c, aba_replay.c,
+ *    elim_replay.c, matrix.c).
  *  - lfp_stress_cas_retries: the calling thread's failed CAS on a stack
  *    head, for the drivers' figures and sc_upto's bound.
  *  - LFPOOL_STRESS_NO_ABA_TAG (stress/lfstress-noaba, the negative
@@ -45,25 +47,23 @@ void lfp_yield_point(void);
 extern void (*lfp_stress_yield)(void);
 extern __thread __UINT64_TYPE__ lfp_stress_cas_retries;
 
-/* lib/atomic.h's and lib/stack.h's hook points. */
+/* lib/atomic.h's hook points. */
 #define LFP_YIELD() \
 	do { if (__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0)) \
 		lfp_yield_point(); } while (0)
 #define LFP_Y(expr) ({ LFP_YIELD(); __typeof__(expr) y_ = (expr); LFP_YIELD(); y_; })
 #define LFP_YV(stmt) do { LFP_YIELD(); stmt; LFP_YIELD(); } while (0)
-#define LFP_STRESS_WINDOW() do { if (lfp_stress_yield) lfp_stress_yield(); } while (0)
-#define LFP_STRESS_RETRY() (lfp_stress_cas_retries++)
 
-/* The same, for the inline paths of include/lfpool/concurrent.h. */
-#define LFPOOL_CONC_YIELD_() \
+/* The index stack's, in include/lfpool/impl/stack.h: its steps serve the
+ * inline Concurrent paths and lib/stack.[ch] alike. */
+#define LFPOOL_STACK_YIELD_() \
 	(__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0) \
 		? lfp_yield_point() : (void)0)
-#define LFPOOL_CONC_WINDOW_() (lfp_stress_yield ? lfp_stress_yield() : (void)0)
-#define LFPOOL_CONC_RETRY_() ((void)lfp_stress_cas_retries++)
+#define LFPOOL_STACK_WINDOW_() (lfp_stress_yield ? lfp_stress_yield() : (void)0)
+#define LFPOOL_STACK_RETRY_() ((void)lfp_stress_cas_retries++)
 
 #ifdef LFPOOL_STRESS_NO_ABA_TAG
-# define LFP_TAG_STEP 0ull		/* negative control only: ABA-unsafe */
-# define LFPOOL_CONC_TAG_STEP_ 0u
+# define LFPOOL_STACK_TAG_STEP_ 0u	/* negative control only: ABA-unsafe */
 #endif
 
 #endif

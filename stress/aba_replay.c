@@ -50,10 +50,10 @@ static int stale_snapshot(struct lfp_stack *st, const struct lfp_slabs *s, uint3
 			  char *msg, size_t len)
 {
 	push_three(st, s, a);
-	lfp_pair snap = lfp_stack_load(st);
+	lfp_head snap = lfp_stack_load(st);
 	uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, a));
 	lfp_stack_push_mpmc(st, s, lfp_stack_pop_mpmc(st, s));
-	if (!lfp_cas_pair_acqrel(&st->head, &snap, lfp_stack_next_head(snap, next)))
+	if (!lfpool_stack_cas_(&st->head, &snap, next))
 		return 0;
 	snprintf(msg, len, "a CAS from a stale head snapshot succeeded after pop and push "
 		 "of the same index: the head has no working ABA tag");
@@ -92,10 +92,10 @@ static int delayed_pop(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t
 
 /* The head as `changes` successful CASes from h, all leaving idx on top,
  * would leave it. */
-static lfp_pair after_changes(lfp_pair h, uint32_t idx, uint64_t changes)
+static lfp_head after_changes(lfp_head h, uint32_t idx, uint64_t changes)
 {
-	lfp_pair to = lfp_stack_next_head(h, idx);
-	to.hi = h.hi + changes * LFP_TAG_STEP;
+	lfp_head to = lfp_stack_next_head(h, idx);
+	to.tag = h.tag + changes * LFPOOL_STACK_TAG_STEP_;
 	return to;
 }
 
@@ -108,11 +108,11 @@ static int tag_width(struct lfp_stack *st, const struct lfp_slabs *s, uint32_t a
 		uint64_t changes = k < sizeof(bits) / sizeof(bits[0]) ? (uint64_t)1 << bits[k]
 								     : UINT64_MAX;
 		push_three(st, s, a);
-		lfp_pair snap = lfp_stack_load(st);
+		lfp_head snap = lfp_stack_load(st);
 		uint32_t next = lfp_load_u32_rlx(lfp_slabs_link(s, a));
 		st->head = after_changes(snap, a, changes);
-		lfp_pair stale = snap;
-		if (lfp_cas_pair_acqrel(&st->head, &stale, lfp_stack_next_head(snap, next))) {
+		lfp_head stale = snap;
+		if (lfpool_stack_cas_(&st->head, &stale, next)) {
 			snprintf(msg, len, "a CAS stalled while the head changed %llu times "
 				 "succeeded: the tag is narrower than 64 bits",
 				 (unsigned long long)changes);

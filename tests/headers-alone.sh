@@ -29,7 +29,7 @@ check() {	# what, compiler and flags..., file
 	fi
 }
 
-for h in "$inc"/lfpool.h "$inc"/lfpool/*.h; do
+for h in "$inc"/lfpool.h "$inc"/lfpool/*.h "$inc"/lfpool/impl/*.h; do
 	name=${h#"$inc"/}
 	printf '#include "%s"\n' "$name" > "$tmp/one.c"
 	cp "$tmp/one.c" "$tmp/one.cc"

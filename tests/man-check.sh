@@ -20,7 +20,7 @@
 srcdir=${srcdir:-.}
 fail=0
 [ -f man/pages.list ] || { echo "FAIL: man/pages.list not made (make all first)"; exit 1; }
-headers="$srcdir/include/lfpool.h $srcdir/include/lfpool/*.h"
+headers="$srcdir/include/lfpool.h $srcdir/include/lfpool/*.h $srcdir/include/lfpool/impl/*.h"
 # shellcheck disable=SC2086 # a list of files
 all=$(cat $headers | grep -E '^(LFPOOL_API|static inline) ' |
 	grep -oE "lfpool_[a-z0-9_]*\\(" | tr -d "(" | sort -u)

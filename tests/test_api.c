@@ -295,9 +295,9 @@ Test(concurrent, slow_and_retry_paths_serve_and_take_objects)
 	if (!DEBUG_BUILD) {	/* the retries skip the checks: lean pools only */
 		const struct lfpool_concurrent_fast *f = fast_view(pool);
 		/* from the current head, as after a CAS that failed on it */
-		lfpool_concurrent_put_retry(pool, a, f->top, f->tag);
-		cr_assert_eq(f->base + f->top * f->stride, (char *)a, "a is on top");
-		cr_assert_eq(lfpool_concurrent_get_retry(pool, f->top, f->tag), a);
+		lfpool_concurrent_put_retry(pool, a, f->head.top, f->head.tag);
+		cr_assert_eq(f->base + f->head.top * f->stride, (char *)a, "a is on top");
+		cr_assert_eq(lfpool_concurrent_get_retry(pool, f->head.top, f->head.tag), a);
 		lfpool_stats st;
 		lfpool_concurrent_stats(pool, &st);
 		cr_assert_eq(st.live, 1);

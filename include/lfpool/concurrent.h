@@ -44,9 +44,8 @@
 #ifndef LFPOOL_CONCURRENT_H
 #define LFPOOL_CONCURRENT_H
 
-#include <stdbool.h>
-
 #include "lfpool/common.h"
+#include "lfpool/impl/stack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,41 +133,6 @@ LFPOOL_SAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_
 #endif
 
 /*
- * The part of a pool that the inline get and put read; it leads the struct
- * (lib/concurrent.c checks the layout) and fills one cache line, the one
- * the head's CAS owns anyway.  top and tag are the free stack's head
- * (lib/stack.h: index, LFPOOL_CONC_NIL_ when empty, and a 64-bit tag that
- * every change increments, so that a stale CAS fails).
- *
- * The inline paths serve slab 0, the pool's first slab (its indices are
- * 0 .. per_slab - 1 and its objects lie at base + index x stride), which
- * holds the hottest objects of most pools: a get whose top index is below
- * get_n pops inline, a put of an object at base + [0, put_span) pushes
- * inline; every other call goes out of line.  Both bounds are 0 while
- * slab 0 has no memory, while a trim runs (it may give slab 0 back), and
- * for good in debug pools (get_n, put_span) and pools with a reset hook
- * (put_span): the one compare that picks the path is also the flag test.
- * The library sets them under its slab lock: base and links, then the
- * bounds (release); the inline code reads a bound (acquire), then base or
- * links.  A get reads base only once its CAS took the index (so slab 0
- * stays while it reads), a put owns its object (so the slab 0 it may be in
- * stays); lib/concurrent.c ("The inline paths") says why a stale bound or
- * base never maps an object of another slab.
- */
-struct lfpool_concurrent_fast {
-	uint64_t top;		/* head: the top index */
-	uint64_t tag;		/* head: changes with every CAS */
-	uint64_t get_n;		/* a get pops index top inline when top < get_n */
-	uint64_t put_span;	/* a put pushes obj inline when obj - base < put_span */
-	char *base;		/* slab 0's object 0 */
-	uint32_t *links;	/* slab 0's link words (side data, kept until destroy) */
-	uint64_t stride;	/* bytes from one object to the next */
-	uint64_t magic;		/* ceil(2^64 / stride): x / stride == x * magic >> 64 */
-} __attribute__((aligned(64)));
-
-#define LFPOOL_CONC_NIL_ 0xffffffffu	/* lib/slab.h's LFP_NIL */
-
-/*
  * The inline paths run on x86-64 with GCC or Clang, and under
  * ThreadSanitizer in the library's own sources and the test programs
  * built from them (LFPOOL_BUILDING: its --enable-tsan build checks them
@@ -179,119 +143,36 @@ struct lfpool_concurrent_fast {
  * read and write under a lock of its own, which is not atomic against the
  * lock cmpxchg16b of a library built without TSan -- the head would be
  * torn, and the free list could close into a cycle (tests/tsan-handover.sh
- * checks that such a program has no 16-byte TSan atomic).
+ * checks that such a program has no 16-byte TSan atomic).  The pool's view
+ * and the stack's steps: lfpool/impl/stack.h.
  */
-#if defined(__GNUC__) && \
+#if defined(LFPOOL_STACK_STEPS_) && \
 	((defined(__x86_64__) && !defined(LFPOOL_TSAN_)) || \
 	 (defined(LFPOOL_TSAN_) && defined(LFPOOL_BUILDING)))
 # define LFPOOL_CONC_INLINE_ 1
 #endif
 
-#ifdef LFPOOL_CONC_INLINE_
 /*
- * The atomics of the inline paths: lib/atomic.h's, spelled for a public
- * header (which cannot include lib/atomic.h or ck_pr.h), with the same
- * orders and the same two builds.  Loads are __atomic loads in both (plain
- * moves on x86-64, as ck_pr's loads with their compiler-barrier fences);
- * the head's CAS is lock cmpxchg16b, as ck_pr_cas_64_2_value, or under
- * ThreadSanitizer the 16-byte __atomic CAS, acq_rel and acquire on
- * failure, as lfp_cas_pair_acqrel.  The hook points (a step's yield, the
- * CAS window, the failed-CAS count, the tag step) are empty here; the
- * library's test programs define them before this header.
- */
-# ifndef LFPOOL_CONC_YIELD_
-#  define LFPOOL_CONC_YIELD_() ((void)0)
-#  define LFPOOL_CONC_WINDOW_() ((void)0)
-#  define LFPOOL_CONC_RETRY_() ((void)0)
-# endif
-# ifndef LFPOOL_CONC_TAG_STEP_
-#  define LFPOOL_CONC_TAG_STEP_ 1u
-# endif
-
-static inline uint64_t lfpool_conc_load_acq_(const uint64_t *p)
-{
-	LFPOOL_CONC_YIELD_();
-	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	LFPOOL_CONC_YIELD_();
-	return v;
-}
-
-static inline void *lfpool_conc_load_ptr_rlx_(void *const *p)
-{
-	LFPOOL_CONC_YIELD_();
-	void *v = __atomic_load_n(p, __ATOMIC_RELAXED);
-	LFPOOL_CONC_YIELD_();
-	return v;
-}
-
-/* Replace the head (*top, *tag) by (ntop, *tag + LFPOOL_CONC_TAG_STEP_):
- * true, or false with the current head in *top, *tag. */
-static inline bool lfpool_conc_cas_(struct lfpool_concurrent_fast *f, uint64_t *top,
-				    uint64_t *tag, uint64_t ntop)
-{
-	uint64_t ntag = *tag + LFPOOL_CONC_TAG_STEP_;
-	bool ok;
-	LFPOOL_CONC_YIELD_();
-# ifdef LFPOOL_TSAN_
-	__extension__ typedef unsigned __int128 lfpool_u128_;
-	lfpool_u128_ old = ((lfpool_u128_)*tag << 64) | *top;
-#  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
-#   pragma clang diagnostic push
-#   pragma clang diagnostic ignored "-Watomic-alignment"
-#  endif
-	ok = __atomic_compare_exchange_n((lfpool_u128_ *)(void *)&f->top, &old,
-					 ((lfpool_u128_)ntag << 64) | ntop, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-#  ifdef __clang__
-#   pragma clang diagnostic pop
-#  endif
-	*top = (uint64_t)old;
-	*tag = (uint64_t)(old >> 64);
-# elif defined(__GCC_ASM_FLAG_OUTPUTS__)
-	__asm__ __volatile__("lock cmpxchg16b %[m]"
-			     : "=@ccz"(ok), [m] "+m"(*(uint64_t(*)[2])&f->top), "+a"(*top), "+d"(*tag)
-			     : "b"(ntop), "c"(ntag)
-			     : "memory");
-# else
-	__asm__ __volatile__("lock cmpxchg16b %[m]\n\tsetz %[ok]"
-			     : [ok] "=q"(ok), [m] "+m"(*(uint64_t(*)[2])&f->top), "+a"(*top), "+d"(*tag)
-			     : "b"(ntop), "c"(ntag)
-			     : "memory", "cc");
-# endif
-	LFPOOL_CONC_YIELD_();
-	return ok;
-}
-#endif /* LFPOOL_CONC_INLINE_ */
-
-/*
- * An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  Inline:
- * the head (tag, then top, acquire: the link and the object's contents its
- * pusher wrote), the top's link (relaxed: a stale one only fails the CAS),
- * one CAS (acq_rel: takes the object, and the next pop sees our read of
- * the link done), then the object's address.  lib/stack.h's pop, step for
- * step (stress/model/aba.pml, O1-O3).
+ * An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  Inline
+ * when the top index is slab 0's: one attempt of the stack's pop
+ * (lfpool/impl/stack.h: the head, the top's link, one CAS), then the
+ * object's address; after a failed CAS the library retries.
  */
 static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 {
 	void *obj;
 #ifdef LFPOOL_CONC_INLINE_
 	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
-	uint64_t tag = lfpool_conc_load_acq_(&f->tag);
-	uint64_t top = lfpool_conc_load_acq_(&f->top);
-	if (LFPOOL_LIKELY(top < lfpool_conc_load_acq_(&f->get_n))) {
-		const uint32_t *links = (const uint32_t *)lfpool_conc_load_ptr_rlx_((void *const *)&f->links);
-		LFPOOL_CONC_YIELD_();
-		uint32_t next = __atomic_load_n(&links[top], __ATOMIC_RELAXED);
-		LFPOOL_CONC_YIELD_();
-		LFPOOL_CONC_WINDOW_();
-		if (LFPOOL_UNLIKELY(!lfpool_conc_cas_(f, &top, &tag, next))) {
-			LFPOOL_CONC_RETRY_();
-			obj = lfpool_concurrent_get_retry(pool, top, tag);
+	struct lfpool_stack_head_ old = lfpool_stack_load_(&f->head);
+	if (LFPOOL_LIKELY(old.top < lfpool_stack_load_u64_acq_(&f->get_n))) {
+		const uint32_t *links = (const uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&f->links);
+		if (LFPOOL_UNLIKELY(!lfpool_stack_pop_step_(&f->head, &links[old.top], &old))) {
+			obj = lfpool_concurrent_get_retry(pool, old.top, old.tag);
 			LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
 			return obj;
 		}
-		/* top is ours: slab 0 stays while we read its address */
-		obj = (char *)lfpool_conc_load_ptr_rlx_((void *const *)&f->base) + top * f->stride;
+		/* old.top is ours: slab 0 stays while we read its address */
+		obj = (char *)lfpool_stack_load_ptr_rlx_((void *const *)&f->base) + old.top * f->stride;
 		LFPOOL_HIT_NONNULL_(obj);
 		LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
 		return obj;
@@ -302,34 +183,26 @@ static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 }
 
 /*
- * Give obj back.  NULL: no-op.  Never allocates.  Inline: the object's
- * index from its offset in slab 0 (a multiply), its link set to the top
- * (relaxed: the CAS publishes it), one CAS (release: the link and our
- * writes to the object, for the pop that takes it).  lib/stack.h's push
- * (stress/model/aba.pml, U1-U3).
+ * Give obj back.  NULL: no-op.  Never allocates.  Inline for an object of
+ * slab 0: its index from its offset there (a multiply), then one attempt
+ * of the stack's push (lfpool/impl/stack.h: its link set to the top, one
+ * CAS); after a failed CAS the library retries.
  */
 static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj)
 {
 #ifdef LFPOOL_CONC_INLINE_
 	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
-	uint64_t span = lfpool_conc_load_acq_(&f->put_span);
+	uint64_t span = lfpool_stack_load_u64_acq_(&f->put_span);
 	uint64_t delta = (uint64_t)((uintptr_t)obj -
-				    (uintptr_t)lfpool_conc_load_ptr_rlx_((void *const *)&f->base));
+				    (uintptr_t)lfpool_stack_load_ptr_rlx_((void *const *)&f->base));
 	if (LFPOOL_LIKELY(delta < span)) {
 		__extension__ typedef unsigned __int128 lfpool_u128_;
 		LFPOOL_SAN_PUT_(obj, lfpool_concurrent_span_(pool));	/* before the CAS */
 		uint32_t idx = (uint32_t)(((lfpool_u128_)delta * f->magic) >> 64);
-		uint32_t *link = (uint32_t *)lfpool_conc_load_ptr_rlx_((void *const *)&f->links) + idx;
-		uint64_t tag = lfpool_conc_load_acq_(&f->tag);
-		uint64_t top = lfpool_conc_load_acq_(&f->top);
-		LFPOOL_CONC_YIELD_();
-		__atomic_store_n(link, (uint32_t)top, __ATOMIC_RELAXED);
-		LFPOOL_CONC_YIELD_();
-		LFPOOL_CONC_WINDOW_();
-		if (LFPOOL_UNLIKELY(!lfpool_conc_cas_(f, &top, &tag, idx))) {
-			LFPOOL_CONC_RETRY_();
-			lfpool_concurrent_put_retry(pool, obj, top, tag);
-		}
+		uint32_t *link = (uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&f->links) + idx;
+		struct lfpool_stack_head_ old = lfpool_stack_load_(&f->head);
+		if (LFPOOL_UNLIKELY(!lfpool_stack_push_step_(&f->head, link, idx, &old)))
+			lfpool_concurrent_put_retry(pool, obj, old.top, old.tag);
 		return;
 	}
 #endif

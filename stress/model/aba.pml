@@ -6,27 +6,32 @@
  * atomic; this one checks that they are: NTH threads each pop and push
  * nodes OPS times on a stack of NN nodes, every load, link store and CAS
  * a step of its own.  The head is a pair, index and a 64-bit tag, read
- * with two loads, tag first, then index (lfp_stack_load: the two may come
+ * with two loads, tag first, then index (lfpool_stack_load_: the two may come
  * from different heads), and compared-and-swapped whole (double-width
  * CAS, which on failure returns the current pair at once); links live in
  * side data that outlives every node, so a stale read is of valid memory
  * (slab.h).
  *
  * Correspondence (step: what it does, then the function it is in;
- * stress/model/cites.sh checks every citation):
- *   U1  push: load tag, then index   lib/stack.h lfp_stack_push_link_mpmc(),
- *                                    through lib/stack.h lfp_pair_load()
- *   U2  push: link the node to it    lib/stack.h lfp_stack_push_step_mpmc() (the link store)
- *   U3  push: CAS the head (tag+1)   lib/stack.h lfp_stack_push_step_mpmc() (the CAS on
- *                                    lib/stack.h lfp_stack_next_head())
- *   O1  pop: load tag, then index    lib/stack.h lfp_stack_pop_at_mpmc()
- *   O2  pop: load the top's link     lib/stack.h lfp_stack_pop_step_mpmc() (the link load)
- *   O3  pop: CAS the head (tag+1)    lib/stack.h lfp_stack_pop_step_mpmc() (the CAS)
- * The inline calls of a Concurrent pool take the same steps on its free
- * stack, written a second time: O1-O3,
- * include/lfpool/concurrent.h lfpool_concurrent_get(), and U1-U3,
- * include/lfpool/concurrent.h lfpool_concurrent_put(), both through
- * include/lfpool/concurrent.h lfpool_conc_cas_() (the CAS).
+ * stress/model/cites.sh checks every citation).  The steps are written
+ * once, in include/lfpool/impl/stack.h:
+ *   U1  push: load tag, then index   include/lfpool/impl/stack.h lfpool_stack_load_()
+ *   U2  push: link the node to it    include/lfpool/impl/stack.h lfpool_stack_push_step_()
+ *                                    (the link store)
+ *   U3  push: CAS the head (tag+1)   include/lfpool/impl/stack.h lfpool_stack_push_step_()
+ *                                    (the CAS: include/lfpool/impl/stack.h lfpool_stack_cas_())
+ *   O1  pop: load tag, then index    include/lfpool/impl/stack.h lfpool_stack_load_()
+ *   O2  pop: load the top's link     include/lfpool/impl/stack.h lfpool_stack_pop_step_()
+ *                                    (the link load)
+ *   O3  pop: CAS the head (tag+1)    include/lfpool/impl/stack.h lfpool_stack_pop_step_()
+ *                                    (the CAS)
+ * The library's stacks take them in
+ * lib/stack.h lfp_stack_push_link_mpmc() (U1-U3) and
+ * lib/stack.h lfp_stack_pop_at_mpmc() (O1-O3, through
+ * lib/stack.h lfp_stack_pop_step_mpmc()), a Concurrent pool's inline
+ * calls on its free stack in
+ * include/lfpool/concurrent.h lfpool_concurrent_put() (U1-U3) and
+ * include/lfpool/concurrent.h lfpool_concurrent_get() (O1-O3).
  * A failed CAS returns the current head, tag included, and the next try
  * builds on it (the _step functions' *old; their retries:
  * lib/stack.c lfp_stack_push_contended_mpmc(),
@@ -40,7 +45,7 @@
  *     finishes: no CAS loop spins forever.  Weak fairness is the scheduler's
  *     part: a thread that can run does run eventually.
  *
- * Negative control (-DNEGATIVE): the tag is not incremented (LFP_TAG_STEP 0,
+ * Negative control (-DNEGATIVE): the tag is not incremented (LFPOOL_STACK_TAG_STEP_ 0,
  * the stress suite's LFPOOL_STRESS_NO_ABA_TAG): a pop stalled between O2
  * and O3 while others pop its node and the next and push its node back
  * succeeds with a stale link, and a node is held twice.

@@ -33,7 +33,7 @@
  *              lib/stack.c lfp_stack_push_elim_mpmc(),
  *              lib/stack.c lfp_stack_pop_elim_mpmc(), through
  *              lib/stack.c elim_wait()
- *   V1, V2     lib/stack.c elim_visit(): the slot's load (lfp_pair_load), the CAS
+ *   V1, V2     lib/stack.c elim_visit(): the slot's load (elim_load), the CAS
  *              that meets a partner
  *   V3         lib/stack.c elim_park(): the CAS that parks, the withdrawing CAS, and
  *              a get's CAS that frees a GIVEN slot

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lfpool/impl/stack.h - the tagged-index Treiber stack: its head, and one
+ * attempt to push or to pop, written once.  The inline
+ * lfpool_concurrent_get and _put (lfpool/concurrent.h) and every stack of
+ * the library (lib/stack.h: the Concurrent pool's free stack, the raw
+ * stacks of the slabs, ThreadStatic's depot) run these very functions.
+ * Not API: what this file names ends in "_" and may change in any release.
+ *
+ * The stack.  Objects are named by 32-bit indices.  Each has a link word,
+ * in the pool's side data, which holds the index below it while it is on
+ * the stack.  The head is a pair changed as one by a double-width CAS
+ * (lock cmpxchg16b): the top index (LFPOOL_STACK_NIL_ when empty) and a
+ * 64-bit tag that every change of the head increments.
+ *
+ * Why it is correct (stress/model/aba.pml checks the interleavings; its
+ * steps U1-U3 and O1-O3 are marked below):
+ *  - Linearizable: a push and a pop each take effect at their CAS.  A CAS
+ *    succeeds only on the head the attempt read (top and tag), and every
+ *    change of the head changes the tag, so nothing happened to the stack
+ *    between the read and the CAS: the link a push wrote names the top it
+ *    replaces, and the link a pop read names the index below the one it
+ *    takes.
+ *  - ABA: a pop that read head (i, t) and the link of i, and was delayed
+ *    while others popped i (and what was below it) and pushed i back,
+ *    finds (i, t + k) with k >= 2: its CAS fails, where one on the index
+ *    alone would install a stale link (an object in use, as the free
+ *    stack's top).  A stale CAS succeeds only after exactly 2^64 changes
+ *    of the head inside one attempt (centuries at one per nanosecond).  A
+ *    failed CAS returns the current head, tag included, and the next
+ *    attempt builds on it (never on an older tag).  A push needs no tag
+ *    (a pop's CAS fails whenever any push or pop came between) but takes
+ *    the same CAS: no cheaper on x86-64 (lib/stack.c has the figures),
+ *    and ThreadSanitizer sees an 8-byte CAS apart from a 16-byte one.
+ *  - Memory safety: a delayed pop may read the link of an index that
+ *    another thread took meanwhile.  Link words live in side data kept
+ *    until the pool is destroyed (or reading zero where a trim gave its
+ *    pages back), so the read is of valid memory; its value is used only
+ *    when the CAS succeeds, that is, when it was current.
+ *  - Visibility: a push's CAS releases its link and the pusher's writes
+ *    to the object; a pop's acquire of the head (the loads, or a failed
+ *    CAS) makes both visible before it reads the link and the object.  A
+ *    pop's CAS releases too: the next pusher of that index writes its link
+ *    after our read of it.
+ *  - The head is read with two 8-byte loads, tag first, then top: the two
+ *    may come from different heads, and then the CAS fails, since a tag
+ *    names one head.  A 16-byte atomic load would cost a CAS.
+ *
+ * The CAS is lock cmpxchg16b on x86-64 and a 16-byte __atomic elsewhere
+ * and under ThreadSanitizer (which sees no asm; its --enable-tsan build of
+ * the library checks this very code).  A program under TSan that uses a
+ * library built without it must not run this code: lfpool/concurrent.h
+ * says why.
+ */
+#ifndef LFPOOL_IMPL_STACK_H
+#define LFPOOL_IMPL_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lfpool/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LFPOOL_STACK_NIL_ 0xffffffffu	/* the top of an empty stack */
+
+/* The head: what one double-width CAS changes. */
+struct lfpool_stack_head_ {
+	uint64_t top;	/* the top index, LFPOOL_STACK_NIL_ when empty */
+	uint64_t tag;	/* every change of the head adds LFPOOL_STACK_TAG_STEP_ */
+} __attribute__((aligned(16)));
+
+/*
+ * Hook points: a step's yield, the window between reading the head and
+ * the CAS, the count of failed CAS, and the tag step.  Empty here (and
+ * the tag step 1); the library's test programs define them before this
+ * header, to widen the windows and to drop the tag in a negative control.
+ */
+#ifndef LFPOOL_STACK_YIELD_
+# define LFPOOL_STACK_YIELD_() ((void)0)
+# define LFPOOL_STACK_WINDOW_() ((void)0)
+# define LFPOOL_STACK_RETRY_() ((void)0)
+#endif
+#ifndef LFPOOL_STACK_TAG_STEP_
+# define LFPOOL_STACK_TAG_STEP_ 1u
+#endif
+
+#if defined(__GNUC__) && defined(__SIZEOF_INT128__)
+# define LFPOOL_STACK_STEPS_ 1
+
+/*
+ * The plain accesses of the steps: __atomic, so that ThreadSanitizer sees
+ * them, with the orders lib/atomic.h gives the same accesses (on x86-64
+ * each is one mov), each between two LFPOOL_STACK_YIELD_ points.
+ */
+static inline uint64_t lfpool_stack_load_u64_acq_(const uint64_t *p)
+{
+	LFPOOL_STACK_YIELD_();
+	uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	LFPOOL_STACK_YIELD_();
+	return v;
+}
+
+static inline void *lfpool_stack_load_ptr_rlx_(void *const *p)
+{
+	LFPOOL_STACK_YIELD_();
+	void *v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	LFPOOL_STACK_YIELD_();
+	return v;
+}
+
+/*
+ * Replace the head *old by (ntop, old->tag + 1): true; or false, with the
+ * current head in *old.  acq_rel, and acquire when it fails: a success
+ * takes an object (acquire) and hands one over (release), a failure
+ * returns the head that the next attempt reads through.
+ */
+static inline bool lfpool_stack_cas_(struct lfpool_stack_head_ *head,
+				     struct lfpool_stack_head_ *old, uint64_t ntop)
+{
+	uint64_t ntag = old->tag + LFPOOL_STACK_TAG_STEP_;
+	bool ok;
+	LFPOOL_STACK_YIELD_();
+# if defined(__x86_64__) && !defined(LFPOOL_TSAN_)
+	/* rdx:rax the expected head, rcx:rbx the new one; on failure
+	 * rdx:rax receive the current head.  A locked instruction is a full
+	 * barrier on x86-64. */
+#  ifdef __GCC_ASM_FLAG_OUTPUTS__
+	__asm__ __volatile__("lock cmpxchg16b %[m]"
+			     : "=@ccz"(ok), [m] "+m"(*head), "+a"(old->top), "+d"(old->tag)
+			     : "b"(ntop), "c"(ntag)
+			     : "memory");
+#  else
+	__asm__ __volatile__("lock cmpxchg16b %[m]\n\tsetz %[ok]"
+			     : [ok] "=q"(ok), [m] "+m"(*head), "+a"(old->top), "+d"(old->tag)
+			     : "b"(ntop), "c"(ntag)
+			     : "memory", "cc");
+#  endif
+# else
+	__extension__ typedef unsigned __int128 lfpool_u128_ __attribute__((may_alias));
+	lfpool_u128_ expect = ((lfpool_u128_)old->tag << 64) | old->top;
+#  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
+#   pragma clang diagnostic push
+#   pragma clang diagnostic ignored "-Watomic-alignment"
+#  endif
+	ok = __atomic_compare_exchange_n((lfpool_u128_ *)(void *)head, &expect,
+					 ((lfpool_u128_)ntag << 64) | ntop, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+#  ifdef __clang__
+#   pragma clang diagnostic pop
+#  endif
+	old->top = (uint64_t)expect;
+	old->tag = (uint64_t)(expect >> 64);
+# endif
+	LFPOOL_STACK_YIELD_();
+	return ok;
+}
+
+/*
+ * U1, O1: read the head for an attempt: the tag, then the top, both
+ * acquire (they pair with the release CAS of the push that installed
+ * the top: its link and the object's contents are then visible).
+ */
+static inline struct lfpool_stack_head_ lfpool_stack_load_(const struct lfpool_stack_head_ *head)
+{
+	struct lfpool_stack_head_ h;
+	h.tag = lfpool_stack_load_u64_acq_(&head->tag);
+	h.top = lfpool_stack_load_u64_acq_(&head->top);
+	return h;
+}
+
+/*
+ * One attempt to push a chain of objects, private until now, onto the
+ * head *old (from lfpool_stack_load_, or from the last failed attempt):
+ * first is its first index, last_link the link word of its last (the
+ * same object for one).  true: pushed.  false: the head had changed; *old
+ * is the current one, for the next attempt.
+ */
+static inline bool lfpool_stack_push_step_(struct lfpool_stack_head_ *head, uint32_t *last_link,
+					   uint32_t first, struct lfpool_stack_head_ *old)
+{
+	/* U2: the chain's last object lies on the top we read.  Relaxed:
+	 * nobody reads it before the CAS below publishes it. */
+	LFPOOL_STACK_YIELD_();
+	__atomic_store_n(last_link, (uint32_t)old->top, __ATOMIC_RELAXED);
+	LFPOOL_STACK_YIELD_();
+	LFPOOL_STACK_WINDOW_();
+	/* U3: first becomes the top, if the head is still *old.  Release:
+	 * the link and our writes to the objects, for the pop that takes
+	 * them. */
+	if (LFPOOL_LIKELY(lfpool_stack_cas_(head, old, first)))
+		return true;
+	LFPOOL_STACK_RETRY_();
+	return false;
+}
+
+/*
+ * One attempt to pop the top of *old, which is not empty; top_link is the
+ * top's link word (the caller finds it from the index).  true: the index
+ * old->top is the caller's.  false: the head had changed; *old is the
+ * current one, which may be empty.
+ */
+static inline bool lfpool_stack_pop_step_(struct lfpool_stack_head_ *head, const uint32_t *top_link,
+					  struct lfpool_stack_head_ *old)
+{
+	/* O2: the index below the top.  Relaxed: after the acquire that read
+	 * *old; if the top was taken meanwhile the value may be anything,
+	 * and the CAS below fails on the tag. */
+	LFPOOL_STACK_YIELD_();
+	uint32_t next = __atomic_load_n(top_link, __ATOMIC_RELAXED);
+	LFPOOL_STACK_YIELD_();
+	LFPOOL_STACK_WINDOW_();
+	/* O3: next becomes the top, if the head is still *old. */
+	if (LFPOOL_LIKELY(lfpool_stack_cas_(head, old, next)))
+		return true;
+	LFPOOL_STACK_RETRY_();
+	return false;
+}
+
+#endif /* LFPOOL_STACK_STEPS_ */
+
+/*
+ * The Concurrent pool's view: the part of a pool that the inline get and
+ * put read.  It leads the pool's struct (lib/concurrent.c embeds it) and
+ * fills one cache line, the one the head's CAS owns anyway.  head is the
+ * pool's free stack.
+ *
+ * The inline paths serve slab 0, the pool's first slab (its indices are
+ * 0 .. per_slab - 1 and its objects lie at base + index x stride), which
+ * holds the hottest objects of most pools: a get whose top index is below
+ * get_n pops inline, a put of an object at base + [0, put_span) pushes
+ * inline; every other call goes out of line.  Both bounds are 0 while
+ * slab 0 has no memory, while a trim runs (it may give slab 0 back), and
+ * for good in debug pools (get_n, put_span) and pools with a reset hook
+ * (put_span): the one compare that picks the path is also the flag test.
+ * The library sets them under its slab lock: base and links, then the
+ * bounds (release); the inline code reads a bound (acquire), then base or
+ * links.  A get reads base only once its CAS took the index (so slab 0
+ * stays while it reads), a put owns its object (so the slab 0 it may be in
+ * stays); lib/concurrent.c ("The inline paths") says why a stale bound or
+ * base never maps an object of another slab.
+ */
+struct lfpool_concurrent_fast {
+	struct lfpool_stack_head_ head;	/* the free stack */
+	uint64_t get_n;		/* a get pops index top inline when top < get_n */
+	uint64_t put_span;	/* a put pushes obj inline when obj - base < put_span */
+	char *base;		/* slab 0's object 0 */
+	uint32_t *links;	/* slab 0's link words (side data, kept until destroy) */
+	uint64_t stride;	/* bytes from one object to the next */
+	uint64_t magic;		/* ceil(2^64 / stride): x / stride == x * magic >> 64 */
+} __attribute__((aligned(64)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif
