@@ -316,13 +316,11 @@ uint32_t lfp_stack_pop_upto_mpmc(struct lfp_stack *st, const struct lfp_slabs *s
 			if (n < max && next != LFP_NIL && lfp_load_u64_acq(&st->head.tag) != old.tag)
 				break;
 		}
-		LFPOOL_STACK_WINDOW_();
 		/* A walk cut short above fails here (the tag moved) and retries. */
-		if (lfpool_stack_cas_(&st->head, &old, next)) {
+		if (lfpool_stack_attempt_cas_(&st->head, &old, next)) {
 			*first = top;
 			return n;
 		}
-		LFPOOL_STACK_RETRY_();
 		/* Halve the walk, down to one entry: an ordinary pop's window. */
 		if (max > 1)
 			max /= 2;

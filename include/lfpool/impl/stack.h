@@ -111,6 +111,21 @@ static inline void *lfpool_stack_load_ptr_rlx_(void *const *p)
 	return v;
 }
 
+static inline uint32_t lfpool_stack_load_u32_rlx_(const uint32_t *p)
+{
+	LFPOOL_STACK_YIELD_();
+	uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	LFPOOL_STACK_YIELD_();
+	return v;
+}
+
+static inline void lfpool_stack_store_u32_rlx_(uint32_t *p, uint32_t v)
+{
+	LFPOOL_STACK_YIELD_();
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+	LFPOOL_STACK_YIELD_();
+}
+
 /*
  * Replace the head *old by (ntop, old->tag + 1): true; or false, with the
  * current head in *old.  acq_rel, and acquire when it fails: a success
@@ -163,6 +178,7 @@ static inline bool lfpool_stack_cas_(struct lfpool_stack_head_ *head,
  * acquire (they pair with the release CAS of the push that installed
  * the top: its link and the object's contents are then visible).
  */
+/* Model: stress/model/aba.pml, steps U1 and O1. */
 static inline struct lfpool_stack_head_ lfpool_stack_load_(const struct lfpool_stack_head_ *head)
 {
 	struct lfpool_stack_head_ h;
@@ -172,28 +188,37 @@ static inline struct lfpool_stack_head_ lfpool_stack_load_(const struct lfpool_s
 }
 
 /*
+ * U3, O3: the CAS that ends an attempt: ntop becomes the top if the head
+ * is still *old (else *old is the current head).  The hook points: the
+ * window before it (LFPOOL_STACK_WINDOW_), a failure (LFPOOL_STACK_RETRY_).
+ */
+static inline bool lfpool_stack_attempt_cas_(struct lfpool_stack_head_ *head,
+					     struct lfpool_stack_head_ *old, uint64_t ntop)
+{
+	LFPOOL_STACK_WINDOW_();
+	if (LFPOOL_LIKELY(lfpool_stack_cas_(head, old, ntop)))
+		return true;
+	LFPOOL_STACK_RETRY_();
+	return false;
+}
+
+/*
  * One attempt to push a chain of objects, private until now, onto the
  * head *old (from lfpool_stack_load_, or from the last failed attempt):
  * first is its first index, last_link the link word of its last (the
  * same object for one).  true: pushed.  false: the head had changed; *old
  * is the current one, for the next attempt.
  */
+/* Model: stress/model/aba.pml, steps U2-U3. */
 static inline bool lfpool_stack_push_step_(struct lfpool_stack_head_ *head, uint32_t *last_link,
 					   uint32_t first, struct lfpool_stack_head_ *old)
 {
 	/* U2: the chain's last object lies on the top we read.  Relaxed:
-	 * nobody reads it before the CAS below publishes it. */
-	LFPOOL_STACK_YIELD_();
-	__atomic_store_n(last_link, (uint32_t)old->top, __ATOMIC_RELAXED);
-	LFPOOL_STACK_YIELD_();
-	LFPOOL_STACK_WINDOW_();
-	/* U3: first becomes the top, if the head is still *old.  Release:
-	 * the link and our writes to the objects, for the pop that takes
-	 * them. */
-	if (LFPOOL_LIKELY(lfpool_stack_cas_(head, old, first)))
-		return true;
-	LFPOOL_STACK_RETRY_();
-	return false;
+	 * nobody reads it before the CAS publishes it. */
+	lfpool_stack_store_u32_rlx_(last_link, (uint32_t)old->top);
+	/* U3: release, the link and our writes to the objects, for the pop
+	 * that takes them. */
+	return lfpool_stack_attempt_cas_(head, old, first);
 }
 
 /*
@@ -202,21 +227,17 @@ static inline bool lfpool_stack_push_step_(struct lfpool_stack_head_ *head, uint
  * old->top is the caller's.  false: the head had changed; *old is the
  * current one, which may be empty.
  */
+/* Model: stress/model/aba.pml, steps O2-O3 (its control drops the tag). */
 static inline bool lfpool_stack_pop_step_(struct lfpool_stack_head_ *head, const uint32_t *top_link,
 					  struct lfpool_stack_head_ *old)
 {
 	/* O2: the index below the top.  Relaxed: after the acquire that read
 	 * *old; if the top was taken meanwhile the value may be anything,
-	 * and the CAS below fails on the tag. */
-	LFPOOL_STACK_YIELD_();
-	uint32_t next = __atomic_load_n(top_link, __ATOMIC_RELAXED);
-	LFPOOL_STACK_YIELD_();
-	LFPOOL_STACK_WINDOW_();
-	/* O3: next becomes the top, if the head is still *old. */
-	if (LFPOOL_LIKELY(lfpool_stack_cas_(head, old, next)))
-		return true;
-	LFPOOL_STACK_RETRY_();
-	return false;
+	 * and the CAS fails on the tag. */
+	uint32_t next = lfpool_stack_load_u32_rlx_(top_link);
+	/* O3: acquire, the object (as the loads); release, our read of the
+	 * link done before the next pusher of this index writes it. */
+	return lfpool_stack_attempt_cas_(head, old, next);
 }
 
 #endif /* LFPOOL_STACK_STEPS_ */
