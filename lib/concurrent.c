@@ -454,18 +454,36 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 					      first == last);
 }
 
-/* A private chain in the opposite order.  lfp_core_create chains the
- * newest slab's objects first; prewarm pushes them the other way round, so
- * that slab 0's, which the inline paths serve, are on top. */
-static uint32_t reverse_chain(const struct lfp_slabs *s, uint32_t chain)
+/* A private chain in the opposite order, slab 0's objects first: what
+ * prewarm pushes, so that those the inline paths serve are on top.
+ * lfp_core_create chains the newest slab's objects first, and slab 0, a
+ * pool's first full slab, comes after its small ones (lib/slab.h).  The
+ * last object in *last. */
+static uint32_t slab0_on_top(const struct lfp_slabs *s, uint32_t chain, uint32_t *last)
 {
-	uint32_t head = LFP_NIL;
+	uint32_t head = LFP_NIL, rest = LFP_NIL, rest_last = LFP_NIL, ob = s->off_bits;
+	*last = LFP_NIL;
 	for (uint32_t i = chain, next; i != LFP_NIL; i = next) {
 		uint32_t *link = lfp_slabs_link(s, i);
 		next = lfp_load_u32_rlx(link);
-		lfp_store_u32_rlx(link, head);
-		head = i;
+		bool hot = (i >> ob) == 0;
+		lfp_store_u32_rlx(link, hot ? head : rest);
+		if (hot && head == LFP_NIL)
+			*last = i;
+		if (!hot && rest == LFP_NIL)
+			rest_last = i;
+		if (hot)
+			head = i;
+		else
+			rest = i;
 	}
+	if (head == LFP_NIL) {
+		*last = rest_last;
+		return rest;
+	}
+	lfp_store_u32_rlx(lfp_slabs_link(s, *last), rest);
+	if (rest != LFP_NIL)
+		*last = rest_last;
 	return head;
 }
 
@@ -481,8 +499,8 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *c, size_t n)
 		errno = err;
 		return -1;
 	}
-	uint32_t last = chain;
-	chain = reverse_chain(&c->core.slabs, chain);
+	uint32_t last;
+	chain = slab0_on_top(&c->core.slabs, chain, &last);
 	lfp_stack_push_chain_mpmc(&c->free, &c->core.slabs, chain, last);
 	hot_open(c);
 	return 0;

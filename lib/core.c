@@ -107,6 +107,8 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	if (err)
 		return lfp_debug_refuse(cfg->name ? cfg->name : kind_names[kind], "%s", why);
 	c->slabs.rotate = kind == LFP_KIND_MAGAZINES;
+	if (kind == LFP_KIND_MAGAZINES)	/* a thread's first two: a small slab */
+		lfp_slabs_small_first(&c->slabs);
 	lfp_stack_init(&c->raw);
 	c->init = cfg->init;
 	c->reset = cfg->reset;
@@ -183,6 +185,7 @@ static void push_private(struct lfp_core *c, uint32_t idx, uint32_t *head)
 static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint32_t *head)
 {
 	uint32_t high0 = c->slabs.high_water, grown = LFP_NIL;
+	bool side0 = lfp_slabs_slot(&c->slabs, 0)->links != NULL;
 	int err = 0;
 	while (*got < n) {
 		uint32_t idx = pop_raw(c, mt);	/* another thread may have given some back */
@@ -200,15 +203,15 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 		 * than are needed it is the last one grown (nothing can fail
 		 * after it), and its surplus goes to raw now. */
 		uint32_t cut = last;
-		size_t need = n - *got;
-		if (need < c->slabs.per_slab) {
+		size_t need = n - *got, per = lfp_slabs_per(&c->slabs, first >> c->slabs.off_bits);
+		if (need < per) {
 			cut = first;
 			for (size_t k = 1; k < need; k++)
 				cut = lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, cut));
 			push_raw(c, mt, lfp_load_u32_rlx(lfp_slabs_link(&c->slabs, cut)), last);
 			*got = n;
 		} else {
-			*got += c->slabs.per_slab;
+			*got += per;
 		}
 		lfp_store_u32_rlx(lfp_slabs_link(&c->slabs, cut), grown);
 		grown = first;
@@ -226,7 +229,7 @@ static int grow_private(struct lfp_core *c, bool mt, size_t n, size_t *got, uint
 		uint32_t rest = lfp_slabs_release(&c->slabs, grown);
 		LFP_ASSERT(rest == LFP_NIL);	/* every object of a grown slab was here */
 		(void)rest;
-		lfp_slabs_shrink(&c->slabs, high0, !mt);
+		lfp_slabs_shrink(&c->slabs, high0, side0, !mt);
 		return err;
 	}
 	if (grown != LFP_NIL) {

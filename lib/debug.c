@@ -206,9 +206,9 @@ static void poison_slabs(struct lfp_slabs *s, bool poison)
 		if (!mem)
 			continue;
 		if (poison)
-			ASAN_POISON_MEMORY_REGION(mem, s->slab_bytes);
+			ASAN_POISON_MEMORY_REGION(mem, lfp_slabs_size(s, n));
 		else
-			ASAN_UNPOISON_MEMORY_REGION(mem, s->slab_bytes);
+			ASAN_UNPOISON_MEMORY_REGION(mem, lfp_slabs_size(s, n));
 	}
 #else
 	(void)s;

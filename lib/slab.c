@@ -743,19 +743,57 @@ static size_t side_raw(uint32_t per)
 	return (size_t)per * (sizeof(uint32_t) + sizeof(uint8_t));
 }
 
+/*
+ * The small slabs of geometry g (slab.h, LFP_SMALL_MAX): the first of at
+ * least 1 KiB and LFP_SMALL_MIN_OBJS objects (two: a ThreadStatic
+ * thread's first magazines), each next one
+ * 1 << LFP_SMALL_SHIFT times as big, while below the full slab; objects
+ * at first_off (coloured) into per[0 .. return).  *first: slab 1's bytes.
+ */
+#define LFP_SMALL_MIN 1024u
+#define LFP_SMALL_MIN_OBJS 2u
+#define LFP_SMALL_FROM (8u * 1024)	/* full slabs with small ones first */
+static uint32_t small_slabs(const struct geometry *g, size_t first_off, size_t *first,
+			    uint32_t per[LFP_SMALL_MAX])
+{
+	size_t b = pow2_at_least(g->first_off + (size_t)LFP_SMALL_MIN_OBJS * g->stride);
+	uint32_t n = 0;
+	if (b < LFP_SMALL_MIN)
+		b = LFP_SMALL_MIN;
+	*first = b;
+	if (g->slab_bytes < LFP_SMALL_FROM)	/* small already: a bounded pool */
+		return 0;
+	for (; n < LFP_SMALL_MAX && b < g->slab_bytes && b > first_off + g->stride;
+	     n++, b <<= LFP_SMALL_SHIFT)
+		per[n] = (uint32_t)((b - first_off) / g->stride);
+	return n;
+}
+
+/* The objects of the first slab a space of geometry g, sized for
+ * capacity_hint, grows (lfp_slabs_init). */
+static uint32_t first_per(const struct geometry *g, size_t capacity_hint)
+{
+	uint32_t per[LFP_SMALL_MAX];
+	size_t first;
+	if (capacity_hint && capacity_hint <= g->per)
+		return g->per;
+	return small_slabs(g, g->first_off, &first, per) ? per[0] : g->per;
+}
+
 size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint)
 {
 	struct geometry g;
 	if (geometry(&g, obj_size, align, capacity_hint, NULL, 0) != 0 ||
-	    side_raw(g.per) > LFP_INLINE_SIDE_MAX)
+	    side_raw(first_per(&g, capacity_hint)) > LFP_INLINE_SIDE_MAX)
 		return 0;
-	return round_up(side_raw(g.per), 64);
+	return round_up(side_raw(first_per(&g, capacity_hint)), 64);
 }
 
 void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes)
 {
 	LFP_ASSERT(s->high_water == 0);
-	if (mem && s->per_slab && bytes >= side_raw(s->per_slab))
+	uint32_t per = lfp_slabs_per(s, lfp_slabs_first(s));
+	if (mem && per && bytes >= side_raw(per))
 		s->inline_side = mem;
 }
 
@@ -787,11 +825,25 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	uint64_t max = ((uint64_t)1 << (32 - s->off_bits)) - 1;	/* keeps LFP_NIL unused */
 	s->max_slabs = (uint32_t)(max < LFP_MAX_SLABS ? max : LFP_MAX_SLABS);
 	s->stride_magic = UINT64_MAX / s->stride + 1;
-	s->wide = !capacity_hint || capacity_hint > (size_t)LFP_INLINE_SLOTS * s->per_slab;
+	/* A pool sized for one full slab keeps that one slab. */
+	if (!capacity_hint || capacity_hint > g.per)
+		s->small = small_slabs(&g, s->first_off, &s->small_bytes, s->small_per);
+	/* An unbounded pool starts small: its leaf 0 moves out of the inline
+	 * slots only when a slab number reaches them. */
+	s->wide = capacity_hint > (size_t)LFP_INLINE_SLOTS * s->per_slab;
 	s->alloc = a ? *a : lfp_system_allocator;
 	s->side_mapped = s->alloc.alloc == system_alloc && s->slab_bytes >= LFP_MMAP_MIN &&
 			 side_raw(s->per_slab) >= LFP_SIDE_MAP_MIN;
 	return 0;
+}
+
+void lfp_slabs_small_first(struct lfp_slabs *s)
+{
+	LFP_ASSERT(s->high_water == 0 && !s->inline_side);
+	struct geometry g = { .align = s->align, .stride = s->stride,
+			      .first_off = round_up(sizeof(struct lfp_slab_hdr), s->align),
+			      .slab_bytes = s->slab_bytes, .per = s->per_slab };
+	s->small = small_slabs(&g, s->first_off, &s->small_bytes, s->small_per);
 }
 
 void *lfp_alloc_aligned(const lfpool_allocator *a, size_t size, size_t align, bool *misaligned)
@@ -829,20 +881,27 @@ static void backing_free(struct lfp_slabs *s, void *p, size_t size)
  * 10^5 freed remainders (issue 14).  Large slabs' side data keeps its size
  * (malloc, or a mapping, given back on trim).
  */
-size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
+static size_t side_size(const struct lfp_slabs *s, uint32_t slab_no)
 {
-	size_t n = side_raw(s->per_slab);
-	if (s->side_mapped)
+	size_t n = side_raw(lfp_slabs_per(s, slab_no));
+	bool small = lfp_slabs_small(s, slab_no);
+	if (s->side_mapped && !small)
 		return page_round(n);
-	if (s->alloc.alloc != system_alloc || s->slab_bytes >= LFP_MMAP_MIN)
+	if (s->alloc.alloc != system_alloc || lfp_slabs_size(s, slab_no) >= LFP_MMAP_MIN)
 		return n;
 	size_t p = pow2_at_least(n < LFP_CACHE_MIN ? LFP_CACHE_MIN : n);
 	return p < LFP_MMAP_MIN ? p : n;
 }
 
-static size_t side_size(const struct lfp_slabs *s)
+size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
 {
-	return lfp_slabs_side_bytes(s);
+	return side_size(s, 0);
+}
+
+/* Whether slab n's side data is a mapping of its own (side_new). */
+static bool side_mapped(const struct lfp_slabs *s, uint32_t n)
+{
+	return s->side_mapped && !lfp_slabs_small(s, n);
 }
 
 /*
@@ -857,19 +916,19 @@ static size_t side_size(const struct lfp_slabs *s)
  * to whole pages, 3 KiB more resident per pool of 64 B objects with one
  * slab (5 KiB of side data in two pages).
  */
-static uint32_t *side_new(struct lfp_slabs *s)
+static uint32_t *side_new(struct lfp_slabs *s, uint32_t n)
 {
-	if (s->side_mapped)
-		return map_aligned(side_size(s), 64);
-	return backing_alloc(s, side_size(s), 64);
+	if (side_mapped(s, n))
+		return map_aligned(side_size(s, n), 64);
+	return backing_alloc(s, side_size(s, n), 64);
 }
 
-static void side_free(struct lfp_slabs *s, void *side)
+static void side_free(struct lfp_slabs *s, uint32_t n, void *side)
 {
-	if (s->side_mapped)
-		munmap(side, side_size(s));
+	if (side_mapped(s, n))
+		munmap(side, side_size(s, n));
 	else
-		backing_free(s, side, side_size(s));
+		backing_free(s, side, side_size(s, n));
 }
 
 void lfp_slabs_fini(struct lfp_slabs *s)
@@ -877,9 +936,9 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 	for (uint32_t n = 0; n < s->high_water; n++) {
 		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 		if (slot->mem)
-			backing_free(s, slot->mem, s->slab_bytes);
+			backing_free(s, slot->mem, lfp_slabs_size(s, n));
 		if (slot->links && slot->links != s->inline_side)
-			side_free(s, slot->links);
+			side_free(s, n, slot->links);
 	}
 	/* Only the leaves ever made: reading all LFP_MAX_LEAVES pointers
 	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
@@ -935,12 +994,12 @@ static void side_out_set(struct lfp_slabs *s, uint32_t n, bool v)
 static void side_give_back(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
-	if (!s->side_mapped || !slot->links || slot->side_out || slot->mem)
+	if (!side_mapped(s, n) || !slot->links || slot->side_out || slot->mem)
 		return;
-	if (madvise(slot->links, side_size(s), MADV_DONTNEED) != 0)
+	if (madvise(slot->links, side_size(s, n), MADV_DONTNEED) != 0)
 		return;	/* kept, still counted */
 	side_out_set(s, n, true);
-	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s, n));
 }
 
 /* Make leaf l (of slab number n) a full one if it is not: a new leaf, or
@@ -980,11 +1039,27 @@ static int prepare_slot_leaf(struct lfp_slabs *s, uint32_t n)
 	return n >= LFP_INLINE_SLOTS || s->wide ? prepare_leaf(s, n >> LFP_LEAF_BITS) : 0;
 }
 
+/* Clear slot n, which no index was ever out of (prepare_slot says who
+ * may read it meanwhile). */
+static void clear_slot(struct lfp_slabs *s, uint32_t n)
+{
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);
+	SLOT_SET(s, n, mem, NULL);
+	SLOT_SET(s, n, links, NULL);
+	SLOT_SET(s, n, state, NULL);
+	slot->mark = 0;
+	slot->side_out = false;
+	if (copy) {
+		copy->mark = 0;
+		copy->side_out = false;
+	}
+}
+
 /* Slot n of a leaf that exists (prepare_slot_leaf), given side data
  * (NULL: the slot keeps its own, as slots do after a trim). */
 static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint32_t *side)
 {
-	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n), *copy = slot_copy(s, n);
+	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 	/*
 	 * A leaf's slots are cleared one by one as they come into use, here,
 	 * when n == high_water: clearing the whole leaf when it is made wrote
@@ -1011,23 +1086,16 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint3
 	 * data race in C11 terms: TSan, stress scenario lookup-grow).  mark
 	 * only lfp_slabs_release reads, serialized with this: a plain store.
 	 */
-	if (n == s->high_water) {
-		SLOT_SET(s, n, mem, NULL);
-		SLOT_SET(s, n, links, NULL);
-		SLOT_SET(s, n, state, NULL);
-		slot->mark = 0;
-		slot->side_out = false;
-		if (copy) {
-			copy->mark = 0;
-			copy->side_out = false;
-		}
-	}
+	/* Slot 0, which growth takes after the small slabs, is passed
+	 * over: cleared with the first slot above it (all inline slots). */
+	for (uint32_t m = s->high_water; m <= n; m++)
+		clear_slot(s, m);
 	if (side) {
-		uint32_t *links = side;
-		uint8_t *state = (uint8_t *)(links + s->per_slab);
-		memset(state, LFP_OBJ_RAW, s->per_slab);
+		uint32_t *links = side, per = lfp_slabs_per(s, n);
+		uint8_t *state = (uint8_t *)(links + per);
+		memset(state, LFP_OBJ_RAW, per);
 		if (links != s->inline_side)	/* not the pool's own block */
-			lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
+			lfp_faa_u64_rlx(&s->side_bytes, side_size(s, n));
 		SLOT_SET(s, n, state, state);
 		SLOT_SET(s, n, links, links);
 	}
@@ -1041,22 +1109,30 @@ static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
 {
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 	if (slot->links != s->inline_side) {
-		side_free(s, slot->links);
+		side_free(s, n, slot->links);
 		if (!slot->side_out)	/* else no longer counted */
-			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s));
+			lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s, n));
 	}
 	side_out_set(s, n, false);
 	SLOT_SET(s, n, state, NULL);
 	SLOT_SET(s, n, links, NULL);
 }
 
+/* The slab number growth takes r-th: the small ones, then 0, then the
+ * rest (slab.h, LFP_SMALL_MAX). */
+static uint32_t grow_order(const struct lfp_slabs *s, uint32_t r)
+{
+	return r < s->small ? r + 1 : r == s->small ? 0 : r;
+}
+
 int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 {
-	uint32_t n = 0;
-	while (n < s->high_water && lfp_slabs_slot(s, n)->mem)
-		n++;
-	if (n == s->max_slabs)
+	uint32_t rank = 0, n;
+	while ((n = grow_order(s, rank)) < s->high_water && lfp_slabs_slot(s, n)->mem)
+		rank++;
+	if (n >= s->max_slabs)
 		return ENOMEM;
+	size_t bytes = lfp_slabs_size(s, n);
 	s->misaligned = false;
 	/*
 	 * A failed call keeps no memory (common.h), so everything a growth
@@ -1069,21 +1145,21 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	 * and 1 may be reading, and kept 32 KiB.)
 	 */
 	bool had_side = n < s->high_water && lfp_slabs_slot(s, n)->links;
-	char *mem = backing_alloc(s, s->slab_bytes, s->slab_bytes);
+	char *mem = backing_alloc(s, bytes, bytes);
 	uint32_t *side = NULL;
 	if (mem && !had_side)
-		side = n == 0 && s->inline_side ? s->inline_side : side_new(s);
+		side = n == lfp_slabs_first(s) && s->inline_side ? s->inline_side : side_new(s, n);
 	if (!mem || (!had_side && !side) || prepare_slot_leaf(s, n) != 0) {
 		if (side && side != s->inline_side)
-			side_free(s, side);
+			side_free(s, n, side);
 		if (mem)
-			backing_free(s, mem, s->slab_bytes);
+			backing_free(s, mem, bytes);
 		return s->misaligned ? LFP_EMISALIGNED : ENOMEM;
 	}
 	struct lfp_slab_slot *slot = prepare_slot(s, n, side);
 	if (slot->side_out) {	/* its pages given back: counted again */
 		side_out_set(s, n, false);
-		lfp_faa_u64_rlx(&s->side_bytes, side_size(s));
+		lfp_faa_u64_rlx(&s->side_bytes, side_size(s, n));
 	}
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
@@ -1096,7 +1172,7 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	 * of the chain, and with 8 KiB slabs aligned to their size the loaded
 	 * magazines of many pools would otherwise all lie at the slab's first
 	 * colour offsets, in a few cache sets (see colour). */
-	uint32_t base = n << s->off_bits, per = s->per_slab;
+	uint32_t base = n << s->off_bits, per = lfp_slabs_per(s, n);
 	uint32_t r = s->rotate ? lfp_faa_u32_rlx(&colours_used, 1) % per : 0;
 	for (uint32_t i = 0; i + 1 < per; i++)
 		lfp_store_u32_rlx(&slot->links[(r + i) % per], base + (r + i + 1) % per);
@@ -1104,15 +1180,16 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	SLOT_SET(s, n, mem, mem);
 	/* Release, after the slot's writes: lookups walk the slots below it
 	 * (lfp_slabs_lookup's acquire). */
-	if (n == s->high_water)
+	if (n >= s->high_water)
 		lfp_store_u32_rel(&s->high_water, n + 1);
 	lfp_faa_u64_rlx(&s->slab_allocs, 1);
+	lfp_faa_u64_rlx(&s->slab_mem, bytes);
 	*first = base + r;
 	*last = base + (r + per - 1) % per;
 	return 0;
 }
 
-void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
+void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool side0, bool leaves)
 {
 	for (uint32_t n = s->high_water; n-- > high0;) {
 		if (!s->leaf[n >> LFP_LEAF_BITS])
@@ -1120,6 +1197,11 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves)
 		if (lfp_slabs_slot(s, n)->links)
 			drop_slot_side(s, n);
 	}
+	/* Slot 0, grown after the small slabs below high0, got its side
+	 * data in this growth: no index of it was ever out. */
+	struct lfp_slab_slot *slot0 = lfp_slabs_slot(s, 0);
+	if (high0 > 0 && !side0 && slot0->links && !slot0->mem)
+		drop_slot_side(s, 0);
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
 	for (uint32_t l = first_free_leaf; leaves && l < s->leaves; l++) {
@@ -1141,14 +1223,16 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 	uint32_t head = LFP_NIL, prev = LFP_NIL;
 	for (uint32_t i = chain, next; i != LFP_NIL; i = next) {
 		next = lfp_load_u32_rlx(lfp_slabs_link(s, i));
-		struct lfp_slab_slot *slot = lfp_slabs_slot(s, i >> s->off_bits);
-		if (slot->mark == s->per_slab) {
+		uint32_t n = i >> s->off_bits;
+		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
+		if (slot->mark == lfp_slabs_per(s, n)) {
 			char *mem = slot->mem;
 			if (mem) {
 				/* Unpublish, then free: see lfp_slabs_lookup. */
-				SLOT_SET(s, i >> s->off_bits, mem, NULL);
-				backing_free(s, mem, s->slab_bytes);
+				SLOT_SET(s, n, mem, NULL);
+				backing_free(s, mem, lfp_slabs_size(s, n));
 				lfp_faa_u64_rlx(&s->slab_frees, 1);
+				lfp_faa_u64_rlx(&s->slab_mem, (uint64_t)0 - lfp_slabs_size(s, n));
 			}
 			continue;
 		}
@@ -1181,7 +1265,7 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		if (slot->mem || !slot->links || slot->links == s->inline_side)
 			continue;
 		drop_slot_side(s, n);
-		freed += side_size(s);
+		freed += side_size(s, n);
 	}
 	return freed;
 }
@@ -1192,7 +1276,7 @@ void lfp_slabs_compact(struct lfp_slabs *s)
 	uint32_t top = s->high_water;
 	while (top > 0 && (!s->leaf[(top - 1) >> LFP_LEAF_BITS] || !lfp_slabs_slot(s, top - 1)->mem))
 		top--;
-	lfp_slabs_shrink(s, top, true);
+	lfp_slabs_shrink(s, top, true, true);
 }
 
 /*
@@ -1217,11 +1301,11 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 			continue;
 		uintptr_t mem = (uintptr_t)lfp_load_ptr_acq(
 			(void *const *)&lfp_slabs_slot(s, n)->mem);
-		if (!mem || a < mem || a >= mem + s->slab_bytes)
+		if (!mem || a < mem || a >= mem + lfp_slabs_size(s, n))
 			continue;
 		uintptr_t first = mem + s->first_off;
 		if (a < first || (a - first) % s->stride ||
-		    (a - first) / s->stride >= s->per_slab)
+		    (a - first) / s->stride >= lfp_slabs_per(s, n))
 			return LFP_LOOKUP_INTERIOR;
 		*idx = (n << s->off_bits) | (uint32_t)((a - first) / s->stride);
 		return LFP_LOOKUP_OK;
@@ -1231,6 +1315,5 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s)
 {
-	uint64_t live = lfp_load_u64_rlx(&s->slab_allocs) - lfp_load_u64_rlx(&s->slab_frees);
-	return live * s->slab_bytes + lfp_load_u64_rlx(&s->side_bytes);
+	return lfp_load_u64_rlx(&s->slab_mem) + lfp_load_u64_rlx(&s->side_bytes);
 }

@@ -57,7 +57,25 @@
 #define LFP_LEAF_SLOTS (1u << LFP_LEAF_BITS)
 #define LFP_MAX_LEAVES 64u
 #define LFP_MAX_SLABS (LFP_LEAF_SLOTS * LFP_MAX_LEAVES)
-#define LFP_INLINE_SLOTS 2u
+/* Slot 0 and the small slabs (below) are inline, and one more. */
+#define LFP_INLINE_SLOTS 5u
+/*
+ * Small slabs: a pool's first slabs are small and grow geometrically up
+ * to its full slab size, so that a pool that holds a few objects holds a
+ * few KiB (slab 1 of 1 KiB for 64 B objects) and not a 64 KiB slab.  Slab
+ * numbers 1 .. small are small ones, slab n of small_bytes << (2 (n - 1))
+ * bytes, aligned to its size; slab 0 and every number above small are of
+ * slab_bytes.  Growth takes them in the order 1, 2, .., small, 0, small +
+ * 1, ..: slab 0, which Concurrent's inline paths serve (base + index x
+ * stride), is the pool's first full-size slab, so a big pool's hottest
+ * objects are there as before.  An object's index is still slab number <<
+ * off_bits | offset, off_bits sized for a full slab.  A pointer's slab is
+ * found by its address: a small slab's by comparing with the (at most
+ * LFP_SMALL_MAX) small slabs' ranges, a full one's by rounding down to
+ * slab_bytes (lfp_slabs_locate).
+ */
+#define LFP_SMALL_MAX 3u
+#define LFP_SMALL_SHIFT 2u	/* each small slab 4 times the last */
 
 /* Per-object state, kept in side data (debug checks only). */
 enum { LFP_OBJ_RAW = 0, LFP_OBJ_POOLED = 1, LFP_OBJ_OUT = 2 };
@@ -85,9 +103,12 @@ struct lfp_slab_leaf {
 
 struct lfp_slabs {
 	size_t obj_size, stride, align;
-	size_t slab_bytes;	/* power of two; slabs are aligned to it */
+	size_t slab_bytes;	/* full slabs' bytes: a power of two, aligned to it */
 	uint32_t first_off;	/* offset of object 0 from the slab start */
-	uint32_t per_slab;	/* objects per slab */
+	uint32_t per_slab;	/* objects per full slab */
+	uint32_t small;		/* slab numbers 1 .. small are small (LFP_SMALL_MAX) */
+	size_t small_bytes;	/* slab 1's bytes, when small */
+	uint32_t small_per[LFP_SMALL_MAX];	/* objects of small slab n at [n - 1] */
 	uint32_t off_bits;	/* offset bits in an index */
 	uint32_t max_slabs;
 	uint64_t stride_magic;	/* divides by stride with one multiply */
@@ -95,6 +116,7 @@ struct lfp_slabs {
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
 	uint32_t leaves;	/* leaves ever set (leaf 0 from init): leaf[l] is unset from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
+	uint64_t slab_mem;	/* bytes of the slabs held now (relaxed) */
 	uint64_t side_bytes;	/* directory and side data held of the allocator */
 	bool misaligned;	/* the last growth failed on a misaligned block */
 	/* Sized for more slabs than LFP_INLINE_SLOTS (capacity 0 or above
@@ -109,9 +131,10 @@ struct lfp_slabs {
 	 * allocator's large slabs: slab.c, side_new), whose pages a release
 	 * gives back with the slab (side_give_back). */
 	bool side_mapped;
-	/* Slot 0's side data inside the pool's own block (lfp_slabs_inline),
-	 * or NULL: slot 0 takes it instead of a block of its own, and it is
-	 * never freed with the slabs (the pool's block goes with the pool). */
+	/* The first slab's side data (slab 1 when small, else slab 0:
+	 * lfp_slabs_first) inside the pool's own block (lfp_slabs_inline),
+	 * or NULL: that slot takes it instead of a block of its own, and it
+	 * is never freed with the slabs (the pool's block goes with it). */
 	uint32_t *inline_side;
 	/* Leaf 0 until a slab number reaches LFP_INLINE_SLOTS, a copy of
 	 * its first slots after (see LFP_INLINE_SLOTS). */
@@ -172,6 +195,11 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
  * lfp_slabs_inline hands them to the space after lfp_slabs_init (a space
  * whose slab 0 needs more does not take them).
  */
+/* Small slabs first (LFP_SMALL_MAX) for a space sized for one full slab
+ * or less, which lfp_slabs_init gives none: ThreadStatic's magazines,
+ * sized for 8 a slab, of which a thread's first use takes 2.  Before any
+ * growth, without inline side data. */
+void lfp_slabs_small_first(struct lfp_slabs *s);
 #define LFP_INLINE_SIDE_MAX 512u
 size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint);
 void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes);
@@ -193,11 +221,13 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last);
 /*
  * After a failed growth: free the side data of every slot from high0 up
  * (their slabs must be gone, and no other thread may ever have seen one of
- * their indices) and lower high_water to high0; with leaves, also the
+ * their indices), and slot 0's unless side0 (whether it had side data
+ * before the growth: slot 0 is grown after the small slabs, below high0),
+ * and lower high_water to high0; with leaves, also the
  * directory leaves wholly above it (only when no other thread can be
  * looking objects up).  Caller serialized.
  */
-void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool leaves);
+void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool side0, bool leaves);
 
 /*
  * A block from allocator a, checked: NULL when it failed, or when the block
@@ -252,11 +282,36 @@ static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, ui
 	return &leaf[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 
-/* Whether idx names an object slot: its offset is below per_slab (the
- * slab number is checked by lfp_slabs_slot). */
+/* Whether slab number n is a small one (n - 1 wraps for slab 0). */
+static inline bool lfp_slabs_small(const struct lfp_slabs *s, uint32_t n)
+{
+	return n - 1 < s->small;
+}
+
+/* The objects of slab number n. */
+static inline uint32_t lfp_slabs_per(const struct lfp_slabs *s, uint32_t n)
+{
+	return lfp_slabs_small(s, n) ? s->small_per[n - 1] : s->per_slab;
+}
+
+/* The bytes of slab number n (and its alignment). */
+static inline size_t lfp_slabs_size(const struct lfp_slabs *s, uint32_t n)
+{
+	return lfp_slabs_small(s, n) ? s->small_bytes << (LFP_SMALL_SHIFT * (n - 1)) : s->slab_bytes;
+}
+
+/* The slab number a space grows first: 1 when it has small slabs. */
+static inline uint32_t lfp_slabs_first(const struct lfp_slabs *s)
+{
+	return s->small ? 1 : 0;
+}
+
+/* Whether idx names an object slot: its offset is below its slab's
+ * objects (the slab number is checked by lfp_slabs_slot). */
 static inline bool lfp_slabs_index_ok(const struct lfp_slabs *s, uint32_t idx)
 {
-	return idx != LFP_NIL && (idx & ((1u << s->off_bits) - 1)) < s->per_slab;
+	return idx != LFP_NIL &&
+	       (idx & ((1u << s->off_bits) - 1)) < lfp_slabs_per(s, idx >> s->off_bits);
 }
 
 /*
@@ -320,10 +375,21 @@ static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
 static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p, uint32_t *off)
 {
 	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
+	/* A small slab is aligned to its own size only: found by its range.
+	 * The inline slots are current for every small slab (slab.h, above);
+	 * the caller owns p, handed out after its slab's mem was stored. */
+	for (uint32_t n = 1; n <= s->small; n++) {
+		uintptr_t mem = (uintptr_t)lfp_load_ptr_rlx((void *const *)&s->slot0[n].mem);
+		if ((uintptr_t)p - mem < lfp_slabs_size(s, n)) {
+			base = mem;
+			break;
+		}
+	}
 	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
 	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
 	*off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
-	LFP_ASSERT(*off < s->per_slab && (uintptr_t)p == base + s->first_off + *off * s->stride);
+	LFP_ASSERT(*off < lfp_slabs_per(s, h->slab_no) &&
+		   (uintptr_t)p == base + s->first_off + *off * s->stride);
 	return h->slab_no;
 }
 

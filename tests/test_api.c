@@ -245,7 +245,8 @@ static bool in_slab_0(const struct lfpool_concurrent_fast *f, const void *obj)
 
 Test(concurrent, inline_bounds_open_for_slab_0_in_lean_pools_only)
 {
-	lfpool_config c = { .obj_size = 64, .prewarm = 10 };
+	/* sized for one full slab: slab 0 is its first (lib/slab.h) */
+	lfpool_config c = { .obj_size = 64, .capacity = 1000, .prewarm = 10 };
 	lfpool_concurrent *plain = lfpool_concurrent_create(&c);
 	const struct lfpool_concurrent_fast *f = fast_view(plain);
 	if (DEBUG_BUILD) {
@@ -271,6 +272,7 @@ Test(concurrent, inline_bounds_open_for_slab_0_in_lean_pools_only)
 
 	struct hooks h;
 	lfpool_config r = hooked_config(&h, 64, 16);	/* with a reset hook */
+	r.capacity = 1000;	/* one full slab */
 	r.prewarm = 10;
 	lfpool_concurrent *reset = lfpool_concurrent_create(&r);
 	cr_assert_eq(fast_view(reset)->put_span, 0, "every put runs the reset hook");
@@ -281,10 +283,36 @@ Test(concurrent, inline_bounds_open_for_slab_0_in_lean_pools_only)
 	lfpool_concurrent_destroy(reset);
 }
 
+/*
+ * An unbounded pool's first slabs are small ones (lib/slab.h,
+ * LFP_SMALL_MAX), served out of line; slab 0 is its first full slab, which
+ * opens the inline paths, and every object stays the pool's.
+ */
+Test(concurrent, inline_bounds_open_at_the_first_full_slab)
+{
+	lfpool_config c = { .obj_size = 64, .prewarm = 10 };
+	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
+	const struct lfpool_concurrent_fast *f = fast_view(pool);
+	cr_assert_eq(f->get_n, 0, "a small slab is not slab 0");
+	void *o = lfpool_concurrent_get(pool);
+	cr_assert(lfpool_concurrent_owns(pool, o));
+	lfpool_concurrent_put(pool, o);
+	cr_assert_eq(lfpool_concurrent_get(pool), o, "the slow put pooled it on top");
+	lfpool_concurrent_put(pool, o);
+	cr_assert_eq(lfpool_concurrent_prewarm(pool, 2000), 0);
+	if (!DEBUG_BUILD) {
+		cr_assert_gt(f->get_n, 0, "slab 0, full, opened them");
+		void *a = lfpool_concurrent_get(pool);
+		cr_assert(in_slab_0(f, a), "a prewarm pushes slab 0's objects last");
+		lfpool_concurrent_put(pool, a);
+	}
+	lfpool_concurrent_destroy(pool);
+}
+
 /* The rare paths the inline get and put call, called directly. */
 Test(concurrent, slow_and_retry_paths_serve_and_take_objects)
 {
-	lfpool_config c = { .obj_size = 64, .prewarm = 4 };
+	lfpool_config c = { .obj_size = 64, .capacity = 1000, .prewarm = 4 };
 	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
 	void *a = lfpool_concurrent_get_slow(pool);
 	cr_assert_not_null(a);
