@@ -436,12 +436,20 @@ LFPOOL_API void lfpool_concurrent_put_bulk(lfpool_concurrent *c, void *const *ob
 	/* Link the objects privately, then publish them with one CAS. */
 	uint32_t first = LFP_NIL, last = LFP_NIL;
 	bool lean = lfp_core_puts_lean(&c->core);
+	/* Slab 0's objects by the inline put's view, read as it reads it
+	 * (see "The inline paths": the caller owns every object); the others
+	 * from their slab's header (or range, a small slab's). */
+	uint64_t span = lfp_load_u64_acq(&c->fast.put_span);
+	uintptr_t base = (uintptr_t)lfp_load_ptr_rlx((void *const *)&c->fast.base);
+	uint64_t magic = c->fast.magic;
 	for (size_t i = 0; i < n; i++) {
 		if (!objs[i])
 			continue;
+		uint64_t delta = (uint64_t)((uintptr_t)objs[i] - base);
 		/* lean pools: no checks, no hook (as put_slow's common case) */
-		uint32_t idx = lean ? lfp_slabs_index(&c->core.slabs, objs[i])
-					   : prepare_put(c, objs[i]);
+		uint32_t idx = !lean ? prepare_put(c, objs[i])
+			: delta < span ? (uint32_t)(((unsigned __int128)delta * magic) >> 64)
+			: lfp_slabs_index(&c->core.slabs, objs[i]);
 		if (idx == LFP_NIL)
 			continue;
 		lfp_store_u32_rlx(lfp_slabs_link(&c->core.slabs, idx), first);

@@ -1118,6 +1118,17 @@ static void drop_slot_side(struct lfp_slabs *s, uint32_t n)
 	SLOT_SET(s, n, links, NULL);
 }
 
+/* Widen [small_lo, small_hi) over a small slab at mem of bytes bytes
+ * (grow, caller serialized; before the slab is published). */
+static void small_widen(struct lfp_slabs *s, uintptr_t mem, size_t bytes)
+{
+	uint64_t lo = s->small_lo, hi = s->small_hi;
+	if (!hi || mem < lo)
+		lfp_store_u64_rlx(&s->small_lo, mem);
+	if (!hi || mem + bytes > hi)
+		lfp_store_u64_rlx(&s->small_hi, mem + bytes);
+}
+
 /* The slab number growth takes r-th: the small ones, then 0, then the
  * rest (slab.h, LFP_SMALL_MAX). */
 static uint32_t grow_order(const struct lfp_slabs *s, uint32_t r)
@@ -1161,6 +1172,8 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 		side_out_set(s, n, false);
 		lfp_faa_u64_rlx(&s->side_bytes, side_size(s, n));
 	}
+	if (lfp_slabs_small(s, n))
+		small_widen(s, (uintptr_t)mem, bytes);
 	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
 	h->magic = LFP_SLAB_MAGIC;
 	h->owner = s;
@@ -1277,6 +1290,19 @@ void lfp_slabs_compact(struct lfp_slabs *s)
 	while (top > 0 && (!s->leaf[(top - 1) >> LFP_LEAF_BITS] || !lfp_slabs_slot(s, top - 1)->mem))
 		top--;
 	lfp_slabs_shrink(s, top, true, true);
+}
+
+/* The inline slots are current for every small slab (slab.h); the
+ * caller owns the object at a, handed out after its slab's mem was
+ * stored. */
+uintptr_t lfp_slabs_small_base(const struct lfp_slabs *s, uintptr_t a, uintptr_t full)
+{
+	for (uint32_t n = 1; n <= s->small; n++) {
+		uintptr_t mem = (uintptr_t)lfp_load_ptr_rlx((void *const *)&s->slot0[n].mem);
+		if (a - mem < lfp_slabs_size(s, n))
+			return mem;
+	}
+	return full;
 }
 
 /*

@@ -109,6 +109,12 @@ struct lfp_slabs {
 	uint32_t small;		/* slab numbers 1 .. small are small (LFP_SMALL_MAX) */
 	size_t small_bytes;	/* slab 1's bytes, when small */
 	uint32_t small_per[LFP_SMALL_MAX];	/* objects of small slab n at [n - 1] */
+	/* Every small slab ever grown lies in [small_lo, small_hi): each
+	 * bound only ever widens (relaxed stores before the slab's release:
+	 * a reader of a slab's object sees bounds at least that wide), so
+	 * one compare tells most full slabs' objects from small ones'
+	 * (lfp_slabs_locate).  Both 0 until the first small slab. */
+	uint64_t small_lo, small_hi;
 	uint32_t off_bits;	/* offset bits in an index */
 	uint32_t max_slabs;
 	uint64_t stride_magic;	/* divides by stride with one multiply */
@@ -370,21 +376,20 @@ static inline void *lfp_slabs_ptr(const struct lfp_slabs *s, uint32_t idx)
 	return lfp_slot_obj(lfp_slabs_slot(s, idx >> ob), lfp_slabs_off(idx, ob), first_off, stride);
 }
 
+/* The start of the small slab that holds address a, or full when none
+ * does (a is then in a full slab, which starts at full). */
+uintptr_t lfp_slabs_small_base(const struct lfp_slabs *s, uintptr_t a, uintptr_t full);
+
 /* The slab number and offset of an object the pool handed out (trusted:
  * no checks); returns the slab number, the offset in *off. */
 static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p, uint32_t *off)
 {
 	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
-	/* A small slab is aligned to its own size only: found by its range.
-	 * The inline slots are current for every small slab (slab.h, above);
-	 * the caller owns p, handed out after its slab's mem was stored. */
-	for (uint32_t n = 1; n <= s->small; n++) {
-		uintptr_t mem = (uintptr_t)lfp_load_ptr_rlx((void *const *)&s->slot0[n].mem);
-		if ((uintptr_t)p - mem < lfp_slabs_size(s, n)) {
-			base = mem;
-			break;
-		}
-	}
+	/* A small slab is aligned to its own size only: found by its range
+	 * (lfp_slabs_small_base) where p lies among the small slabs. */
+	uint64_t lo = lfp_load_u64_rlx(&s->small_lo), hi = lfp_load_u64_rlx(&s->small_hi);
+	if (__builtin_expect((uint64_t)(uintptr_t)p - lo < hi - lo, 0))
+		base = lfp_slabs_small_base(s, (uintptr_t)p, base);
 	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
 	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
 	*off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);

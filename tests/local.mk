@@ -34,6 +34,7 @@ LFPOOL_UNIT_TESTS = \
 	tests/test_model \
 	tests/test_threads \
 	tests/test_trim \
+	tests/test_small \
 	tests/test_release \
 	tests/test_threadstatic \
 	tests/test_threadstatic_destroy \
@@ -72,6 +73,8 @@ tests_test_threads_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threads_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_trim_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_trim_LDADD = $(LFPOOL_TEST_LDADD)
+tests_test_small_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
+tests_test_small_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_threadstatic_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_threadstatic_destroy_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)

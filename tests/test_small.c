@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_small.c - a small pool costs little (lib/slab.h, LFP_SMALL_MAX): an
+ * unbounded pool's first slabs are small and grow fourfold up to the full
+ * slab size, and every object of every size of slab is found (owns, the
+ * index of a put, the debug checks) and given back by trim.
+ */
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "support.h"
+
+#define OBJ 64
+/* Past the small slabs of 64 B objects (15 + 63 + 255 objects), slab 0
+ * (1,023) and two more full slabs. */
+#define MANY 3000
+#define SMALL_HELD 8192	/* bytes_held of a pool with one object got and put */
+
+static lfpool_stats flavour_stats(const struct flavour_ops *ops, void *pool)
+{
+	lfpool_stats st;
+	ops->stats(pool, &st);
+	return st;
+}
+
+FLAVOUR_TEST(small, one_object_holds_at_most_8_KiB)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	void *pool = ops->create(&c);
+	cr_assert_not_null(pool);
+	ops->put(pool, ops->get(pool));
+	lfpool_stats st = flavour_stats(ops, pool);
+	cr_assert_eq(st.slab_allocs, 1);
+	cr_assert_leq(st.bytes_held, SMALL_HELD, "%s: %llu bytes held for one object", ops->name,
+		      (unsigned long long)st.bytes_held);
+	ops->destroy(pool);
+}
+
+Test(small, one_object_of_a_threadstatic_pool_holds_at_most_8_KiB)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	lfpool_ts_put(pool, lfpool_ts_get(pool));
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	cr_assert_leq(st.bytes_held, SMALL_HELD, "%llu bytes held for one object (and the "
+		      "thread's magazines)", (unsigned long long)st.bytes_held);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}
+
+/* Get MANY objects of pool: each new, each the pool's, no interior
+ * pointer the pool's; the slabs' count in *slabs. */
+static void **get_many(const struct flavour_ops *ops, void *pool, uint64_t *slabs)
+{
+	void **objs = calloc(MANY, sizeof(void *));
+	cr_assert_not_null(objs);
+	for (size_t i = 0; i < MANY; i++) {
+		objs[i] = ops->get(pool);
+		cr_assert_not_null(objs[i]);
+		cr_assert(ops->owns(pool, objs[i]), "%s: object %zu not found", ops->name, i);
+		cr_assert_not(ops->owns(pool, (char *)objs[i] + 8), "%s: interior of %zu", ops->name,
+			      i);
+		memset(objs[i], (int)i, OBJ);	/* no object overlaps another */
+	}
+	for (size_t i = 0; i < MANY; i++)
+		cr_assert_eq(*(unsigned char *)objs[i], (unsigned char)i, "%s: %zu overlaps",
+			     ops->name, i);
+	*slabs = flavour_stats(ops, pool).slab_allocs;
+	return objs;
+}
+
+/* A pool that grew all its small slabs first: with the default
+ * allocator, the next pool's small slabs then lie after its own in the
+ * mappings they are cut from, not at an address a mapping's size divides
+ * (where rounding an object's address down would find them by luck). */
+static void *neighbour(const struct flavour_ops *ops)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	void *pool = ops->create(&c);
+	cr_assert_eq(ops->prewarm(pool, 300), 0);
+	return pool;
+}
+
+FLAVOUR_TEST(small, grows_to_full_slabs_finds_every_object_and_trims_them_back)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	void *before = neighbour(ops);
+	void *pool = ops->create(&c);
+	ops->put(pool, ops->get(pool));
+	uint64_t small = flavour_stats(ops, pool).bytes_held, slabs;
+	void **objs = get_many(ops, pool, &slabs);
+	cr_assert_eq(slabs, 6, "%s: 1, 4, 16 KiB, then three of 64 KiB: %llu slabs", ops->name,
+		     (unsigned long long)slabs);
+	cr_assert_gt(flavour_stats(ops, pool).bytes_held, 3 * 65536);
+	for (size_t i = MANY; i-- > 0;)
+		ops->put(pool, objs[i]);	/* each index found from its address */
+	cr_assert_eq(flavour_stats(ops, pool).retained, MANY);
+	/* Every object comes back, once. */
+	free(get_many(ops, pool, &slabs));
+	cr_assert_eq(slabs, 6, "%s: nothing lost, nothing grown", ops->name);
+	for (size_t i = 0; i < MANY; i++)
+		ops->put(pool, objs[i]);
+	cr_assert_eq(ops->trim(pool, 0), MANY);
+	lfpool_stats st = flavour_stats(ops, pool);
+	cr_assert_eq(st.slab_frees, st.slab_allocs, "%s: every slab given back", ops->name);
+	/* And it starts small again. */
+	ops->put(pool, ops->get(pool));
+	st = flavour_stats(ops, pool);
+	cr_assert_eq(st.slab_allocs - st.slab_frees, 1);
+	if (ops == &flavours[FL_POOL])
+		cr_assert_eq(st.bytes_held, small, "a Pool holds its first small slab again");
+	free(objs);
+	ops->destroy(pool);
+	ops->destroy(before);
+}
+
+/* What the recording hook saw. */
+static struct error_log reports;
+
+FLAVOUR_TEST(small, debug_checks_find_objects_of_every_size_of_slab)
+{
+	lfpool_config c = { .obj_size = OBJ, .flags = LFPOOL_F_DEBUG, .name = "dbg" };
+	void *pool = ops->create(&c);
+	uint64_t slabs;
+	void **objs = get_many(ops, pool, &slabs);
+	/* The first object of each slab: 1, 4 and 16 KiB, then 64 KiB ones. */
+	static const size_t firsts[] = { 0, 15, 78, 333, 1356, 2379 };
+	for (size_t k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++) {
+		void *o = objs[firsts[k]];
+		ops->put(pool, o);
+		record_errors(&reports);
+		ops->put(pool, o);
+		cr_assert_eq(reports.calls, 1, "%s: object %zu's second put", ops->name, firsts[k]);
+		cr_assert(strstr(reports.problem, "double put"), "%s: '%s'", ops->name,
+			  reports.problem);
+		record_errors(&reports);
+		ops->put(pool, (char *)o + 8);
+		cr_assert_eq(reports.calls, 1, "%s: an interior pointer of %zu", ops->name,
+			     firsts[k]);
+		objs[firsts[k]] = NULL;
+	}
+	for (size_t i = 0; i < MANY; i++)
+		ops->put(pool, objs[i]);	/* NULL: none */
+	lfpool_stats st = flavour_stats(ops, pool);
+	cr_assert_eq(st.live, 0);
+	free(objs);
+	ops->destroy(pool);
+}
+
+Test(small, a_threadstatic_pool_grows_and_trims_back)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	void **objs = calloc(MANY, sizeof(void *));
+	for (size_t i = 0; i < MANY; i++) {
+		objs[i] = lfpool_ts_get(pool);
+		cr_assert(lfpool_ts_owns(pool, objs[i]), "object %zu not found", i);
+	}
+	for (size_t i = 0; i < MANY; i++)
+		lfpool_ts_put(pool, objs[i]);
+	lfpool_ts_drain(pool);
+	lfpool_ts_trim(pool, 0);
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	cr_assert_eq(st.slab_frees, st.slab_allocs, "every slab given back");
+	free(objs);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}
