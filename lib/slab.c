@@ -898,6 +898,14 @@ size_t lfp_slabs_side_bytes(const struct lfp_slabs *s)
 	return side_size(s, 0);
 }
 
+uint64_t lfp_slabs_small_bytes(const struct lfp_slabs *s)
+{
+	uint64_t bytes = 0;
+	for (uint32_t n = 1; n <= s->small; n++)
+		bytes += lfp_slabs_size(s, n) + side_size(s, n);
+	return bytes;
+}
+
 /* Whether slab n's side data is a mapping of its own (side_new). */
 static bool side_mapped(const struct lfp_slabs *s, uint32_t n)
 {

@@ -273,8 +273,10 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 /* The bytes held now of the backing allocator: slabs, their side data and
  * the directory's leaves (not slot 0's side data in the pool's own block). */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
-/* The bytes of one slab's side data, as allocated (slab.c). */
+/* The bytes of one full slab's side data, as allocated (slab.c). */
 size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
+/* The bytes of all the small slabs and their side data. */
+uint64_t lfp_slabs_small_bytes(const struct lfp_slabs *s);
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {

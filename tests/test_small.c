@@ -168,3 +168,23 @@ Test(small, a_threadstatic_pool_grows_and_trims_back)
 	free(objs);
 	cr_assert_eq(lfpool_ts_destroy(pool), 0);
 }
+
+/* lfpool_ts_max_bytes counts the small slabs: a pool at its capacity of
+ * three full slabs' objects holds the small slabs too (1, 4 and 16 KiB). */
+Test(small, a_threadstatic_pool_s_bound_counts_its_small_slabs)
+{
+	lfpool_config c = { .obj_size = OBJ, .capacity = 3069 };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	void **objs = calloc(c.capacity, sizeof(void *));
+	for (size_t i = 0; i < c.capacity; i++)
+		cr_assert_not_null(objs[i] = lfpool_ts_get(pool));
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	size_t bound = lfpool_ts_max_bytes(pool, 1);
+	cr_assert_leq(st.bytes_held, bound, "%llu bytes held, the bound says %zu",
+		      (unsigned long long)st.bytes_held, bound);
+	for (size_t i = 0; i < c.capacity; i++)
+		lfpool_ts_put(pool, objs[i]);
+	free(objs);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}

@@ -236,17 +236,20 @@ uint32_t lfp_depot_drain(struct lfp_depot *d, const struct lfp_slabs *s)
  * Slabs are added only when the raw stack is empty, i.e. when every object
  * of every slab held is reserved (counted in created, or in the census for
  * magazines) and the one being added for is too: so at most ceil(n / per
- * slab) slabs are ever held at once, and slab numbers are reused lowest
- * first, so side data exists for no more slots than that.
+ * slab) full slabs and the small ones are ever held at once, and slab
+ * numbers are reused in growth order, so side data exists for no more
+ * slots than that.
  */
 static uint64_t space_bound(const struct lfp_slabs *s, uint64_t n)
 {
 	uint64_t slabs = (n + s->per_slab - 1) / s->per_slab;
-	uint64_t leaves = (slabs + LFP_LEAF_SLOTS - 1) / LFP_LEAF_SLOTS;
+	/* the small slabs come first, all of them at most (slab.h) */
+	uint64_t leaves = (slabs + s->small + LFP_LEAF_SLOTS - 1) / LFP_LEAF_SLOTS;
 	/* side data per slab: a link word and a state byte per object,
 	 * rounded up for small slabs of the default allocator (slab.c) */
 	uint64_t side = lfp_slabs_side_bytes(s);
-	return slabs * (s->slab_bytes + side) + leaves * sizeof(struct lfp_slab_leaf);
+	return slabs * (s->slab_bytes + side) + lfp_slabs_small_bytes(s) +
+	       leaves * sizeof(struct lfp_slab_leaf);
 }
 
 uint64_t lfp_depot_max_bytes(const struct lfp_depot *d, const struct lfp_core *c,
