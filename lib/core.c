@@ -465,6 +465,17 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx)
 	return -1;
 }
 
+/* What every accepted put runs after the checks: the reset hook, poisoning. */
+static void accepted(struct lfp_core *c, void *obj)
+{
+	if (c->reset) {	/* the user's code: a user's ASan header poisoned obj */
+		bool shut = lfp_asan_open(obj, c->slabs.obj_size);
+		c->reset(obj, c->hook_ctx);
+		lfp_asan_close(obj, c->slabs.obj_size, shut);
+	}
+	lfp_core_poison(c, obj);
+}
+
 uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj)
 {
 	uint32_t idx;
@@ -474,13 +485,17 @@ uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj)
 	} else {
 		idx = lfp_slabs_index(&c->slabs, obj);
 	}
-	if (c->reset) {	/* the user's code: a user's ASan header poisoned obj */
-		bool shut = lfp_asan_open(obj, c->slabs.obj_size);
-		c->reset(obj, c->hook_ctx);
-		lfp_asan_close(obj, c->slabs.obj_size, shut);
-	}
-	lfp_core_poison(c, obj);
+	accepted(c, obj);
 	return idx;
+}
+
+bool lfp_core_accept(struct lfp_core *c, void *obj)
+{
+	uint32_t idx;
+	if (c->debug && lfp_core_check_put(c, obj, &idx) != 0)
+		return false;
+	accepted(c, obj);
+	return true;
 }
 
 void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
@@ -489,7 +504,7 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 	void *block[64];
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (objs[i] && lfp_core_accept_put(c, objs[i]) != LFP_NIL)
+		if (objs[i] && lfp_core_accept(c, objs[i]))
 			block[k++] = objs[i];
 		if (k == sizeof(block) / sizeof(block[0]) || (i + 1 == n && k)) {
 			push(ctx, block, k);

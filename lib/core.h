@@ -179,8 +179,12 @@ int lfp_core_check_put(struct lfp_core *c, const void *obj, uint32_t *idx);
  * LFP_NIL when obj must not be pooled (reported).
  */
 uint32_t lfp_core_accept_put(struct lfp_core *c, void *obj);
+/* The same for a caller that keeps pointers, not indices: whether obj may
+ * be pooled; its index is not computed outside the debug checks (a
+ * lookup per object of ThreadStatic's bulk puts). */
+bool lfp_core_accept(struct lfp_core *c, void *obj);
 /*
- * Accept each non-NULL object of objs[0 .. n) (lfp_core_accept_put) and
+ * Accept each non-NULL object of objs[0 .. n) (lfp_core_accept) and
  * hand the accepted ones to push in blocks, in order: the bulk puts of the
  * caches and of the per-CPU areas.
  */

@@ -256,7 +256,7 @@ LFPOOL_API void lfpool_pool_put_slow(lfpool_pool *p, void *obj)
 		return;
 	if (lfp_core_dead(&p->core, &p->magic, obj, "put after destroy"))
 		return;
-	if (array_full(p, obj) || lfp_core_accept_put(&p->core, obj) == LFP_NIL)
+	if (array_full(p, obj) || !lfp_core_accept(&p->core, obj))
 		return;
 	/* The count (and the array) after the reset hook, which may get from
 	 * and put to its own pool (common.h): read again, bound again. */

@@ -386,15 +386,18 @@ uintptr_t lfp_slabs_small_base(const struct lfp_slabs *s, uintptr_t a, uintptr_t
  * no checks); returns the slab number, the offset in *off. */
 static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p, uint32_t *off)
 {
+	/* The geometry first, before the loads' compiler barriers (above). */
 	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
+	uint32_t first_off = s->first_off;
+	uint64_t magic = s->stride_magic;
 	/* A small slab is aligned to its own size only: found by its range
 	 * (lfp_slabs_small_base) where p lies among the small slabs. */
 	uint64_t lo = lfp_load_u64_rlx(&s->small_lo), hi = lfp_load_u64_rlx(&s->small_hi);
 	if (__builtin_expect((uint64_t)(uintptr_t)p - lo < hi - lo, 0))
 		base = lfp_slabs_small_base(s, (uintptr_t)p, base);
 	const struct lfp_slab_hdr *h = (const struct lfp_slab_hdr *)base;
-	uint32_t delta = (uint32_t)((uintptr_t)p - base - s->first_off);
-	*off = (uint32_t)(((unsigned __int128)s->stride_magic * delta) >> 64);
+	uint32_t delta = (uint32_t)((uintptr_t)p - base - first_off);
+	*off = (uint32_t)(((unsigned __int128)magic * delta) >> 64);
 	LFP_ASSERT(*off < lfp_slabs_per(s, h->slab_no) &&
 		   (uintptr_t)p == base + s->first_off + *off * s->stride);
 	return h->slab_no;
@@ -403,8 +406,8 @@ static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p
 /* The index of an object the pool handed out (trusted: no checks). */
 static inline uint32_t lfp_slabs_index(const struct lfp_slabs *s, const void *p)
 {
-	uint32_t off, slab_no = lfp_slabs_locate(s, p, &off);
-	return (slab_no << s->off_bits) | off;
+	uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, p, &off);
+	return (slab_no << ob) | off;
 }
 
 #endif

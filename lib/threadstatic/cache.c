@@ -498,7 +498,7 @@ static void put_accepted(lfpool_ts_cache *c, void *const *objs, size_t n)
 LFPOOL_API void lfpool_ts_cache_put_slow(lfpool_ts_cache *c, void *obj)
 {
 	int cancel = lfp_ts_nocancel();	/* the reset hook */
-	if (obj && lfp_core_accept_put(&c->pool->core, obj) != LFP_NIL)
+	if (obj && lfp_core_accept(&c->pool->core, obj))
 		put_accepted(c, &obj, 1);
 	lfp_ts_cancel_restore(cancel);
 }

@@ -615,7 +615,7 @@ static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 static void put_uncached(lfpool_ts *p, void *obj)
 {
 	if ((p->magic != LFP_MAGIC_LIVE && p->magic != LFP_MAGIC_CLOSING) ||
-	    lfp_core_accept_put(&p->core, obj) == LFP_NIL)
+	    !lfp_core_accept(&p->core, obj))
 		return;
 	lfp_depot_put_objs(&p->depot, &p->core.slabs, &obj, 1);
 	lfp_faa_u64_rlx(&p->uncached_puts, 1);

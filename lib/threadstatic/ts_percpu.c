@@ -408,7 +408,7 @@ static void on_full(struct lfp_percpu_hot *h, void *obj)
  * puts. */
 __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *obj)
 {
-	if (!obj || (t->check_puts && lfp_core_accept_put(&t->pool->core, obj) == LFP_NIL))
+	if (!obj || (t->check_puts && !lfp_core_accept(&t->pool->core, obj)))
 		return;
 	if (lfp_busy)		/* the fallback's lock may be this thread's */
 		put_busy(t->pool, &obj, 1);
