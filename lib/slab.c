@@ -1070,8 +1070,10 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint3
 	struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 	/*
 	 * A leaf's slots are cleared one by one as they come into use, here,
-	 * when n == high_water: clearing the whole leaf when it is made wrote
-	 * 8 KiB, and touched two pages, per pool with one slab (issue 14).
+	 * when n >= high_water (with those it passed over: slot 0, grown
+	 * after the small slabs): clearing the whole leaf when it is made
+	 * wrote 8 KiB, and touched two pages, per pool with one slab (issue
+	 * 14).
 	 *
 	 * Who may read slot n (or its inline copy) meanwhile.  The lock-free
 	 * readers of slots are lfp_slabs_lookup (owns, a checked put), which
@@ -1282,7 +1284,7 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 		if (!s->leaf[n >> LFP_LEAF_BITS])
 			continue;
 		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
-		/* The pool's own block keeps slot 0's inline side data. */
+		/* The pool's own block keeps the first slab's inline side data. */
 		if (slot->mem || !slot->links || slot->links == s->inline_side)
 			continue;
 		drop_slot_side(s, n);

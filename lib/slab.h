@@ -47,9 +47,10 @@
  * (prepare_slot in slab.c); the inline slots then stay a copy of the
  * full leaf's first slots, written with them, for lookups that loaded
  * leaf[0] before the move; a lookup that loads the new leaf (acquire)
- * sees the copy.  A ThreadStatic pool's magazines move it once about 15
- * caches exist.  Pools sized for more slabs (wide) move it at
- * their first growth.  Large leaves keep the directory itself small
+ * sees the copy.  A ThreadStatic pool's magazines move it once about 17
+ * caches exist.  Pools sized for more full slabs than the inline slots
+ * (wide) move it at their first growth; an unbounded pool, which starts
+ * with small slabs (below), only when a slab number reaches them.  Large leaves keep the directory itself small
  * (LFP_MAX_LEAVES pointers, cleared with the pool's struct).
  */
 #define LFP_NIL UINT32_MAX
@@ -125,10 +126,13 @@ struct lfp_slabs {
 	uint64_t slab_mem;	/* bytes of the slabs held now (relaxed) */
 	uint64_t side_bytes;	/* directory and side data held of the allocator */
 	bool misaligned;	/* the last growth failed on a misaligned block */
-	/* Sized for more slabs than LFP_INLINE_SLOTS (capacity 0 or above
-	 * them): leaf 0 is a full leaf from the first growth on, as every
-	 * later leaf is from its first slab, so that a growth that fails
-	 * past the inline slots has no leaf to keep (slab.c, prepare_slot). */
+	/* Sized for more full slabs than LFP_INLINE_SLOTS: leaf 0 is a full
+	 * leaf from the first growth on, as every later leaf is from its
+	 * first slab, so that a growth that fails past the inline slots has
+	 * no leaf to keep (slab.c, prepare_slot).  Not an unbounded pool's:
+	 * its first growth would make a 32 KiB leaf for a 1 KiB slab (a
+	 * failed growth of a pool threads share may keep one:
+	 * lfpool/common.h). */
 	bool wide;
 	/* Chain a new slab's objects from a slot that moves on with each slab
 	 * grown in the process (magazines: slab.c, colour), not from slot 0. */
@@ -199,7 +203,7 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
  * allocator: lfp_slabs_inline_bytes says how many bytes to leave for it
  * after the pool's struct, before the space is set up (0: none), and
  * lfp_slabs_inline hands them to the space after lfp_slabs_init (a space
- * whose slab 0 needs more does not take them).
+ * whose first slab, lfp_slabs_first, needs more does not take them).
  */
 /* Small slabs first (LFP_SMALL_MAX) for a space sized for one full slab
  * or less, which lfp_slabs_init gives none: ThreadStatic's magazines,
@@ -271,7 +275,8 @@ void lfp_slabs_compact(struct lfp_slabs *s);
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);
 
 /* The bytes held now of the backing allocator: slabs, their side data and
- * the directory's leaves (not slot 0's side data in the pool's own block). */
+ * the directory's leaves (not the first slab's side data in the pool's own
+ * block). */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
 /* The bytes of one full slab's side data, as allocated (slab.c). */
 size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);

@@ -33,8 +33,10 @@
  * stale CAS would need 2^64 changes of the head).  A get that
  * must create an object takes a lock only to add a slab (once per slab).
  * A put never allocates.  get and put are inline (below) for the objects
- * of the pool's first slab, which hold the hottest objects of most pools
- * (about 16 instructions each on x86-64), and call the library for others.
+ * of slab 0, the pool's first full-size slab, which hold the hottest
+ * objects of most pools that grew past their small first slabs (about 16
+ * instructions each on x86-64), and call the library for others (those
+ * of the small slabs: 333 objects of 64 B, lib/slab.h, LFP_SMALL_MAX).
  *
  * Misuse in release builds: put computes the object's index from its
  * address, unchecked, so a foreign or interior pointer corrupts the free
@@ -80,12 +82,12 @@ LFPOOL_API int lfpool_concurrent_prewarm(lfpool_concurrent *pool, size_t n);
  * get that read a stale stack head may still read a link word there; its
  * pages read as zero) and bytes_held no longer counts it.  What stays
  * counted: the slab directory, 32 KiB for each 1,024 slab numbers used
- * (none while the pool never had more than two slabs, for a pool sized
- * for at most two), and all other side data (5 bytes per object of the
+ * (none while the pool never used more than five: its first, small slabs,
+ * slab 0 and one more), and all other side data (5 bytes per object of the
  * pool's peak, rounded up per slab), kept for the same stale readers.  So
  * after a trim keeping 0 with no object out, an unbounded pool of such
- * small objects of the default allocator holds its directory alone
- * (issue 35). */
+ * small objects of the default allocator holds its directory and its small
+ * slabs' side data (10 KiB for 16 B objects)alone. */
 LFPOOL_API size_t lfpool_concurrent_trim(lfpool_concurrent *pool, size_t keep);
 /* Whether ptr is the start of one of this pool's objects. */
 LFPOOL_API int lfpool_concurrent_owns(const lfpool_concurrent *pool, const void *ptr);

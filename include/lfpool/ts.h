@@ -82,7 +82,9 @@
  * 2 x caches + depot_max.  Memory held from the backing allocator is at most
  *   object slabs:   ceil(capacity / objects per slab) slabs and their side
  *                   data (objects per slab: at least 8, or the
- *                   capacity if smaller),
+ *                   capacity if smaller), after the small slabs a pool
+ *                   sized past one slab grows first (1, 4 and 16 KiB for
+ *                   64 B objects; magazines' too: lib/slab.h),
  *   magazine slabs: ceil((2 x caches + depot_max) / magazines per slab)
  *                   slabs of magazine_size pointers each, and side data,
  * where caches is the most caches alive at once (threads that used the
@@ -322,8 +324,8 @@
  * sections; the get and put fast paths never do), so after a drain and a
  * trim keeping 0 with nothing out a pool holds at most its kept objects
  * and of its backing allocator the kept magazines and the slab directory
- * (32 KiB for each 1,024 slab numbers used: 64 KiB in all below 1,024
- * slabs); with the default allocator slabs of 64 KiB and more (and their
+ * (32 KiB for each 1,024 slab numbers used, none below 5: 64 KiB at most
+ * below 1,024 slabs); with the default allocator slabs of 64 KiB and more (and their
  * side data when it takes 16 KiB or more) are mapped and unmapped directly, smaller ones and their
  * side data go back to a cache of blocks that every pool of the process
  * reuses (kept at the process's peak, as malloc's bins are, and so are

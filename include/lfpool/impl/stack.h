@@ -248,8 +248,9 @@ static inline bool lfpool_stack_pop_step_(struct lfpool_stack_head_ *head, const
  * fills one cache line, the one the head's CAS owns anyway.  head is the
  * pool's free stack.
  *
- * The inline paths serve slab 0, the pool's first slab (its indices are
- * 0 .. per_slab - 1 and its objects lie at base + index x stride), which
+ * The inline paths serve slab 0, the pool's first full-size slab (its
+ * indices are 0 .. per_slab - 1 and its objects lie at base + index x
+ * stride; the small slabs a pool grows first are numbered from 1), which
  * holds the hottest objects of most pools: a get whose top index is below
  * get_n pops inline, a put of an object at base + [0, put_span) pushes
  * inline; every other call goes out of line.  Both bounds are 0 while
