@@ -40,9 +40,16 @@ static int pool_destroy(void *pool)
 static void *pool_get(void *h) { return lfpool_pool_get(h); }
 static void pool_put(void *h, void *obj) { lfpool_pool_put(h, obj); }
 
-/* Pool has no bulk calls: all or none, as the others promise. */
+/* Pool has no bulk calls: all or none, as the others promise.  What the
+ * pooled objects do not cover is made first by one prewarm, all or none:
+ * gets that each made an object could fail at a later slab (a pool's
+ * first slabs are small ones) with the first objects made. */
 static int pool_get_bulk(void *h, void **objs, size_t n)
 {
+	lfpool_stats st;
+	lfpool_pool_stats(h, &st);
+	if (st.retained < n && lfpool_pool_prewarm(h, n - st.retained) != 0)
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		objs[i] = lfpool_pool_get(h);
 		if (!objs[i]) {
