@@ -27,7 +27,7 @@ NM=${LFPOOL_NM:-nm}
 # Names are paths below lib/ without the extension.  HACKING.md's table
 # says what each floor is.
 floors='
-0 slab stack debug fork threadstatic/fence threadstatic/grace threadstatic/percpu threadstatic/rseq_x86_64
+0 slab stack debug fork threadstatic/fence threadstatic/grace threadstatic/percpu
 1 core census
 2 pool concurrent threadstatic/depot
 3 threadstatic/steal threadstatic/cache threadstatic/tls threadstatic/worker threadstatic/ts_percpu threadstatic/threadstatic threadstatic/validate

@@ -772,41 +772,8 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_
 # define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
 #endif
 
-/*
- * Per-CPU pools: the restartable sequences of lib/threadstatic/
- * rseq_x86_64.S, inline (as tcmalloc's percpu_tcmalloc.h inlines its own),
- * on Linux x86-64 with GCC or Clang, outside ThreadSanitizer.  Define
- * LFPOOL_NO_INLINE_RSEQ to call the library instead, e.g. in code that is
- * dlclose()d while its threads run: the kernel reads the sequence's
- * descriptor, which lives in the code that inlined it, whenever it
- * preempts a thread that ran one last.  The sequences keep the check shape
- * that lets a thief stop every area (the gate, compared inside the
- * section; the commit, the section's last instruction, an incq of the
- * counter in memory): see rseq_x86_64.S.  They need glibc >= 2.35 (its
- * __rseq_offset); with an older one ts_get and ts_put call the library.
- * LFPOOL_NO_INLINE_ASM (above) turns them off too.
- */
-#if defined(__x86_64__) && defined(__LP64__) && defined(__linux__) && defined(__GNUC__) && \
-	!defined(LFPOOL_TSAN_) && !defined(LFPOOL_NO_INLINE_RSEQ) && \
-	!defined(LFPOOL_NO_INLINE_ASM) && defined(__GLIBC__) && \
-	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
-# define LFPOOL_RSEQ_INLINE_ 1
-/* glibc's __rseq_offset (>= 2.35): where its rseq area lies from the
- * thread pointer, a constant (read through LFPOOL_RSEQ_OFFSET_).  Named
- * apart from <sys/rseq.h>'s declaration, which has C++ linkage in C++
- * (glibc 2.36), so that either header may come first. */
-extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
-#endif
+#include "lfpool/impl/rseq.h"
 
-/* The head of a per-CPU table, as lib/threadstatic/percpu.h lays it out
- * (checked there at compile time). */
-struct lfpool_percpu_hot_ {
-	char *areas;		/* ncpu areas: { pushes, pops, lock, slot[max] } */
-	uint64_t stride;	/* bytes per area */
-	uint32_t gate;		/* a sequence may use areas [0, gate) */
-	uint32_t max;		/* slots per area */
-	int64_t rseq_offset;	/* glibc's __rseq_offset */
-};
 
 /* Threads whose implicit caches a pool keeps in its head, as by_thread[1 ..
  * LFPOOL_TS_THREAD_SLOTS_] (entry 0 stays NULL: threads without a slot). */
@@ -881,86 +848,6 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 	return c;
 }
 
-#ifdef LFPOOL_RSEQ_INLINE_
-/* off = glibc's __rseq_offset, read by an asm without memory operands,
- * which the compiler treats as a function of the variable's address: it
- * may load the offset once per loop, where a plain load would follow
- * every sequence again (their memory clobber).  Safe to move anywhere,
- * even ahead of a condition: the variable always exists and glibc sets
- * it before main.  (The bench's per-CPU pair: 1.23..1.27 -> 1.14..1.15
- * ns per operation; AMD Zen 5, 2026-12-02, commit 22dce85.)  The pool's
- * table pointers, fixed from create to destroy too, keep plain loads: GCC
- * moved an asm read of them ahead of the per-CPU test, and could move it
- * ahead of a caller's own test, to the head of a pool the caller knows
- * destroyed. */
-# define LFPOOL_RSEQ_OFFSET_(off) \
-	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
-
-/* The sequences put their descriptor and their out-of-line code in other
- * sections.  The flag "?" makes those sections members of the group of the
- * code that inlined them, if it has one: in C++ an inline function, a
- * template or a member defined in its class is compiled into a COMDAT
- * group in every file that uses it, and the linker keeps one group; a
- * descriptor or a stub outside the group would stay behind, pointing into
- * the code the linker dropped, which it refuses ("defined in discarded
- * section").  In C, or in a function of no group, "?" changes nothing. */
-# define LFPOOL_RSEQ_COLD_ "\t.pushsection .text.unlikely, \"ax?\"\n"
-/* The rseq_cs descriptor of the sequence in the asm that follows (label 3:
- * section from 4: to 5:, abort at 6:, after the signature). */
-# define LFPOOL_RSEQ_CS_ \
-	".pushsection __rseq_cs, \"aw?\"\n\t.balign 32\n" \
-	"3:\t.long 0, 0\n\t.quad 4f, 5f - 4f, 6f\n\t.popsection\n"
-/* Arm the descriptor, then (inside the section) the caller's CPU number
- * against the gate and the address of its area into %[a] (or to 7f). */
-# define LFPOOL_RSEQ_AREA_ \
-	"1:\tleaq 3b(%%rip), %[a]\n\tmovq %[a], %%fs:8(%[off])\n" \
-	"4:\tmovl %%fs:4(%[off]), %k[a]\n\tcmpl 16(%[h]), %k[a]\n\tjae 7f\n\t" \
-	"imulq 8(%[h]), %[a]\n\taddq (%[h]), %[a]\n\t"
-/* Out of line, after the signature the kernel checks: the abort handler,
- * which starts over.  (Not in the hit path's code: a hit falls through.) */
-# define LFPOOL_RSEQ_ABORT_ \
-	LFPOOL_RSEQ_COLD_ "\t.long 0x53053053\n6:\tjmp 1b\n\t.popsection\n"
-
-/* Pop the top object of the caller's CPU area; NULL when it is empty or
- * the gate is closed. */
-static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
-{
-	void *obj;
-	uint64_t a, n;
-	ptrdiff_t off;
-	LFPOOL_RSEQ_OFFSET_(off);
-	__asm__ __volatile__(LFPOOL_RSEQ_CS_
-		LFPOOL_RSEQ_AREA_
-		"movq (%[a]), %[n]\n\tsubq 8(%[a]), %[n]\n\tjz 7f\n\t"
-		"movq 16(%[a],%[n],8), %[obj]\n\tincq 8(%[a])\n"
-		"5:" LFPOOL_RSEQ_ABORT_
-		LFPOOL_RSEQ_COLD_ "7:\txorl %k[obj], %k[obj]\n\tjmp 8f\n"
-		"\t.popsection\n8:\n"
-		: [obj] "=&r"(obj), [a] "=&r"(a), [n] "=&r"(n)
-		: [h] "r"(h), [off] "r"(off)
-		: "memory", "cc");
-	return obj;
-}
-
-/* Push obj onto the caller's CPU area; go to miss when it is full or
- * the gate is closed.  (asm goto: the hit path runs no test after the
- * sequence; the scratch registers are fixed, as asm goto has no outputs
- * before GCC 11.) */
-# define LFPOOL_RSEQ_PUT_(h, obj, miss) do { \
-	ptrdiff_t off_; \
-	LFPOOL_RSEQ_OFFSET_(off_); \
-	__asm__ goto(LFPOOL_RSEQ_CS_ \
-		"1:\tleaq 3b(%%rip), %%rax\n\tmovq %%rax, %%fs:8(%[off])\n" \
-		"4:\tmovl %%fs:4(%[off]), %%eax\n\tcmpl 16(%[h]), %%eax\n\tjae %l[" #miss "]\n\t" \
-		"imulq 8(%[h]), %%rax\n\taddq (%[h]), %%rax\n\t" \
-		"movq (%%rax), %%rdx\n\tsubq 8(%%rax), %%rdx\n\t" \
-		"cmpl 20(%[h]), %%edx\n\tjae %l[" #miss "]\n\t" \
-		"movq %[o], 24(%%rax,%%rdx,8)\n\tincq (%%rax)\n" \
-		"5:" LFPOOL_RSEQ_ABORT_ \
-		: : [h] "r"(h), [off] "r"(off_), [o] "r"(obj) \
-		: "rax", "rdx", "memory", "cc" : miss); \
-	} while (0)
-#endif
 
 /* lfpool_ts_get and lfpool_ts_put inline whole: GCC's size estimate of
  * their miss paths (the directory, the rseq sequences) would otherwise
@@ -1014,10 +901,9 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (obj) {
 			LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
-			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
-			return;
+			if (LFPOOL_LIKELY(lfpool_rseq_put_(h, obj)))
+				return;
 		}
-lfpool_miss:
 		lfpool_ts_put_slow(pool, obj);
 		return;
 	}

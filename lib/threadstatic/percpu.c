@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * percpu.c - per-CPU tables: sizing, mode choice and the fallback path.
- * The rseq fast path is in rseq_x86_64.S, with its correctness argument.
+ * The rseq fast path is lfpool/impl/rseq.h's, with its correctness
+ * argument (percpu.h runs it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,9 +23,13 @@
 
 #ifdef LFP_PERCPU_RSEQ
 # include <sys/rseq.h>
-/* The kernel's struct rseq, as rseq_x86_64.S reads it (rseq_offsets.h). */
-_Static_assert(offsetof(struct rseq, cpu_id) == LFP_RSEQ_CPU_ID, "rseq: cpu_id");
-_Static_assert(offsetof(struct rseq, rseq_cs) == LFP_RSEQ_CS, "rseq: rseq_cs");
+/* The kernel's struct rseq, as lfpool/impl/rseq.h's sequences read it. */
+_Static_assert(offsetof(struct rseq, cpu_id) == offsetof(struct lfpool_rseq_abi_, cpu_id) &&
+	       sizeof(((struct rseq *)0)->cpu_id) == sizeof(((struct lfpool_rseq_abi_ *)0)->cpu_id),
+	       "rseq: cpu_id");
+_Static_assert(offsetof(struct rseq, rseq_cs) == offsetof(struct lfpool_rseq_abi_, rseq_cs) &&
+	       sizeof(((struct rseq *)0)->rseq_cs) == sizeof(((struct lfpool_rseq_abi_ *)0)->rseq_cs),
+	       "rseq: rseq_cs");
 #endif
 
 static uint32_t possible_cpus;
@@ -123,7 +128,7 @@ static bool areas_avoid(uintptr_t first, uint64_t stride, uint32_t ncpu, uint32_
 static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *head,
 		       const void *const *thread, size_t nthread)
 {
-	uint32_t must = page_blocks(&pc->hot, offsetof(struct lfp_percpu_hot, rseq_offset));
+	uint32_t must = page_blocks(&pc->hot, sizeof(pc->hot.view));
 	uint32_t more = head ? page_blocks(head, 2 * sizeof(void *)) : 0, want = more;
 	for (size_t i = 0; i < nthread; i++)
 		want |= page_blocks(thread[i], 16);
@@ -144,8 +149,8 @@ static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *hea
 	}
 	pc->block = block;
 	pc->bytes = bytes;
-	pc->hot.stride = stride * 128;
-	pc->hot.areas = block + (skew < 4 ? skew : 0) * 128;
+	pc->hot.view.stride = stride * 128;
+	pc->hot.view.areas = block + (skew < 4 ? skew : 0) * 128;
 	return 0;
 }
 
@@ -161,8 +166,8 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	/* 10^5 per-CPU pools' areas from malloc were given back by its
 	 * trimming and faulted in again by the next creates (issue 14) */
 	pc->alloc = a ? *a : lfp_area_allocator;
-	pc->ncpu = pc->hot.ncpu = lfp_percpu_possible_cpus();
-	pc->hot.max = max;
+	pc->ncpu = pc->hot.view.gate = lfp_percpu_possible_cpus();
+	pc->hot.view.max = max;
 	pc->hot.on_empty = on_empty;
 	pc->hot.on_full = on_full;
 	const void *thread[2] = { hint, NULL };
@@ -181,9 +186,6 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 		memset(area(pc, cpu), 0, offsetof(struct lfp_percpu_area, slot));
 	/* rseq only where a thief can fence it (membarrier-rseq). */
 	pc->rseq = lfp_percpu_rseq_available() && lfp_fence_init();
-#ifdef LFP_PERCPU_RSEQ
-	pc->hot.rseq_offset = __rseq_offset;
-#endif
 	return 0;
 }
 
@@ -191,12 +193,12 @@ void lfp_percpu_fini(struct lfp_percpu *pc)
 {
 	if (pc->block)
 		pc->alloc.free(pc->block, pc->bytes, pc->alloc.ctx);
-	pc->block = pc->hot.areas = NULL;
+	pc->block = pc->hot.view.areas = NULL;
 }
 
 static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
 {
-	return (struct lfp_percpu_area *)(pc->hot.areas + (uint64_t)cpu * pc->hot.stride);
+	return (struct lfp_percpu_area *)(pc->hot.view.areas + (uint64_t)cpu * pc->hot.view.stride);
 }
 
 /* Spins before a waiter yields its CPU, and yields before it sleeps. */
@@ -234,8 +236,8 @@ static void lock_this(struct lfp_percpu_area *ar)
 	lfp_busy_enter();
 	/* acquire, paired with unlock_area's release: the last holder's area */
 	uint32_t wait = 0;
-	while (lfp_xchg_u8_acqrel(&ar->lock, 1))
-		while (lfp_load_u8_rlx(&ar->lock))
+	while (lfp_xchg_u8_acqrel(&ar->view.lock, 1))
+		while (lfp_load_u8_rlx(&ar->view.lock))
 			wait_area(wait < UINT32_MAX ? wait++ : wait);
 }
 
@@ -251,7 +253,7 @@ static struct lfp_percpu_area *lock_area(struct lfp_percpu *pc)
 
 static void unlock_area(struct lfp_percpu_area *ar)
 {
-	lfp_xchg_u8_acqrel(&ar->lock, 0);	/* release, for lock_area's acquire */
+	lfp_xchg_u8_acqrel(&ar->view.lock, 0);	/* release, for lock_area's acquire */
 	lfp_busy_leave();
 }
 
@@ -260,11 +262,11 @@ static void unlock_area(struct lfp_percpu_area *ar)
 size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n)
 {
 	struct lfp_percpu_area *ar = lock_area(pc);
-	uint64_t pops = lfp_load_u64_rlx(&ar->pops);
-	uint64_t count = lfp_load_u64_rlx(&ar->pushes) - pops;
+	uint64_t pops = lfp_load_u64_rlx(&ar->view.pops);
+	uint64_t count = lfp_load_u64_rlx(&ar->view.pushes) - pops;
 	size_t k = count < n ? (size_t)count : n;
 	memcpy(objs, &ar->slot[count - k], k * sizeof(void *));
-	lfp_store_u64_rlx(&ar->pops, pops + k);
+	lfp_store_u64_rlx(&ar->view.pops, pops + k);
 	unlock_area(ar);
 	return k;
 }
@@ -272,11 +274,11 @@ size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n)
 size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n)
 {
 	struct lfp_percpu_area *ar = lock_area(pc);
-	uint64_t pushes = lfp_load_u64_rlx(&ar->pushes);
-	uint64_t count = pushes - lfp_load_u64_rlx(&ar->pops), room = pc->hot.max - count;
+	uint64_t pushes = lfp_load_u64_rlx(&ar->view.pushes);
+	uint64_t count = pushes - lfp_load_u64_rlx(&ar->view.pops), room = pc->hot.view.max - count;
 	size_t k = room < n ? (size_t)room : n;
 	memcpy(&ar->slot[count], objs, k * sizeof(void *));
-	lfp_store_u64_rlx(&ar->pushes, pushes + k);
+	lfp_store_u64_rlx(&ar->view.pushes, pushes + k);
 	unlock_area(ar);
 	return k;
 }
@@ -296,7 +298,7 @@ void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
 bool lfp_percpu_stop(struct lfp_percpu *pc)
 {
 	if (pc->rseq)
-		lfp_store_u32_rlx(&pc->hot.ncpu, 0);
+		lfp_store_u32_rlx(&pc->hot.view.gate, 0);
 	return pc->rseq;
 }
 
@@ -305,12 +307,12 @@ bool lfp_percpu_stop(struct lfp_percpu *pc)
 static size_t take_area(struct lfp_percpu_area *ar, size_t want,
 			void (*give)(void *ctx, void *const *objs, size_t n), void *ctx)
 {
-	uint64_t pops = lfp_load_u64_rlx(&ar->pops);
-	uint64_t held = lfp_load_u64_rlx(&ar->pushes) - pops;
+	uint64_t pops = lfp_load_u64_rlx(&ar->view.pops);
+	uint64_t held = lfp_load_u64_rlx(&ar->view.pushes) - pops;
 	size_t k = held < want ? (size_t)held : want;
 	if (k) {
 		give(ctx, &ar->slot[held - k], k);
-		lfp_store_u64_rlx(&ar->pops, pops + k);
+		lfp_store_u64_rlx(&ar->view.pops, pops + k);
 	}
 	return k;
 }
@@ -336,16 +338,16 @@ void lfp_percpu_restart(struct lfp_percpu *pc)
 {
 	/* Release: a sequence that reads the open gate sees our pops. */
 	if (pc->rseq)
-		lfp_store_u32_rel(&pc->hot.ncpu, pc->ncpu);
+		lfp_store_u32_rel(&pc->hot.view.gate, pc->ncpu);
 }
 
 void lfp_percpu_each(const struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), void *ctx)
 {
 	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
 		const struct lfp_percpu_area *ar = area(pc, cpu);
-		uint64_t pops = lfp_load_u64_rlx(&ar->pops);
-		uint64_t held = lfp_load_u64_rlx(&ar->pushes) - pops;
-		LFP_ASSERT(held <= pc->hot.max);
+		uint64_t pops = lfp_load_u64_rlx(&ar->view.pops);
+		uint64_t held = lfp_load_u64_rlx(&ar->view.pushes) - pops;
+		LFP_ASSERT(held <= pc->hot.view.max);
 		for (uint64_t n = held; n > 0; n--)
 			fn(ar->slot[n - 1], ctx);
 	}
@@ -367,7 +369,7 @@ void lfp_percpu_drain(struct lfp_percpu *pc, void (*fn)(void *obj, void *ctx), v
 	lfp_percpu_each(pc, fn, ctx);
 	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
 		struct lfp_percpu_area *ar = area(pc, cpu);
-		lfp_store_u64_rlx(&ar->pops, lfp_load_u64_rlx(&ar->pushes));
+		lfp_store_u64_rlx(&ar->view.pops, lfp_load_u64_rlx(&ar->view.pushes));
 	}
 }
 
@@ -376,8 +378,8 @@ void lfp_percpu_ops(const struct lfp_percpu *pc, uint64_t *pushes, uint64_t *pop
 	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++) {
 		const struct lfp_percpu_area *ar = area(pc, cpu);
 		/* pops first: an area never shows more pops than pushes. */
-		*pops += lfp_load_u64_rlx(&ar->pops);
-		*pushes += lfp_load_u64_rlx(&ar->pushes);
+		*pops += lfp_load_u64_rlx(&ar->view.pops);
+		*pushes += lfp_load_u64_rlx(&ar->view.pushes);
 	}
 }
 

@@ -7,8 +7,9 @@
  * object, handing over to the owner's slow path when the area is empty or
  * full) and the bulk pop and push act on the area of the CPU the caller
  * runs on:
- *  - rseq mode (Linux x86-64, glibc registered rseq): restartable sequences
- *    in rseq_x86_64.S, no atomic read-modify-write, no lock;
+ *  - rseq mode (Linux x86-64, glibc registered rseq): the restartable
+ *    sequences of lfpool/impl/rseq.h (the same that lfpool/ts.h inlines
+ *    into users' code), no atomic read-modify-write, no lock;
  *  - fallback mode (no rseq registration, GLIBC_TUNABLES=
  *    glibc.pthread.rseq=0, another architecture, the TSan build):
  *    sched_getcpu() picks the area and an uncontended spinlock guards it.
@@ -23,9 +24,9 @@
  * get, put, pop and push may run on any thread at any time; drain only
  * when no other thread uses the table.
  *
- * Stop and take (steal.c has the whole protocol): hot.ncpu is the GATE, the
- * number of areas a call may use, read inside every restartable sequence
- * (AREA in rseq_x86_64.S) before any store.  A thief stores 0 there
+ * Stop and take (steal.c has the whole protocol): hot.view.gate is the
+ * GATE, the number of areas a call may use, read inside every restartable
+ * sequence (LFPOOL_RSEQ_ENTER_ in lfpool/impl/rseq.h) before any store.  A thief stores 0 there
  * (lfp_percpu_stop), fences with membarrier-rseq, which aborts every
  * sequence in flight, and is then the only writer of every area
  * (lfp_percpu_take) until it stores the real count back
@@ -40,9 +41,9 @@
 #include <stdint.h>
 
 #include "lfpool/common.h"
-#include "rseq_offsets.h"
+#include "lfpool/impl/rseq.h"
 
-#if defined(LFPOOL_HAVE_RSEQ) && !defined(LFPOOL_TSAN)
+#if defined(LFPOOL_HAVE_RSEQ) && defined(LFPOOL_RSEQ_ASM_) && !defined(LFPOOL_TSAN)
 # define LFP_PERCPU_RSEQ 1
 #endif
 
@@ -52,49 +53,29 @@ struct lfp_percpu_hot;
 typedef void *(*lfp_percpu_empty_fn)(struct lfp_percpu_hot *h);
 typedef void (*lfp_percpu_full_fn)(struct lfp_percpu_hot *h, void *obj);
 
-/* Read by the assembly: keep the layout in step with rseq_x86_64.S.
- * 32-byte aligned: the fields every call reads (0 to 23) lie in one
+/* The table's head: the sequences' view first (lfpool/ts.h's inline
+ * calls read it too, through the pool's head), then the owner's slow
+ * paths.  32-byte aligned: the view (what every call reads) lies in one
  * 128-byte block of a page (percpu.c alloc_areas). */
 struct __attribute__((aligned(32))) lfp_percpu_hot {
-	char *areas;
-	uint64_t stride;	/* bytes per area */
-	uint32_t ncpu;		/* the gate: possible CPUs, 0 while a thief works */
-	uint32_t max;		/* slots per area */
-	int64_t rseq_offset;	/* glibc's __rseq_offset, read once */
+	struct lfpool_percpu_hot_ view;	/* view.gate: possible CPUs, 0 while a thief works */
 	lfp_percpu_empty_fn on_empty;
 	lfp_percpu_full_fn on_full;
 };
 
-/* Holds pushes - pops objects, in slot[0 .. pushes - pops). */
+/* An area: the sequences' view of its counters first, then its slots. */
 struct lfp_percpu_area {
-	uint64_t pushes;
-	uint64_t pops;
-	uint8_t lock;		/* fallback mode only */
-	uint8_t pad[7];
+	struct lfpool_percpu_area_ view;
 	void *slot[];
 };
-
-/* The offsets rseq_x86_64.S uses (rseq_offsets.h) are these members'. */
-_Static_assert(offsetof(struct lfp_percpu_hot, areas) == LFP_HOT_AREAS, "rseq: areas");
-_Static_assert(offsetof(struct lfp_percpu_hot, stride) == LFP_HOT_STRIDE, "rseq: stride");
-_Static_assert(offsetof(struct lfp_percpu_hot, ncpu) == LFP_HOT_NCPU, "rseq: ncpu");
-_Static_assert(offsetof(struct lfp_percpu_hot, max) == LFP_HOT_MAX, "rseq: max");
-_Static_assert(offsetof(struct lfp_percpu_hot, rseq_offset) == LFP_HOT_RSEQ_OFFSET,
-	       "rseq: rseq_offset");
-_Static_assert(offsetof(struct lfp_percpu_hot, on_empty) == LFP_HOT_ON_EMPTY, "rseq: on_empty");
-_Static_assert(offsetof(struct lfp_percpu_hot, on_full) == LFP_HOT_ON_FULL, "rseq: on_full");
-_Static_assert(offsetof(struct lfp_percpu_area, pushes) == LFP_AREA_PUSHES, "rseq: pushes");
-_Static_assert(offsetof(struct lfp_percpu_area, pops) == LFP_AREA_POPS, "rseq: pops");
-_Static_assert(offsetof(struct lfp_percpu_area, slot) == LFP_AREA_SLOT, "rseq: slot");
-/* The assembly reads ncpu and max with movl, the rest with movq. */
-_Static_assert(sizeof(((struct lfp_percpu_hot *)0)->ncpu) == 4 &&
-	       sizeof(((struct lfp_percpu_hot *)0)->max) == 4, "rseq: 32-bit ncpu and max");
+_Static_assert(offsetof(struct lfp_percpu_area, slot) == sizeof(struct lfpool_percpu_area_),
+	       "the sequences find the slots right after the counters");
 
 struct lfp_percpu {
 	struct lfp_percpu_hot hot;
 	uint32_t ncpu;		/* possible CPUs */
 	bool rseq;
-	char *block;		/* the areas' allocation: hot.areas is 0 to 3 x 128 bytes in */
+	char *block;		/* the areas' allocation: hot.view.areas is 0 to 3 x 128 bytes in */
 	size_t bytes;		/* its size */
 	lfpool_allocator alloc;
 };
@@ -146,20 +127,16 @@ void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj);
 size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n);
 size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n);
 
-#ifdef LFP_PERCPU_RSEQ
-void *lfp_rseq_get(struct lfp_percpu_hot *h);
-void lfp_rseq_put(struct lfp_percpu_hot *h, void *obj);
-size_t lfp_rseq_pop_bulk(const struct lfp_percpu_hot *h, void **objs, size_t n);
-size_t lfp_rseq_push_bulk(const struct lfp_percpu_hot *h, void *const *objs, size_t n);
-#endif
 
 /* Pop from the caller's CPU area; when it is empty, return on_empty's
  * result instead. */
 static inline void *lfp_percpu_get(struct lfp_percpu *pc)
 {
 #ifdef LFP_PERCPU_RSEQ
-	if (LFPOOL_LIKELY(pc->rseq))
-		return lfp_rseq_get(&pc->hot);
+	if (LFPOOL_LIKELY(pc->rseq)) {
+		void *obj = lfpool_rseq_get_(&pc->hot.view);
+		return LFPOOL_LIKELY(obj != NULL) ? obj : pc->hot.on_empty(&pc->hot);
+	}
 #endif
 	return lfp_percpu_get_locked(pc);
 }
@@ -169,7 +146,8 @@ static inline void lfp_percpu_put(struct lfp_percpu *pc, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq)) {
-		lfp_rseq_put(&pc->hot, obj);
+		if (LFPOOL_UNLIKELY(!lfpool_rseq_put_(&pc->hot.view, obj)))
+			pc->hot.on_full(&pc->hot, obj);
 		return;
 	}
 #endif
@@ -182,7 +160,7 @@ static inline size_t lfp_percpu_pop_bulk(struct lfp_percpu *pc, void **objs, siz
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq))
-		return lfp_rseq_pop_bulk(&pc->hot, objs, n);
+		return lfpool_rseq_pop_bulk_(&pc->hot.view, objs, n);
 #endif
 	return lfp_percpu_pop_locked(pc, objs, n);
 }
@@ -193,7 +171,7 @@ static inline size_t lfp_percpu_push_bulk(struct lfp_percpu *pc, void *const *ob
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq))
-		return lfp_rseq_push_bulk(&pc->hot, objs, n);
+		return lfpool_rseq_push_bulk_(&pc->hot.view, objs, n);
 #endif
 	return lfp_percpu_push_locked(pc, objs, n);
 }

@@ -32,8 +32,8 @@
  *   here (inline)   lfp_ts_create_objects, lfp_ts_tight, lfp_sink_room,
  *                   lfp_sink_give, lfp_cache_lock, _trylock, _unlock,
  *                   lfp_cache_cool
- * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c,
- * rseq_x86_64.S; offsets in rseq_offsets.h), ts_percpu.h (ts_percpu.c);
+ * Elsewhere in this folder: depot.h (depot.c), percpu.h (percpu.c; its
+ * sequences are lfpool/impl/rseq.h's), ts_percpu.h (ts_percpu.c);
  * threadstatic.c defines the public calls only, validate.c lfp_ts_validate
  * (../census.h).
  */

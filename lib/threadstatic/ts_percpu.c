@@ -17,19 +17,9 @@
 /* Objects moved at once through a buffer on the stack (loose objects). */
 #define LFP_PCPU_BLOCK 64u
 
-_Static_assert(offsetof(struct lfp_percpu_hot, areas) == offsetof(struct lfpool_percpu_hot_, areas) &&
-	       offsetof(struct lfp_percpu_hot, stride) == offsetof(struct lfpool_percpu_hot_, stride) &&
-	       offsetof(struct lfp_percpu_hot, ncpu) == offsetof(struct lfpool_percpu_hot_, gate) &&
-	       offsetof(struct lfp_percpu_hot, max) == offsetof(struct lfpool_percpu_hot_, max) &&
-	       offsetof(struct lfp_percpu_hot, rseq_offset) ==
-	       offsetof(struct lfpool_percpu_hot_, rseq_offset),
-	       "lfpool/ts.h's per-CPU table must match percpu.h's");
-_Static_assert(offsetof(struct lfp_percpu_area, pops) == 8 &&
-	       offsetof(struct lfp_percpu_area, slot) == 24,
-	       "the inline sequences' area offsets");
-
-static void *on_empty(struct lfp_percpu_hot *h);
-static void on_full(struct lfp_percpu_hot *h, void *obj);
+/* Out of line: the inline sequences' hits tail-call them on a miss. */
+__attribute__((noinline)) static void *on_empty(struct lfp_percpu_hot *h);
+__attribute__((noinline)) static void on_full(struct lfp_percpu_hot *h, void *obj);
 
 /* In the pool's block after its inline side data: 64-aligned there. */
 _Static_assert(sizeof(struct lfp_ts_percpu) % 64 == 0, "a whole number of lines");
@@ -46,11 +36,11 @@ size_t lfp_ts_percpu_state_bytes(const lfpool_config *cfg)
  * pool's slow path at its first compare.  The inline calls then need no
  * test of the table's pointer, and a per-thread pool whose head had the
  * per-CPU bit (LFPOOL_TS_PERCPU_TAG_) would only take its slow path. */
-static const struct lfp_percpu_hot closed_table;
+static const struct lfpool_percpu_hot_ closed_table;
 
 static void close_inline(lfpool_ts *p)
 {
-	p->fast.rseq_get = p->fast.rseq_put = (const struct lfpool_percpu_hot_ *)&closed_table;
+	p->fast.rseq_get = p->fast.rseq_put = &closed_table;
 }
 
 int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
@@ -76,13 +66,11 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 	t->fast_gets = t->pc.rseq && !t->check_gets;
 	t->fast_puts = t->pc.rseq && !t->check_puts;
 	p->percpu = t;
-	/* The inline sequences of lfpool/ts.h read the hot table
-	 * through its public twin. */
-	const struct lfpool_percpu_hot_ *pub = (const struct lfpool_percpu_hot_ *)&t->pc.hot;
+	/* lfpool/ts.h's inline sequences read the table's view. */
 	if (t->fast_gets)
-		p->fast.rseq_get = pub;
+		p->fast.rseq_get = &t->pc.hot.view;
 	if (t->fast_puts)
-		p->fast.rseq_put = pub;
+		p->fast.rseq_put = &t->pc.hot.view;
 	return 0;
 }
 
@@ -324,8 +312,10 @@ __attribute__((noinline)) static void *get_slow(struct lfp_ts_percpu *t)
 void *lfp_ts_percpu_get(struct lfp_ts_percpu *t)
 {
 #ifdef LFP_PERCPU_RSEQ
-	if (LFPOOL_LIKELY(t->fast_gets))
-		return lfp_rseq_get(&t->pc.hot);
+	if (LFPOOL_LIKELY(t->fast_gets)) {
+		void *obj = lfpool_rseq_get_(&t->pc.hot.view);
+		return LFPOOL_LIKELY(obj != NULL) ? obj : on_empty(&t->pc.hot);
+	}
 #endif
 	return get_slow(t);
 }
@@ -420,7 +410,8 @@ void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_puts && obj != NULL)) {
-		lfp_rseq_put(&t->pc.hot, obj);
+		if (LFPOOL_UNLIKELY(!lfpool_rseq_put_(&t->pc.hot.view, obj)))
+			on_full(&t->pc.hot, obj);
 		return;
 	}
 #endif
@@ -468,7 +459,7 @@ void lfp_ts_percpu_flush(lfpool_ts *p)
 	struct lfp_ts_percpu *t = p->percpu;
 	void *block[LFP_PCPU_BLOCK];
 	/* At most an area's worth: others may keep filling it. */
-	size_t left = t->pc.hot.max, k;
+	size_t left = t->pc.hot.view.max, k;
 	transit_enter(t);
 	while (left && (k = lfp_percpu_pop_bulk(&t->pc, block, at_most(left, LFP_PCPU_BLOCK)))) {
 		count(&t->n.moved_out, k);

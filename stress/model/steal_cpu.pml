@@ -19,15 +19,13 @@
  *
  * Correspondence (step: what it does, then the function it is in;
  * stress/model/cites.sh checks every citation).  The sequences are
- * written twice today, the library's and the inline ones of users' code;
- * both take the steps R0-R4:
- *   get, put                        lib/threadstatic/rseq_x86_64.S lfp_rseq_get(),
- *                                   lib/threadstatic/rseq_x86_64.S lfp_rseq_put();
- *                                   include/lfpool/ts.h lfpool_rseq_get_(),
- *                                   include/lfpool/ts.h LFPOOL_RSEQ_PUT_()
- *   R0  arm, start the section      the .S's ARM; include/lfpool/ts.h LFPOOL_RSEQ_AREA_()
+ * written once, for users' inline calls and the library alike; both take
+ * the steps R0-R4:
+ *   get, put                        include/lfpool/impl/rseq.h lfpool_rseq_get_(),
+ *                                   include/lfpool/impl/rseq.h lfpool_rseq_put_()
+ *   R0  arm, start the section      include/lfpool/impl/rseq.h LFPOOL_RSEQ_ENTER_()
  *   R1  load the gate, compare      the cmpl of the CPU number with the table's
- *                                   ncpu, jae to the miss
+ *                                   gate, jae to the miss (LFPOOL_RSEQ_ENTER_)
  *   R2  load pushes and pops        the movq and subq of the get or put body
  *   R3  get: load the top slot; put: store the slot at held
  *   R4  commit: incq pops (get) or pushes (put) in memory, the last
