@@ -33,7 +33,7 @@
  *                     include/lfpool/array.h lfpool_array_put_at_()
  *                     (include/lfpool/array.h LFPOOL_ARRAY_KEY_())
  *   U2  hit on the home: the cache at the constant TLS address
- *                     include/lfpool/ts.h lfpool_ts_cache_get() of LFPOOL_ARRAY_HOME_
+ *                     include/lfpool/impl/cache.h lfpool_ts_cache_get() of LFPOOL_ARRAY_HOME_
  *   U3  slow path: lock, the class's cache from T's directory, else
  *       cache_new: the array home when t->array_home_pool is NULL (the
  *       re-check under the lock), else the heap

@@ -17,10 +17,10 @@
  * Correspondence (step: what it does, then the function it is in;
  * stress/model/cites.sh checks every citation; the code names the steps
  * back in "Model:" comments):
- *   G1  fast get                    include/lfpool/ts.h lfpool_ts_cache_get(); the slow
+ *   G1  fast get                    include/lfpool/impl/cache.h lfpool_ts_cache_get(); the slow
  *                                   one, lib/threadstatic/cache.c take_owned() (its copy
  *                                   out of the loaded magazine)
- *   P1  fast put (room = MAG)       include/lfpool/ts.h lfpool_ts_cache_put(); the slow
+ *   P1  fast put (room = MAG)       include/lfpool/impl/cache.h lfpool_ts_cache_put(); the slow
  *                                   one, lib/threadstatic/cache.c push_objs()
  *   R1  refill: previous full, swap lib/threadstatic/cache.c refill()
  *                                   (lib/threadstatic/cache.c rotate())

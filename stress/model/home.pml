@@ -22,7 +22,7 @@
  *                                   include/lfpool/ts.h lfpool_ts_get(),
  *                                   include/lfpool/ts.h lfpool_ts_put()
  *                                   (LFPOOL_TS_HOME_POOL_, then
- *                                   include/lfpool/ts.h lfpool_ts_cache_get())
+ *                                   include/lfpool/impl/cache.h lfpool_ts_cache_get())
  *   H2  slow path: lock, register the thread's table, a cache in the home
  *       when home_pool is NULL (else the heap), home_pool set last
  *                                   lib/threadstatic/tls.c lfp_tls_cache(),

@@ -20,17 +20,17 @@
  * Correspondence (step: what it does, then the function it is in;
  * stress/model/cites.sh checks every citation; count is the fast view's
  * top, as an index):
- *   G1  get: count - 1, stored      include/lfpool/ts.h lfpool_ts_cache_get()
+ *   G1  get: count - 1, stored      include/lfpool/impl/cache.h lfpool_ts_cache_get()
  *                                   (LFPOOL_CACHE_POPPED_)
- *   G2  get: load low, compare      include/lfpool/ts.h lfpool_ts_cache_get() (the check)
- *   G3  get hit: objs[c]            include/lfpool/ts.h lfpool_ts_cache_get() (the slot load)
+ *   G2  get: load low, compare      include/lfpool/impl/cache.h lfpool_ts_cache_get() (the check)
+ *   G3  get hit: objs[c]            include/lfpool/impl/cache.h lfpool_ts_cache_get() (the slot load)
  *   G4  get miss: restore count     lib/threadstatic/cache.c lfpool_ts_cache_get_slow()
  *   S1  slow path: cache lock       lib/threadstatic/cache.c own() (lfp_cache_lock: xchg,
  *       (body under the lock)       then settle), lib/threadstatic/cache.c take_owned()
  *                                   and refill, lib/threadstatic/cache.c push_objs()
  *                                   and make_room, lib/threadstatic/cache.c flush_owned();
  *                                   lib/threadstatic/cache.c disown() (lfp_cache_unlock)
- *   P1  put: slot, then count       include/lfpool/ts.h lfpool_ts_cache_put() (the slot
+ *   P1  put: slot, then count       include/lfpool/impl/cache.h lfpool_ts_cache_put() (the slot
  *                                   store, then LFPOOL_CACHE_PUSHED_, release)
  *   C2  thief: the depot            lib/threadstatic/steal.c take_depot() (first, and
  *                                   again once the caches are stopped, in
@@ -234,8 +234,8 @@ inline to_depot() {
 	i = 0
 }
 
-/* Owner me: OPS gets (include/lfpool/ts.h lfpool_ts_cache_get(): G1-G4, S1),
- * puts (include/lfpool/ts.h lfpool_ts_cache_put(): P1, S1) or flushes
+/* Owner me: OPS gets (include/lfpool/impl/cache.h lfpool_ts_cache_get(): G1-G4, S1),
+ * puts (include/lfpool/impl/cache.h lfpool_ts_cache_put(): P1, S1) or flushes
  * (lib/threadstatic/cache.c lfpool_ts_cache_flush(): S1). */
 proctype owner(byte me)
 {

@@ -107,9 +107,9 @@ extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
  * compiler treats as a function of the variable's address: it may load
  * the offset once per loop, where a plain load would follow every
  * sequence again (their memory clobber).  Safe to move anywhere: the
- * variable always exists and glibc sets it before main.  (The bench's
- * per-CPU pair: 1.23..1.27 -> 1.14..1.15 ns per operation; AMD Zen 5,
- * 2026-12-02, commit 22dce85.) */
+ * variable always exists and glibc sets it before main (figures in
+ * NEWS, 2026-12-02).  The pool's table pointers keep plain loads: GCC
+ * moved an asm read of them ahead of the per-CPU test. */
 # define LFPOOL_RSEQ_OFFSET_(off) \
 	__asm__("movq (%1), %0" : "=r"(off) : "r"(&lfpool_rseq_offset_))
 
