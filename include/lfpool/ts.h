@@ -310,7 +310,7 @@ LFPOOL_API struct lfpool_span_ lfpool_ts_cache_span_(const lfpool_ts_cache *cach
  * lfpool/common.h).  A call that becomes inline drops its wrapper here and
  * annotates itself (LFPOOL_SAN_GOT_, LFPOOL_SAN_PUT_, LFPOOL_TSAN_ACQUIRE,
  * LFPOOL_TSAN_RELEASE, LFPOOL_SLOT_LOAD_/STORE_), as lfpool_ts_cache_get
- * and lfpool_ts_cache_put below (and lfpool_ts_get and lfpool_ts_put
+ * and lfpool_ts_cache_put (lfpool/impl/cache.h; and lfpool_ts_get and lfpool_ts_put
  * through them, their per-CPU sequences, or their wrapped slow paths; the
  * sequences are not inline under TSan). */
 #ifdef LFPOOL_SAN_ANNOTATE_

@@ -145,7 +145,7 @@ static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 #define LFPOOL_TS_HOME_BYTES_ 192
 
 /* The storage of a cache in TLS, which only its thread writes: the home
- * below, and the array home of lfpool/array.h. */
+ * of lfpool/impl/lookup.h, and the array home of lfpool/array.h. */
 union lfpool_ts_home_ {
 	struct lfpool_ts_cache_fast fast;
 	unsigned char bytes_[LFPOOL_TS_HOME_BYTES_];

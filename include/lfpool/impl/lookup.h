@@ -6,9 +6,9 @@
  * sequences on its CPU area instead), the thread's home cache (in the
  * library's TLS), the most recently used other pool, the pool's head
  * (its first threads' caches), the thread's directory (by the pool's id).
- * Also the views these read: the thread's TLS block and the pool's head,
- * which lib/threadstatic/tls.c and the library's struct lfpool_ts begin
- * with.  Included by lfpool/ts.h; not for users.
+ * Also the views these read: the thread's TLS block (lib/threadstatic/
+ * tls.c defines it) and the pool's head (the library's struct lfpool_ts
+ * begins with it).  Included by lfpool/ts.h; not for users.
  */
 #ifndef LFPOOL_IMPL_LOOKUP_H
 #define LFPOOL_IMPL_LOOKUP_H
