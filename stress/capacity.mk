@@ -14,7 +14,6 @@ TESTS += stress/capacity-check.sh
 EXTRA_DIST += stress/capacity-check.sh
 stress_capacity_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
 stress_capacity_CFLAGS = $(LFPOOL_LIB_CFLAGS)
-stress_capacity_CCASFLAGS = $(AM_CCASFLAGS)
 stress_capacity_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 
 stress-programs: stress/capacity$(EXEEXT)
@@ -32,6 +31,5 @@ PHONY += stress-capacity
 EXTRA_PROGRAMS += stress/capacity-nosteal
 stress_capacity_nosteal_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
 stress_capacity_nosteal_CFLAGS = $(LFPOOL_LIB_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
-stress_capacity_nosteal_CCASFLAGS = $(AM_CCASFLAGS)
 stress_capacity_nosteal_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 CLEANFILES += stress/capacity-nosteal$(EXEEXT)

@@ -43,17 +43,14 @@ EXTRA_DIST += lib/stress_hooks.h
 stress_lfstress_CFLAGS = $(LFPOOL_LIB_CFLAGS) $(STRESS_HOOKS_CFLAGS)
 # Per-target flags give the library's objects (assembly too) names of their
 # own here, apart from the shared library's.
-stress_lfstress_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfstress_LDADD = $(liblfpool_la_LIBADD)
 # The negative control: the same stack without its ABA tag.
 stress_lfstress_noaba_SOURCES = stress/negative.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
 stress_lfstress_noaba_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_ABA_TAG
-stress_lfstress_noaba_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfstress_noaba_LDADD = $(liblfpool_la_LIBADD)
 # The synchronization-table matrix (stress/matrix.c).
 stress_lfmatrix_SOURCES = stress/matrix.c $(STRESS_COMMON) $(liblfpool_la_SOURCES)
 stress_lfmatrix_CFLAGS = $(stress_lfstress_CFLAGS)
-stress_lfmatrix_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfmatrix_LDADD = $(liblfpool_la_LIBADD)
 CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfmatrix$(EXEEXT)
 # The matrix's negative control: over the library built without stealing
@@ -63,7 +60,6 @@ CLEANFILES += stress/lfstress$(EXEEXT) stress/lfstress-noaba$(EXEEXT) stress/lfm
 EXTRA_PROGRAMS += stress/lfmatrix-nosteal
 stress_lfmatrix_nosteal_SOURCES = $(stress_lfmatrix_SOURCES)
 stress_lfmatrix_nosteal_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
-stress_lfmatrix_nosteal_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lfmatrix_nosteal_LDADD = $(liblfpool_la_LIBADD)
 CLEANFILES += stress/lfmatrix-nosteal$(EXEEXT)
 
@@ -95,7 +91,6 @@ STRESS_VARIANTS = abs_top_srcdir='$(abs_top_srcdir)' MAKE='$(MAKE)' \
 stress_rc_array_stress_SOURCES = stress/rc_array_stress.c stress/alloc.c stress/stress.h stress/yield.c \
 	$(liblfpool_la_SOURCES)
 stress_rc_array_stress_CFLAGS = $(stress_lfstress_CFLAGS)
-stress_rc_array_stress_CCASFLAGS = $(AM_CCASFLAGS)
 stress_rc_array_stress_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
 CLEANFILES += stress/rc_array_stress$(EXEEXT)
 stress-array: stress/rc_array_stress$(EXEEXT)
@@ -133,5 +128,4 @@ PHONY += stress-fork
 # call the pools' validate (hidden in the shared library) after the forks.
 stress_lffork_SOURCES = stress/fork_test.c $(liblfpool_la_SOURCES)
 stress_lffork_CFLAGS = $(LFPOOL_LIB_CFLAGS)
-stress_lffork_CCASFLAGS = $(AM_CCASFLAGS)
 stress_lffork_LDADD = $(liblfpool_la_LIBADD) $(PTHREAD_LIBS)
