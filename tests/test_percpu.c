@@ -782,8 +782,15 @@ Test(percpu, pools_without_inline_sequences_have_a_shut_table)
 		if (put_shut) {
 			cr_assert_eq(f->rseq_put->gate, 0, "kind %d", kind);
 #ifdef LFPOOL_RSEQ_INLINE_
-			cr_assert(!lfpool_rseq_put_(f->rseq_put, &c),
-				  "kind %d: a put on the shut table did not miss", kind);
+			const struct lfpool_percpu_hot_ *h = f->rseq_put;
+			void *obj = &c;
+			int missed = 0;
+			LFPOOL_RSEQ_PUT_(h, obj, shut);
+			goto done;
+shut:
+			missed = 1;
+done:
+			cr_assert(missed, "kind %d: a put on the shut table did not miss", kind);
 #endif
 		}
 		void *o = lfpool_ts_get(p);

@@ -415,9 +415,10 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (obj) {
 			LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
-			if (LFPOOL_LIKELY(lfpool_rseq_put_(h, obj)))
-				return;
+			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+			return;
 		}
+lfpool_miss:
 		lfpool_ts_put_slow(pool, obj);
 		return;
 	}

@@ -146,8 +146,10 @@ static inline void lfp_percpu_put(struct lfp_percpu *pc, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq)) {
-		if (LFPOOL_UNLIKELY(!lfpool_rseq_put_(&pc->hot.view, obj)))
-			pc->hot.on_full(&pc->hot, obj);
+		LFPOOL_RSEQ_PUT_(&pc->hot.view, obj, full);
+		return;
+full:
+		pc->hot.on_full(&pc->hot, obj);
 		return;
 	}
 #endif

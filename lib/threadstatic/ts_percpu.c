@@ -410,8 +410,10 @@ void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_puts && obj != NULL)) {
-		if (LFPOOL_UNLIKELY(!lfpool_rseq_put_(&t->pc.hot.view, obj)))
-			on_full(&t->pc.hot, obj);
+		LFPOOL_RSEQ_PUT_(&t->pc.hot.view, obj, full);
+		return;
+full:
+		on_full(&t->pc.hot, obj);
 		return;
 	}
 #endif

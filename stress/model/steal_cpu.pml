@@ -22,7 +22,7 @@
  * written once, for users' inline calls and the library alike; both take
  * the steps R0-R4:
  *   get, put                        include/lfpool/impl/rseq.h lfpool_rseq_get_(),
- *                                   include/lfpool/impl/rseq.h lfpool_rseq_put_()
+ *                                   include/lfpool/impl/rseq.h LFPOOL_RSEQ_PUT_()
  *   R0  arm, start the section      include/lfpool/impl/rseq.h LFPOOL_RSEQ_ENTER_()
  *   R1  load the gate, compare      the cmpl of the CPU number with the table's
  *                                   gate, jae to the miss (LFPOOL_RSEQ_ENTER_)

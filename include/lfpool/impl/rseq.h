@@ -130,8 +130,10 @@ extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
  * section the address of the caller's CPU area into register a (a
  * 64-bit register's text, a32 its low half), or a jump to miss.  Operands:
  * [h] the table, [off] __rseq_offset.  Labels (%= numbers them per asm):
- * .Llfpool_rseq_{cs,retry,start}%= here, .Llfpool_rseq_commit%= after
- * the commit, .Llfpool_rseq_abort%= in LFPOOL_RSEQ_ABORT_.  The
+ * .Llfpool_rseq_{cs,retry,start}%= here, .Llfpool_rseq_{commit,abort}%=
+ * in LFPOOL_RSEQ_END_.  Labels share the line of what follows them: GCC
+ * weighs an asm by its lines (block placement, inlining), and these have
+ * as many as the sequences had before they were written once.  The
  * sections' flag "?" puts them in the group of the code that inlined
  * them, if any: a C++ inline function's COMDAT group, which the linker
  * keeps one of; a descriptor or stub outside it would point into the
@@ -140,29 +142,29 @@ extern const ptrdiff_t lfpool_rseq_offset_ __asm__("__rseq_offset");
 # define LFPOOL_RSEQ_ENTER_(a, a32, miss) \
 	".pushsection __rseq_cs, \"aw?\"\n\t" \
 	".balign 32\n" \
-	".Llfpool_rseq_cs%=:\n\t" \
-	".long 0, 0\n\t"			/* version, flags */ \
-	".quad .Llfpool_rseq_start%=\n\t"	/* start_ip */ \
-	".quad .Llfpool_rseq_commit%= - .Llfpool_rseq_start%=\n\t" /* post_commit_offset */ \
-	".quad .Llfpool_rseq_abort%=\n\t"	/* abort_ip */ \
+	".Llfpool_rseq_cs%=:\t.long 0, 0\n\t"	/* version, flags; */ \
+	".quad .Llfpool_rseq_start%=, "		/* start_ip, */ \
+	".Llfpool_rseq_commit%= - .Llfpool_rseq_start%=, " /* post_commit_offset, */ \
+	".Llfpool_rseq_abort%=\n\t"		/* abort_ip */ \
 	".popsection\n" \
-	".Llfpool_rseq_retry%=:\n\t" \
+	".Llfpool_rseq_retry%=:\t" \
 	"leaq .Llfpool_rseq_cs%=(%%rip), " a "\n\t"	/* the descriptor */ \
 	"movq " a ", %%fs:%c[rseq_cs](%[off])\n"	/* armed */ \
-	".Llfpool_rseq_start%=:\n\t" \
+	".Llfpool_rseq_start%=:\t" \
 	"movl %%fs:%c[cpu_id](%[off]), " a32 "\n\t"	/* the CPU number */ \
 	"cmpl %c[gate](%[h]), " a32 "\n\t"		/* at or past the gate: */ \
 	"jae " miss "\n\t"				/* a miss */ \
 	"imulq %c[stride](%[h]), " a "\n\t"		/* its area's offset */ \
 	"addq %c[areas](%[h]), " a "\n\t"		/* its area */
 
-/* Out of line (a hit falls through): the abort handler, after the
- * signature the kernel checks, starts over. */
+/* Right after the commit instruction: the section's end, then out of line
+ * (a hit falls through) the abort handler, after the signature the kernel
+ * checks, which starts over. */
 # define LFPOOL_RSEQ_COLD_ "\t.pushsection .text.unlikely, \"ax?\"\n"
-# define LFPOOL_RSEQ_ABORT_ \
-	LFPOOL_RSEQ_COLD_ \
+# define LFPOOL_RSEQ_END_ \
+	".Llfpool_rseq_commit%=:" LFPOOL_RSEQ_COLD_ \
 	"\t.long 0x53053053\n"			/* RSEQ_SIG */ \
-	".Llfpool_rseq_abort%=:\n\t" \
+	".Llfpool_rseq_abort%=:\t" \
 	"jmp .Llfpool_rseq_retry%=\n\t"		/* start over */ \
 	".popsection\n"
 
@@ -181,10 +183,9 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		"jz .Llfpool_rseq_miss%=\n\t"		/* none: a miss */
 		"movq %c[slot]-8(%[a],%[n],8), %[obj]\n\t" /* the top one */
 		"incq %c[pops](%[a])\n"			/* commit: one more pop */
-		".Llfpool_rseq_commit%=:\n"
-		LFPOOL_RSEQ_ABORT_
+		LFPOOL_RSEQ_END_
 		LFPOOL_RSEQ_COLD_
-		".Llfpool_rseq_miss%=:\n\t"
+		".Llfpool_rseq_miss%=:\t"
 		"xorl %k[obj], %k[obj]\n\t"		/* NULL */
 		"jmp .Llfpool_rseq_done%=\n\t"
 		".popsection\n"
@@ -195,31 +196,28 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 	return obj;
 }
 
-/* Push obj onto the caller's CPU area: 1, or 0 (nothing stored) when it is
- * full or the gate is closed.  asm goto: the hit path runs no test after
- * the sequence; the scratch registers are fixed, as asm goto has no
- * outputs before GCC 11. */
-__attribute__((always_inline)) static inline int lfpool_rseq_put_(const struct lfpool_percpu_hot_ *h,
-								  void *obj)
-{
-	ptrdiff_t off;
-	LFPOOL_RSEQ_OFFSET_(off);
-	__asm__ goto(
-		LFPOOL_RSEQ_ENTER_("%%rax", "%%eax", "%l[full]")
-		"movq %c[pushes](%%rax), %%rdx\n\t"	/* objects held: pushes */
-		"subq %c[pops](%%rax), %%rdx\n\t"	/* minus pops */
-		"cmpl %c[max](%[h]), %%edx\n\t"		/* as many as slots: */
-		"jae %l[full]\n\t"			/* a miss */
-		"movq %[o], %c[slot](%%rax,%%rdx,8)\n\t" /* obj above the top */
-		"incq %c[pushes](%%rax)\n"		/* commit: one more push */
-		".Llfpool_rseq_commit%=:\n"
-		LFPOOL_RSEQ_ABORT_
-		: : [h] "r"(h), [off] "r"(off), [o] "r"(obj), LFPOOL_RSEQ_FIELDS_
-		: "rax", "rdx", "memory", "cc" : full);
-	return 1;
-full:
-	return 0;
-}
+/* Push object onto the caller's CPU area of table; go to the caller's
+ * label full (nothing stored) when it is full or the gate is closed.  A macro with
+ * asm goto: the hit path runs no test after the sequence, and GCC lays
+ * out the caller's code as it would around a plain branch (an inline
+ * function returning whether it stored moved blocks of lfpool_ts_put's
+ * callers).  The scratch registers are fixed, as asm goto has no outputs
+ * before GCC 11. */
+# define LFPOOL_RSEQ_PUT_(table, object, full) do { \
+	ptrdiff_t off_; \
+	LFPOOL_RSEQ_OFFSET_(off_); \
+	__asm__ goto( \
+		LFPOOL_RSEQ_ENTER_("%%rax", "%%eax", "%l[" #full "]") \
+		"movq %c[pushes](%%rax), %%rdx\n\t"	/* objects held: pushes */ \
+		"subq %c[pops](%%rax), %%rdx\n\t"	/* minus pops */ \
+		"cmpl %c[max](%[h]), %%edx\n\t"	/* as many as slots: */ \
+		"jae %l[" #full "]\n\t"		/* a miss */ \
+		"movq %[o], %c[slot](%%rax,%%rdx,8)\n\t" /* obj above the top */ \
+		"incq %c[pushes](%%rax)\n"		/* commit: one more push */ \
+		LFPOOL_RSEQ_END_ \
+		: : [h] "r"(table), [off] "r"(off_), [o] "r"(object), LFPOOL_RSEQ_FIELDS_ \
+		: "rax", "rdx", "memory", "cc" : full); \
+	} while (0)
 
 # ifdef LFPOOL_BUILDING
 /* The library's bulk moves (lib/threadstatic/percpu.h), which users' code
@@ -245,20 +243,19 @@ static inline size_t lfpool_rseq_pop_bulk_(const struct lfpool_percpu_hot_ *h, v
 		"subq %[k], %[from]\n\t"		/* the first slot to take, */
 		"leaq %c[slot](%[a],%[from],8), %[from]\n\t" /* its address */
 		"xorl %k[i], %k[i]\n"			/* i = 0 */
-		".Llfpool_rseq_copy%=:\n\t"
+		".Llfpool_rseq_copy%=:\t"
 		"cmpq %[k], %[i]\n\t"
 		"jae .Llfpool_rseq_copied%=\n\t"	/* while i < k: */
 		"movq (%[from],%[i],8), %[t]\n\t"
 		"movq %[t], (%[objs],%[i],8)\n\t"	/* objs[i] = slot */
 		"incq %[i]\n\t"
 		"jmp .Llfpool_rseq_copy%=\n"
-		".Llfpool_rseq_copied%=:\n\t"
+		".Llfpool_rseq_copied%=:\t"
 		"addq %[k], %[popped]\n\t"		/* pops + k */
 		"movq %[popped], %c[pops](%[a])\n"	/* commit */
-		".Llfpool_rseq_commit%=:\n"
-		LFPOOL_RSEQ_ABORT_
+		LFPOOL_RSEQ_END_
 		LFPOOL_RSEQ_COLD_
-		".Llfpool_rseq_none%=:\n\t"
+		".Llfpool_rseq_none%=:\t"
 		"xorl %k[k], %k[k]\n\t"			/* none */
 		"jmp .Llfpool_rseq_done%=\n\t"
 		".popsection\n"
@@ -290,20 +287,19 @@ static inline size_t lfpool_rseq_push_bulk_(const struct lfpool_percpu_hot_ *h,
 		"cmova %[n], %[k]\n\t"			/* k = min(n, room) */
 		"leaq %c[slot](%[a],%[to],8), %[to]\n\t" /* the first free slot */
 		"xorl %k[i], %k[i]\n"			/* i = 0 */
-		".Llfpool_rseq_copy%=:\n\t"
+		".Llfpool_rseq_copy%=:\t"
 		"cmpq %[k], %[i]\n\t"
 		"jae .Llfpool_rseq_copied%=\n\t"	/* while i < k: */
 		"movq (%[objs],%[i],8), %[t]\n\t"
 		"movq %[t], (%[to],%[i],8)\n\t"		/* slot = objs[i] */
 		"incq %[i]\n\t"
 		"jmp .Llfpool_rseq_copy%=\n"
-		".Llfpool_rseq_copied%=:\n\t"
+		".Llfpool_rseq_copied%=:\t"
 		"addq %[k], %[pushed]\n\t"		/* pushes + k */
 		"movq %[pushed], %c[pushes](%[a])\n"	/* commit */
-		".Llfpool_rseq_commit%=:\n"
-		LFPOOL_RSEQ_ABORT_
+		LFPOOL_RSEQ_END_
 		LFPOOL_RSEQ_COLD_
-		".Llfpool_rseq_none%=:\n\t"
+		".Llfpool_rseq_none%=:\t"
 		"xorl %k[k], %k[k]\n\t"			/* none */
 		"jmp .Llfpool_rseq_done%=\n\t"
 		".popsection\n"
