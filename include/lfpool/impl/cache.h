@@ -8,12 +8,11 @@
  * (lib/threadstatic/ts_internal.h) begins with this view.  Included by
  * lfpool/ts.h (which declares the slow paths they call); not for users.
  */
-#ifndef LFPOOL_IMPL_CACHE_H
-#define LFPOOL_IMPL_CACHE_H
-
 #ifndef LFPOOL_TS_H
-# error "include lfpool/ts.h, not lfpool/impl/cache.h"
-#endif
+/* Alone: lfpool/ts.h declares what this header uses, and includes it. */
+# include "lfpool/ts.h"
+#elif !defined(LFPOOL_IMPL_CACHE_H)
+#define LFPOOL_IMPL_CACHE_H
 
 /* The part of a cache the inline fast path reads; it leads the struct.
  * The loaded magazine objs[0 .. magazine_size) holds its objects in

@@ -10,12 +10,11 @@
  * tls.c defines it) and the pool's head (the library's struct lfpool_ts
  * begins with it).  Included by lfpool/ts.h; not for users.
  */
-#ifndef LFPOOL_IMPL_LOOKUP_H
-#define LFPOOL_IMPL_LOOKUP_H
-
 #ifndef LFPOOL_TS_H
-# error "include lfpool/ts.h, not lfpool/impl/lookup.h"
-#endif
+/* Alone: lfpool/ts.h declares what this header uses, and includes it. */
+# include "lfpool/ts.h"
+#elif !defined(LFPOOL_IMPL_LOOKUP_H)
+#define LFPOOL_IMPL_LOOKUP_H
 
 #include "lfpool/impl/cache.h"
 #include "lfpool/impl/rseq.h"
