@@ -197,9 +197,9 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 }
 
 /* Push object onto the caller's CPU area of table; go to the caller's
- * label full (nothing stored) when it is full or the gate is closed.  A macro with
- * asm goto: the hit path runs no test after the sequence, and GCC lays
- * out the caller's code as it would around a plain branch (an inline
+ * label full (nothing stored) when it is full or the gate is closed.  A
+ * macro with asm goto: the hit path runs no test after the sequence, and
+ * GCC lays out the caller's code as around a plain branch (an inline
  * function returning whether it stored moved blocks of lfpool_ts_put's
  * callers).  The scratch registers are fixed, as asm goto has no outputs
  * before GCC 11. */
