@@ -371,7 +371,11 @@ typedef struct lfpool_config {
  * What a vanished thread held (objects out with it, a ThreadStatic
  * thread's cache, the objects a trim or a slow path of it had in hand)
  * stays counted as out, and a get at capacity fails with ENOBUFS rather
- * than wait for them; see lfpool/ts.h.
+ * than wait for them; see lfpool/ts.h.  A program's own pthread_atfork
+ * handler that calls a pool must be installed after the first create of
+ * a pool of that flavour: prepare handlers run in the reverse order of
+ * installation, so it then runs before the library takes its locks (and
+ * its parent and child handlers after the library lets them go).
  */
 
 /*
