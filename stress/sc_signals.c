@@ -413,3 +413,113 @@ static void signals_control(struct run *r)
 const struct scenario sc_signals = { "signals", true, false, 2, signals };
 const struct scenario sc_signals_control = { "signals-control", true, false, 2,
 					     signals_control };
+
+/*
+ * signals-switch: the thread's most recently used pool (lfpool/ts.h,
+ * lfpool_ts_tls_.pool and .cache) under handlers.  A thread whose home is
+ * another pool gets and puts on S[0] and S[1], in turns (every call a
+ * switch, which rewrites the entry) and in runs (every call reads it),
+ * while its handler gets and puts on the other one, which the table lets
+ * it.  Every object must come from the pool it was asked of
+ * (lfpool_ts_owns), in the thread and in the handler: an entry that
+ * paired one pool with the other's cache handed out the other's objects.
+ */
+static lfpool_ts *switch_pools[2];	/* atomic */
+static __thread int switch_in;		/* the pool the thread is in: 0, 1, -1 none */
+static uint32_t switch_wrong;		/* atomic: an object of the other pool */
+
+static void switch_check(lfpool_ts *p, void *obj)
+{
+	if (obj && !lfpool_ts_owns(p, obj))
+		__atomic_store_n(&switch_wrong, 1, __ATOMIC_RELAXED);
+}
+
+static void on_switch_signal(int signo)
+{
+	(void)signo;
+	int saved = errno;
+	if (switch_in >= 0) {
+		lfpool_ts *p = __atomic_load_n(&switch_pools[!switch_in], __ATOMIC_ACQUIRE);
+		void *obj = lfpool_ts_get(p);
+		switch_check(p, obj);
+		lfpool_ts_put(p, obj);
+	}
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+struct switch_worker {
+	lfpool_ts *home;
+	uint64_t rng, ops;
+};
+
+static void *switch_work(void *arg)
+{
+	struct switch_worker *w = arg;
+	lfpool_ts *s[2] = { switch_pools[0], switch_pools[1] };
+	switch_in = -1;
+	/* The home cache first, then a cache of each (signals blocked). */
+	lfpool_ts_put(w->home, lfpool_ts_get(w->home));
+	lfpool_ts_attach(s[0]);
+	lfpool_ts_attach(s[1]);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (uint64_t it = 0; !__atomic_load_n(&round_stop, __ATOMIC_RELAXED); it++) {
+		int i = (it / 64) % 2 ? (int)(it % 2) : (int)((it / 128) % 2);
+		switch_in = i;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		void *obj = lfpool_ts_get(s[i]);
+		switch_check(s[i], obj);
+		lfpool_ts_put(s[i], obj);
+		w->ops += 2;
+	}
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return NULL;
+}
+
+static void signals_switch(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = on_switch_signal, .sa_flags = SA_RESTART }, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	__atomic_store_n(&switch_wrong, 0, __ATOMIC_RELAXED);
+	do {
+		lfpool_config cfg = { .obj_size = 64, .name = "switch" };
+		struct switch_worker w = { .home = lfpool_ts_create(&cfg), .rng = rng_next(&r->rng) };
+		for (int i = 0; i < 2; i++)
+			__atomic_store_n(&switch_pools[i], lfpool_ts_create(&cfg), __ATOMIC_RELEASE);
+		if (!w.home || !switch_pools[0] || !switch_pools[1]) {
+			run_fail(r, "signals-switch: create failed");
+			break;
+		}
+		__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
+		sigset_t set, oldset;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_t t;
+		pthread_sigmask(SIG_BLOCK, &set, &oldset);
+		int err = pthread_create(&t, NULL, switch_work, &w);
+		pthread_sigmask(SIG_SETMASK, &oldset, NULL);
+		if (err) {
+			run_fail(r, "signals-switch: pthread_create failed");
+			break;
+		}
+		double until = now_seconds() + ROUND_SECONDS;
+		while (now_seconds() < until && !__atomic_load_n(&switch_wrong, __ATOMIC_RELAXED))
+			pthread_kill(t, SIGUSR1);
+		__atomic_store_n(&round_stop, 1, __ATOMIC_RELAXED);
+		pthread_join(t, NULL);
+		run_add(r, &(struct tally){ .rounds = 1, .gets = w.ops / 2, .puts = w.ops / 2 });
+		lfpool_ts_destroy(switch_pools[0]);
+		lfpool_ts_destroy(switch_pools[1]);
+		lfpool_ts_destroy(w.home);
+	} while (!run_over(r) && !__atomic_load_n(&switch_wrong, __ATOMIC_RELAXED));
+	sigaction(SIGUSR1, &old, NULL);
+	if (__atomic_load_n(&switch_wrong, __ATOMIC_RELAXED))
+		run_fail(r, "signals-switch: a get returned an object of another pool (the most "
+			 "recently used entry paired a pool with another pool's cache)");
+}
+
+const struct scenario sc_signals_switch = { "signals-switch", true, false, 1, signals_switch };

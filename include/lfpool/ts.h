@@ -397,9 +397,7 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 #endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool))
 		return lfpool_ts_cache_get(c);
-	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
-		c = lfpool_ts_tls_.cache;
-	else if (!(c = lfpool_ts_dir_find_(pool)))
+	if (LFPOOL_UNLIKELY(!(c = lfpool_ts_mru_find_(pool))) && !(c = lfpool_ts_dir_find_(pool)))
 		return lfpool_ts_get_slow(pool);
 	return lfpool_ts_cache_get(c);
 }
@@ -427,9 +425,7 @@ lfpool_miss:
 		lfpool_ts_cache_put(c, obj);
 		return;
 	}
-	if (LFPOOL_LIKELY(LFPOOL_TS_MRU_POOL_() == pool))
-		c = lfpool_ts_tls_.cache;
-	else if (!(c = lfpool_ts_dir_find_(pool))) {
+	if (LFPOOL_UNLIKELY(!(c = lfpool_ts_mru_find_(pool))) && !(c = lfpool_ts_dir_find_(pool))) {
 		lfpool_ts_put_slow(pool, obj);
 		return;
 	}

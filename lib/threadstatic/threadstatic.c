@@ -601,8 +601,9 @@ static lfpool_ts_cache *tls_cache(lfpool_ts *p)
 /* The calling thread's cache for p, made on first use. */
 static lfpool_ts_cache *thread_cache(lfpool_ts *p)
 {
-	if (LFPOOL_LIKELY(lfp_load_ptr_rlx((void *const *)&lfpool_ts_tls_.pool) == p))
-		return lfpool_ts_tls_.cache;
+	lfpool_ts_cache *c = lfpool_ts_mru_find_(p);	/* cache, then pool: signals */
+	if (LFPOOL_LIKELY(c != NULL))
+		return c;
 	if (p->magic == LFP_MAGIC_CLOSING) {
 		errno = EINVAL;	/* a fini hook's bulk call: puts go uncached */
 		return NULL;

@@ -312,15 +312,14 @@ static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static int tls_key_err;
 
-/* The fast-path entry: the owner sets it (no pool, the cache, then the
- * pool, release: a signal handler's inline get between the stores never
- * pairs the old pool with the new cache), anyone holding lfp_ts_lock may
- * clear the pool of a pool it destroys. */
+/* The fast-path entry: its thread sets it as the inline lookup does
+ * (lfpool_ts_mru_set_ says how a signal handler's lookup never pairs one
+ * pool with another's cache); anyone holding lfp_ts_lock may clear the
+ * pool of a pool it destroys. */
 static void mru_set(struct lfpool_ts_tls *m, const lfpool_ts *p, lfpool_ts_cache *c)
 {
-	lfp_store_ptr_rel((void **)&m->pool, NULL);
-	lfp_store_ptr_rel((void **)&m->cache, c);
-	lfp_store_ptr_rel((void **)&m->pool, (void *)p);
+	LFP_ASSERT(m == &lfpool_ts_tls_);
+	lfpool_ts_mru_set_(p, c);
 }
 
 static void mru_clear_if(struct lfpool_ts_tls *m, const lfpool_ts *p)

@@ -71,6 +71,7 @@ struct lfpool_ts_tls {
 	lfpool_ts_cache **dir;	/* by pool id: the thread's cache, or NULL */
 	uint32_t ndir;		/* ids below it index dir */
 	uint32_t tslot;		/* the thread's entry in every pool's by_thread; 0: none */
+	uint32_t mru_writing;	/* pool and cache being rewritten: lfpool_ts_mru_set_ */
 	union lfpool_ts_home_ home __attribute__((aligned(64)));	/* the home cache */
 } __attribute__((aligned(64)));
 LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_;
@@ -101,6 +102,8 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_
 	((const lfpool_ts *)__atomic_load_n(LFPOOL_TS_HOME_POOL_AT_(c), __ATOMIC_RELAXED))
 # define LFPOOL_TS_MRU_POOL_() \
 	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
+# define LFPOOL_TS_MRU_CACHE_() \
+	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.cache, __ATOMIC_RELAXED))
 # define LFPOOL_TS_DIR_(id) \
 	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.dir[id], __ATOMIC_RELAXED))
 # define LFPOOL_TS_BY_THREAD_(f) \
@@ -108,6 +111,7 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_
 #else
 # define LFPOOL_TS_HOME_POOL_(c) (*LFPOOL_TS_HOME_POOL_AT_(c))
 # define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
+# define LFPOOL_TS_MRU_CACHE_() (lfpool_ts_tls_.cache)
 # define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
 # define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
 #endif
@@ -166,9 +170,43 @@ struct lfpool_ts_fast {
 	((c) = (lfpool_ts_cache *)((uintptr_t)(pool) + LFPOOL_TS_LOCAL_OFFSET_))
 #endif
 
+/*
+ * The most recently used entry, pool and cache, against signal handlers:
+ * a handler may call lfpool_ts_get and _put on another per-thread pool
+ * (lfpool/ts.h, "Signal handlers"), and it runs whole between two
+ * instructions of its thread, reading and rewriting the entry there.  So:
+ *  - a writer clears pool, stores cache, then pool: a handler between the
+ *    stores finds no pool, never the old pool beside the new cache;
+ *  - a handler does not write while its thread writes (mru_writing): its
+ *    stores between the thread's last two would leave the thread's pool
+ *    beside the handler's cache for good;
+ *  - a reader loads cache, then pool: a handler between the loads leaves
+ *    its own pool there, and the reader misses.
+ * (lfstress signals-switch got objects of the wrong pool without them.)
+ */
+static inline void lfpool_ts_mru_set_(const lfpool_ts *pool, lfpool_ts_cache *c)
+{
+	if (lfpool_ts_tls_.mru_writing)
+		return;		/* a handler that interrupted its thread's write */
+	lfpool_ts_tls_.mru_writing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lfpool_ts_tls_.pool, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
+	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lfpool_ts_tls_.mru_writing = 0;
+}
+
+/* The entry's cache if its pool is pool, else NULL (see above). */
+static inline lfpool_ts_cache *lfpool_ts_mru_find_(const lfpool_ts *pool)
+{
+	lfpool_ts_cache *c = LFPOOL_TS_MRU_CACHE_();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: cache, then pool */
+	return LFPOOL_TS_MRU_POOL_() == pool ? c : NULL;
+}
+
 /* The calling thread's cache of pool from the pool's head or else its
- * directory, made its most recently used entry (owner's stores: cache,
- * then pool, release); NULL when it has none. */
+ * directory, made its most recently used entry; NULL when it has none. */
 static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 {
 	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)pool;
@@ -178,8 +216,7 @@ static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 		LFPOOL_TS_LOCAL_(pool, c);
 	else if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
 		return NULL;
-	__atomic_store_n(&lfpool_ts_tls_.cache, c, __ATOMIC_RELEASE);
-	__atomic_store_n(&lfpool_ts_tls_.pool, pool, __ATOMIC_RELEASE);
+	lfpool_ts_mru_set_(pool, c);
 	return c;
 }
 
