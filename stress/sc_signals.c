@@ -312,6 +312,26 @@ static void handle_signals(bool on)
 	__atomic_store_n(&bad_errno, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * No lfpool_ts_get_signal found an object: under ThreadSanitizer, which
+ * runs a handler only where its thread calls into the runtime (mostly
+ * inside the library's steps, where the thread is busy and the get says
+ * EAGAIN), that depends on the timing: 2 of 86 TSan runs on a loaded
+ * machine had none (2026-12-06), and the run is not failed for it.
+ * Elsewhere handlers interrupt anything, and a run without one found
+ * tested nothing of the get.
+ */
+static void no_signal_gets(struct run *r)
+{
+#ifdef LFPOOL_TSAN
+	(void)r;
+	printf("     signals: no lfpool_ts_get_signal found an object (handlers deferred by "
+	       "ThreadSanitizer)\n");
+#else
+	run_fail(r, "signals: no lfpool_ts_get_signal found an object");
+#endif
+}
+
 static void signals(struct run *r)
 {
 	handle_signals(true);
@@ -333,7 +353,7 @@ static void signals(struct run *r)
 	if (!__atomic_load_n(&handled, __ATOMIC_RELAXED))
 		run_fail(r, "signals: no handler ran");
 	if (!__atomic_load_n(&signal_gets, __ATOMIC_RELAXED))
-		run_fail(r, "signals: no lfpool_ts_get_signal found an object");
+		no_signal_gets(r);
 	handle_signals(false);
 }
 
