@@ -543,3 +543,87 @@ static void signals_switch(struct run *r)
 }
 
 const struct scenario sc_signals_switch = { "signals-switch", true, false, 1, signals_switch };
+
+/*
+ * signals-locks: a handler's get that needs lfp_ts_lock (a steal at
+ * capacity takes it) interrupting its thread's lfpool_ts_stats, which
+ * holds that lock: the thread is busy there (lfpool/ts.h, "Signal
+ * handlers"), so the get fails at once with EAGAIN.  A handler that waited
+ * for its own thread's lock would hang the run (its watchdog ends it).
+ */
+static lfpool_ts *locks_pool;	/* atomic: capacity 1, its object out */
+
+static void on_locks_signal(int signo)
+{
+	(void)signo;
+	int saved = errno;
+	void *obj = lfpool_ts_get(__atomic_load_n(&locks_pool, __ATOMIC_ACQUIRE));
+	if (obj || (errno != EAGAIN && errno != ENOBUFS))
+		__atomic_store_n(&bad_errno, obj ? 1u << 31 : (uint32_t)errno | 1u << 31,
+				 __ATOMIC_RELAXED);
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+static void *locks_work(void *arg)
+{
+	lfpool_ts *stats_of = arg;
+	lfpool_stats st;
+	lfpool_ts_attach(__atomic_load_n(&locks_pool, __ATOMIC_ACQUIRE));
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (!__atomic_load_n(&round_stop, __ATOMIC_RELAXED))
+		lfpool_ts_stats(stats_of, &st);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return NULL;
+}
+
+static void signals_locks(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = on_locks_signal, .sa_flags = SA_RESTART }, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	__atomic_store_n(&bad_errno, 0, __ATOMIC_RELAXED);
+	uint64_t handled_before = __atomic_load_n(&handled, __ATOMIC_RELAXED);
+	lfpool_config one = { .obj_size = 64, .capacity = 1, .allocator = &map_allocator,
+			      .name = "locks" };
+	lfpool_config any = { .obj_size = 64, .name = "locks-stats" };
+	lfpool_ts *p = lfpool_ts_create(&one), *q = lfpool_ts_create(&any);
+	void *held = p ? lfpool_ts_get(p) : NULL;
+	if (!held || !q) {
+		run_fail(r, "signals-locks: create or get failed");
+	} else {
+		__atomic_store_n(&locks_pool, p, __ATOMIC_RELEASE);
+		__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
+		sigset_t set, oldset;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_t t;
+		pthread_sigmask(SIG_BLOCK, &set, &oldset);
+		int err = pthread_create(&t, NULL, locks_work, q);
+		pthread_sigmask(SIG_SETMASK, &oldset, NULL);
+		if (err) {
+			run_fail(r, "signals-locks: pthread_create failed");
+		} else {
+			while (!run_over(r))
+				pthread_kill(t, SIGUSR1);
+			__atomic_store_n(&round_stop, 1, __ATOMIC_RELAXED);
+			pthread_join(t, NULL);
+			run_add(r, &(struct tally){ .rounds = 1 });
+		}
+	}
+	lfpool_ts_put(p, held);
+	lfpool_ts_destroy(p);
+	lfpool_ts_destroy(q);
+	sigaction(SIGUSR1, &old, NULL);
+	if (__atomic_load_n(&handled, __ATOMIC_RELAXED) == handled_before)
+		run_fail(r, "signals-locks: no handler ran");
+	uint32_t e = __atomic_load_n(&bad_errno, __ATOMIC_RELAXED);
+	if (e)
+		run_fail(r, "signals-locks: a handler's get at capacity %s", e == 1u << 31 ?
+			 "returned an object" : "failed with neither EAGAIN nor ENOBUFS");
+}
+
+const struct scenario sc_signals_locks = { "signals-locks", true, false, 1, signals_locks };

@@ -684,9 +684,9 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_cache_create(lfpool_ts *p)
 	if (not_a_live_pool(p, "cache_create"))
 		return NULL;
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_EXPLICIT);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (!c)
 		errno = ENOMEM;
 	return c;
@@ -702,7 +702,7 @@ LFPOOL_API void lfpool_ts_cache_destroy(lfpool_ts_cache *c)
 		return;
 	}
 	lfp_grace_register();
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	lfp_cache_free(c);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 }

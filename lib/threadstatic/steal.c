@@ -55,6 +55,18 @@
  * under it. */
 pthread_mutex_t lfp_ts_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void lfp_ts_lock_busy(void)
+{
+	lfp_busy_enter();
+	pthread_mutex_lock(&lfp_ts_lock);
+}
+
+void lfp_ts_unlock_busy(void)
+{
+	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_busy_leave();
+}
+
 /*
  * The thief's steps on cache c (caller holds lfp_ts_lock): stop (lock it
  * and raise its low to LFP_CACHE_STOPPED, keeping the old one in *low);

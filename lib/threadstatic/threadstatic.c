@@ -236,9 +236,9 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	if (err)
 		goto fail;
 	pthread_mutex_init(&p->steal_lock, NULL);
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	err = lfp_tls_register(p);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (err) {
 		pthread_mutex_destroy(&p->steal_lock);
 		lfp_ts_percpu_fini(p);
@@ -310,14 +310,14 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
 	lfp_grace_register();	/* retire frees caches under lfp_ts_lock (grace.h) */
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	if (p->explicit_caches) {
-		pthread_mutex_unlock(&lfp_ts_lock);
+		lfp_ts_unlock_busy();
 		errno = EBUSY;
 		return -1;
 	}
 	retire(p);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	lfp_debug_unwatch(p);	/* once it cannot fail: the caches' counts are retired */
 	int cancel = lfp_ts_nocancel();	/* the fini hooks */
 	close_pool(p);
@@ -467,14 +467,14 @@ static bool trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t, si
 	 * working set like loose objects. */
 	if (p->percpu)
 		lfp_steal_drain_areas(p);
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	sum_caches(p, &now);
 	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
 	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
 	p->trimmed_at = now;
 	for (lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_cool(c);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 
 	lfp_grace_enter_locked();
 	lfp_depot_trim(&p->depot, &p->core, at_most(full, p->depot.max_full),
@@ -546,9 +546,9 @@ LFPOOL_API void lfpool_ts_stats(const lfpool_ts *p, lfpool_stats *st)
 	if (lfp_core_dead(&p->core, &p->magic, NULL, "stats after destroy"))
 		return;
 	struct lfp_cache_counts sum;
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	sum_caches(p, &sum);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 
 	lfp_core_stats(&p->core, st);
 	st->gets = sum.gets + lfp_load_u64_rlx(&p->signal_gets);
@@ -635,18 +635,18 @@ static int get_uncached(lfpool_ts *p, void **objs, size_t n)
 		return -1;
 	}
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	lfpool_ts_cache *c = lfp_cache_new(p, LFP_CACHE_IMPLICIT);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (!c) {
 		errno = ENOMEM;
 		return -1;
 	}
 	int r = lfpool_ts_cache_get_bulk(c, objs, n);
 	int err = errno;
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	lfp_cache_free(c);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	errno = err;
 	return r;
 }

@@ -391,7 +391,7 @@ static void release_thread(void *arg)
 	/* liburcu-bp's key destructor may have run first: register again
 	 * now, holding no lock (grace.h). */
 	lfp_grace_register();
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	lfpool_ts_cache **dir = m->dir;
 	for (uint32_t i = 0; i < m->ndir; i++)
 		if (dir[i]) {
@@ -409,7 +409,7 @@ static void release_thread(void *arg)
 	*t->pprev = t->next;
 	if (t->next)
 		t->next->pprev = t->pprev;
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (dir != t->dir_inline)
 		free(dir);
 	tls_table = NULL;
@@ -515,7 +515,7 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 	pthread_once(&tls_once, make_key);
 	int err = tls_key_err ? ENOMEM : 0;
 	lfp_grace_register();	/* before lfp_ts_lock (grace.h) */
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	uint32_t id = (uint32_t)p->gen;
 	struct lfp_tls_table *t = err ? NULL : own_table();
 	if (!err && (!t || dir_room(id) != 0))
@@ -531,7 +531,7 @@ lfpool_ts_cache *lfp_tls_cache(lfpool_ts *p)
 		if (c == LFPOOL_TS_HOME_)	/* last: the inline path's per-thread test */
 			lfp_store_ptr_rel((void **)&lfpool_ts_tls_.home_pool, p);
 	}
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (err)
 		errno = err;
 	return c;
@@ -559,12 +559,12 @@ void lfp_tls_detach(lfpool_ts *p)
 	if (!c)
 		return;
 	lfp_grace_register();
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	by_thread_set(&lfpool_ts_tls_, p, NULL);
 	lfp_cache_free(c);
 	dir_clear(&lfpool_ts_tls_, (uint32_t)p->gen);
 	mru_clear_if(&lfpool_ts_tls_, p);
 	home_clear_if(&lfpool_ts_tls_, p);
 	array_home_clear_if(tls_table, p);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 }

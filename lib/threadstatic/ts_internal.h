@@ -18,7 +18,7 @@
  * before any pool's slab lock, never after, and no user hook runs under it.
  *
  * Owners of what is declared here, lowest floor first (HACKING.md):
- *   steal.c         lfp_ts_lock; lfp_steal, lfp_steal_drain_all,
+ *   steal.c         lfp_ts_lock, lfp_ts_lock_busy; lfp_steal, lfp_steal_drain_all,
  *                   lfp_steal_drain_areas (stop and take: the thief's
  *                   steps on caches and CPU areas are there too)
  *   cache.c         lfp_cache_*: a cache's new, free, count
@@ -157,6 +157,14 @@ _Static_assert(offsetof(struct lfpool_ts, local) == LFPOOL_TS_LOCAL_OFFSET_,
 	       "the pool's own cache follows its head");
 
 extern pthread_mutex_t lfp_ts_lock;
+/* Take and let go of lfp_ts_lock with the thread busy (grace.h, lfp_busy)
+ * meanwhile, so that a signal handler's get that would take it (a steal
+ * at capacity, a new cache) fails with EAGAIN rather than wait for its own
+ * thread (lfpool/ts.h, "Signal handlers"; lfstress signals-locks hung in
+ * lfpool_ts_stats so).  Every holder but steal.c's and fork's, whose
+ * callers are busy already or hold every lock. */
+void lfp_ts_lock_busy(void);
+void lfp_ts_unlock_busy(void);
 
 /* The ThreadStatic steps that may block or run user code (hooks, the
  * backing allocator, a grace period's wait) run with cancellation off: a

@@ -83,11 +83,11 @@ int lfp_ts_validate(const lfpool_ts *p, char *why, size_t why_size)
 	if (lfp_census_begin(&cs, &p->core, why, why_size)) {
 		/* The magazines' directory moves its leaf 0 in use (slab.c). */
 		lfp_census_directory(&cs, &p->depot.mags.slabs);
-		pthread_mutex_lock(&lfp_ts_lock);
+		lfp_ts_lock_busy();
 		uint64_t caches = 0;
 		for (const lfpool_ts_cache *c = p->caches; c && !cs.bad; c = c->next, caches++)
 			walk_cache(&cs, c, p->depot.mag_size);
-		pthread_mutex_unlock(&lfp_ts_lock);
+		lfp_ts_unlock_busy();
 		walk_depot(&cs, p);
 		lfp_ts_percpu_each(p, in_cpu_area, &cs);
 		if (!cs.bad)

@@ -58,9 +58,9 @@ LFPOOL_API lfpool_ts_cache *lfpool_ts_worker_cache(lfpool_ts *p, unsigned worker
 	if (LFPOOL_LIKELY(c != NULL))
 		return c;
 	lfp_grace_register();	/* make_slot makes a cache under lfp_ts_lock (grace.h) */
-	pthread_mutex_lock(&lfp_ts_lock);
+	lfp_ts_lock_busy();
 	int err = make_slot(p, worker);
-	pthread_mutex_unlock(&lfp_ts_lock);
+	lfp_ts_unlock_busy();
 	if (err) {
 		errno = err;
 		return NULL;
