@@ -316,8 +316,10 @@ static void handle_signals(bool on)
  * No lfpool_ts_get_signal found an object: under ThreadSanitizer, which
  * runs a handler only where its thread calls into the runtime (mostly
  * inside the library's steps, where the thread is busy and the get says
- * EAGAIN), that depends on the timing: 2 of 86 TSan runs on a loaded
- * machine had none (2026-12-06), and the run is not failed for it.
+ * EAGAIN), that depends on the timing: on a loaded 2-CPU machine
+ * (2026-12-06) 2 of 86 TSan runs of 2 s had none, and every run of 0.5 s
+ * (one round of each pool in the signal mode; 141 of 141, main at
+ * 1c86ac9 and bb09d35 alike), so the run is not failed for it.
  * Elsewhere handlers interrupt anything, and a run without one found
  * tested nothing of the get.
  */
