@@ -127,7 +127,9 @@
  * Signal handlers.  A handler may call lfpool_ts_get_signal and
  * lfpool_ts_put_signal on any ThreadStatic pool, whatever it interrupted:
  * they use only the depot's lock-free loose stack (a get there fails at
- * once with EAGAIN when it is empty; prewarm fills it).  Of the other
+ * once with EAGAIN when it is empty; prewarm fills it).  The hooks they
+ * run must be async-signal-safe: put's reset hook, and on a debug pool
+ * the fini, init and error hooks (its checks remake and report).  Of the other
  * calls a handler may call only lfpool_ts_get, lfpool_ts_put,
  * lfpool_ts_get_bulk and lfpool_ts_put_bulk (and the cache calls, on a
  * cache no other code uses meanwhile):

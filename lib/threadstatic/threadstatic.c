@@ -700,7 +700,9 @@ LFPOOL_API void lfpool_ts_put_slow(lfpool_ts *p, void *obj)
  * counters then go 0 -> 1 -> 0 around the pop; the section never
  * registers with liburcu-bp, whose registration locks and maps); a put
  * pushes onto that stack as one chain.  Neither creates an object (the
- * backing allocator and the init hook are not async-signal-safe).
+ * backing allocator and the init hook are not async-signal-safe); the
+ * hooks they do run (reset; on a debug pool the remaking fini and init,
+ * and the error hook) are the user's to make async-signal-safe (ts.h).
  */
 LFPOOL_API void *lfpool_ts_get_signal(lfpool_ts *p)
 {
