@@ -10,8 +10,9 @@
  * The stack.  Objects are named by 32-bit indices.  Each has a link word,
  * in the pool's side data, which holds the index below it while it is on
  * the stack.  The head is a pair changed as one by a double-width CAS
- * (lock cmpxchg16b): the top index (LFPOOL_STACK_NIL_ when empty) and a
- * 64-bit tag that every change of the head increments.
+ * (lock cmpxchg16b; ldaxp/stlxp on aarch64): the top index
+ * (LFPOOL_STACK_NIL_ when empty) and a 64-bit tag that every change of
+ * the head increments.
  *
  * Why it is correct (stress/model/aba.pml checks the interleavings; its
  * steps U1-U3 and O1-O3 are marked below):
@@ -46,9 +47,10 @@
  *    may come from different heads, and then the CAS fails, since a tag
  *    names one head.  A 16-byte atomic load would cost a CAS.
  *
- * The CAS is lock cmpxchg16b on x86-64 and a 16-byte __atomic elsewhere
- * and under ThreadSanitizer (which sees no asm; its --enable-tsan build of
- * the library checks this very code).  A program under TSan that uses a
+ * The CAS is lock cmpxchg16b on x86-64, a loop of ldaxp/stlxp on aarch64
+ * (both lock-free; lfpool_stack_cas_ argues the aarch64 orders), and a
+ * 16-byte __atomic under ThreadSanitizer (which sees no asm; its
+ * --enable-tsan build of the library checks this very code).  A program under TSan that uses a
  * library built without it must not run this code: lfpool/concurrent.h
  * says why.
  */
@@ -153,7 +155,60 @@ static inline bool lfpool_stack_cas_(struct lfpool_stack_head_ *head,
 			     : "b"(ntop), "c"(ntag)
 			     : "memory", "cc");
 #  endif
+# elif defined(__aarch64__) && !defined(LFPOOL_TSAN_)
+	/*
+	 * ARMv8.0 has no 16-byte CAS instruction (CASP is ARMv8.1's), and a
+	 * 16-byte __atomic here is a call to libatomic, which in GCC 12's
+	 * takes a pthread mutex: neither lock-free nor address-free (a head
+	 * in memory shared between processes), nor safe in a signal handler.
+	 * So a loop of exclusives.  The memory orders, for ARMv8's weak
+	 * model:
+	 *  - ldaxp, a load-acquire: a success takes an object and a failure
+	 *    returns the head that the next attempt reads through (the top's
+	 *    link, the object), so both need the acquire; on the success path
+	 *    it is the acquire half of acq_rel (the mapping GCC uses for an
+	 *    acq_rel CAS on ARMv8.0).
+	 *  - stlxp, a store-release: the release half, which makes the
+	 *    pusher's link and its writes to the objects visible before the
+	 *    new head.  It succeeds only if no other store reached the head
+	 *    since the ldaxp, so the pair is read and written as one.
+	 *  - A mismatch stores the value read back (stxp, relaxed: it changes
+	 *    nothing and publishes nothing) and reads again if that fails:
+	 *    ARMv8.0 makes ldxp's 16 bytes one read only when the stxp after
+	 *    it succeeds, and a failed CAS must return a head the stack held
+	 *    (a torn one would give the next pop a top and a tag of two heads;
+	 *    that CAS would fail, but the promise is the whole head, as
+	 *    cmpxchg16b gives).  Success and failure each exit through a
+	 *    successful store-exclusive.
+	 * Between each load-exclusive and its store-exclusive are only
+	 * register instructions and a forward branch: the shape for which
+	 * ARMv8 promises that some core's store-exclusive succeeds (lock-free).
+	 * qemu-user 7.2 runs it correctly on one thread but livelocks with
+	 * two or more (tests/aarch64.sh runs single-threaded programs only).
+	 */
+	uint64_t cur_top, cur_tag;
+	uint32_t st;
+	__asm__ __volatile__("1:	ldaxp	%[lo], %[hi], %[m]\n\t"
+			     "cmp	%[lo], %[elo]\n\t"
+			     "ccmp	%[hi], %[ehi], #0, eq\n\t"
+			     "b.ne	2f\n\t"
+			     "stlxp	%w[st], %[nlo], %[nhi], %[m]\n\t"
+			     "cbnz	%w[st], 1b\n\t"
+			     "b	3f\n"
+			     "2:	stxp	%w[st], %[lo], %[hi], %[m]\n\t"
+			     "cbnz	%w[st], 1b\n"
+			     "3:"
+			     : [lo] "=&r"(cur_top), [hi] "=&r"(cur_tag), [st] "=&r"(st),
+			       [m] "+Q"(*head)
+			     : [elo] "r"(old->top), [ehi] "r"(old->tag), [nlo] "r"(ntop),
+			       [nhi] "r"(ntag)
+			     : "cc", "memory");
+	ok = cur_top == old->top && cur_tag == old->tag;
+	old->top = cur_top;
+	old->tag = cur_tag;
 # else
+	/* TSan sees this one; elsewhere it may be libatomic's (a lock):
+	 * lfpool.h's "Platforms" lists where lfpool runs. */
 	__extension__ typedef unsigned __int128 lfpool_u128_ __attribute__((may_alias));
 	lfpool_u128_ expect = ((lfpool_u128_)old->tag << 64) | old->top;
 #  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
