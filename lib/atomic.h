@@ -72,9 +72,23 @@
  *    no index of the slab is reachable), so coherence gives the value.
  * ck's read-modify-writes carry no order of their own on such CPUs: the ck
  * versions of the _acqrel operations put ck_pr_fence_release before and
- * ck_pr_fence_acquire after them (the C11 fence mapping: dmb ish on
- * ARMv8, lwsync on POWER).  ck defines both as compiler barriers on TSO
- * x86-64, so the shipped x86 code is unchanged.
+ * ck_pr_fence_acquire after them (the C11 fence mapping; ck's aarch64
+ * port, as Debian builds it: CK_MD_RMO, LSE off, makes both dmb sy,
+ * stronger than the dmb ish needed; lwsync on POWER).  ck defines both as
+ * compiler barriers on TSO x86-64, so the shipped x86 code is unchanged.
+ * The rest on aarch64:
+ *  - lfp_cas_pair_acqrel: lfpool/impl/stack.h's ldaxp/stlxp loop, as the
+ *    index stacks' heads; it carries its orders itself (below, where it
+ *    is defined, says why not ck's).
+ *  - lfp_faa_u64_sc (ck: dmb st and dmb sy before the ldxr/stxr, dmb sy
+ *    after) and lfp_load_u64_sc (dmb sy, then the load): grace.c's
+ *    counted readers are a plain Dekker, each side a write then a read of
+ *    the other's word; a full barrier between them is what forbids both
+ *    reads missing both writes, and acquire/release would not.
+ *  - the _dekker pairs: membarrier (threadstatic/fence.c) interrupts
+ *    every CPU that runs a thread of the process and runs a full barrier
+ *    there (dmb ish on arm64), so the thief's heavy side orders the
+ *    owners' relaxed accesses as it does on x86-64.
  */
 #ifndef LFP_ATOMIC_H
 #define LFP_ATOMIC_H
@@ -96,7 +110,7 @@
 
 /*
  * A 16-byte pair that a double-width CAS changes as one (cmpxchg16b on
- * x86-64, casp on ARMv8.1).  Its halves are read with single-word loads:
+ * x86-64, ldaxp/stlxp on aarch64).  Its halves are read with single-word loads:
  * a torn read is harmless to a CAS loop, whose CAS then fails and returns
  * the current pair whole.
  */
@@ -218,6 +232,7 @@ static inline void lfp_stall(void) { __builtin_ia32_pause(); }
 #else /* Concurrency Kit */
 
 #include <ck_pr.h>
+#include "lfpool/impl/stack.h"	/* aarch64's 16-byte CAS */
 
 /* x86-64 is TSO: ck's acquire and release fences are compiler barriers. */
 #define LFP_LD(T, sfx, ckw, fence) \
@@ -320,7 +335,20 @@ static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 	return LFP_ACQREL(bool, ck_pr_cas_ptr_value(p, *expected, desired, expected));
 }
 
-#ifdef CK_F_PR_CAS_64_2_VALUE
+#if defined(__aarch64__)
+/*
+ * Not ck's ldxp/stxp: on a mismatch it returns what ldxp read, which
+ * ARMv8.0 does not promise is one pair (only a successful stxp after it
+ * does), and elim_park (stack.c) CASes again on the pair a failed CAS
+ * returned.  lfpool/impl/stack.h's loop stores it back first, and carries
+ * the orders itself (ldaxp, stlxp): no fences around it.
+ */
+static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
+{
+	return LFP_Y(lfpool_cas16_acqrel_((struct lfpool_stack_head_ *)(void *)p, &expected->lo,
+					  &expected->hi, desired.lo, desired.hi));
+}
+#elif defined(CK_F_PR_CAS_64_2_VALUE)
 static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
 {
 	uint64_t set[2] = { desired.lo, desired.hi };

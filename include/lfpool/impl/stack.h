@@ -128,6 +128,66 @@ static inline void lfpool_stack_store_u32_rlx_(uint32_t *p, uint32_t v)
 	LFPOOL_STACK_YIELD_();
 }
 
+#if defined(__aarch64__) && !defined(LFPOOL_TSAN_)
+/*
+ * ARMv8.0 has no 16-byte CAS instruction (CASP is ARMv8.1's), and a
+ * 16-byte __atomic here is a call to libatomic, which in GCC 12's
+ * takes a pthread mutex: neither lock-free nor address-free (a head
+ * in memory shared between processes), nor safe in a signal handler.
+ * So a loop of exclusives: head->top and head->tag (the lo and hi of
+ * lib/atomic.h's lfp_pair, whose CAS this is too on aarch64) become nlo
+ * and nhi if they are *lo and *hi: true; else false, with the pair read
+ * in *lo and *hi.  The memory orders, for ARMv8's weak model:
+ *  - ldaxp, a load-acquire: a success takes an object and a failure
+ *    returns the head that the next attempt reads through (the top's
+ *    link, the object), so both need the acquire; on the success path
+ *    it is the acquire half of acq_rel (the mapping GCC uses for an
+ *    acq_rel CAS on ARMv8.0).
+ *  - stlxp, a store-release: the release half, which makes the
+ *    pusher's link and its writes to the objects visible before the
+ *    new head.  It succeeds only if no other store reached the head
+ *    since the ldaxp, so the pair is read and written as one.
+ *  - A mismatch stores the value read back (stxp, relaxed: it changes
+ *    nothing and publishes nothing) and reads again if that fails:
+ *    ARMv8.0 makes ldxp's 16 bytes one read only when the stxp after
+ *    it succeeds, and a failed CAS must return a head the stack held
+ *    (a torn one would give the next pop a top and a tag of two heads;
+ *    that CAS would fail, but the promise is the whole head, as
+ *    cmpxchg16b gives, and lib/stack.c's elimination array relies on
+ *    it: a pop whose withdrawal fails frees the slot with a CAS on the
+ *    pair it got).  Success and failure each exit through a
+ *    successful store-exclusive.
+ * Between each load-exclusive and its store-exclusive are only
+ * register instructions and a forward branch: the shape for which
+ * ARMv8 promises that some core's store-exclusive succeeds (lock-free).
+ * qemu-user 7.2 runs it correctly on one thread but livelocks with
+ * two or more (tests/aarch64.sh runs single-threaded programs only).
+ */
+static inline bool lfpool_cas16_acqrel_(struct lfpool_stack_head_ *head, uint64_t *lo, uint64_t *hi,
+					uint64_t nlo, uint64_t nhi)
+{
+	uint64_t cur_lo, cur_hi;
+	uint32_t st;
+	__asm__ __volatile__("1:	ldaxp	%[lo], %[hi], %[m]\n\t"
+			     "cmp	%[lo], %[elo]\n\t"
+			     "ccmp	%[hi], %[ehi], #0, eq\n\t"
+			     "b.ne	2f\n\t"
+			     "stlxp	%w[st], %[nlo], %[nhi], %[m]\n\t"
+			     "cbnz	%w[st], 1b\n\t"
+			     "b	3f\n"
+			     "2:	stxp	%w[st], %[lo], %[hi], %[m]\n\t"
+			     "cbnz	%w[st], 1b\n"
+			     "3:"
+			     : [lo] "=&r"(cur_lo), [hi] "=&r"(cur_hi), [st] "=&r"(st), [m] "+Q"(*head)
+			     : [elo] "r"(*lo), [ehi] "r"(*hi), [nlo] "r"(nlo), [nhi] "r"(nhi)
+			     : "cc", "memory");
+	bool ok = cur_lo == *lo && cur_hi == *hi;
+	*lo = cur_lo;
+	*hi = cur_hi;
+	return ok;
+}
+#endif
+
 /*
  * Replace the head *old by (ntop, old->tag + 1): true; or false, with the
  * current head in *old.  acq_rel, and acquire when it fails: a success
@@ -156,56 +216,7 @@ static inline bool lfpool_stack_cas_(struct lfpool_stack_head_ *head,
 			     : "memory", "cc");
 #  endif
 # elif defined(__aarch64__) && !defined(LFPOOL_TSAN_)
-	/*
-	 * ARMv8.0 has no 16-byte CAS instruction (CASP is ARMv8.1's), and a
-	 * 16-byte __atomic here is a call to libatomic, which in GCC 12's
-	 * takes a pthread mutex: neither lock-free nor address-free (a head
-	 * in memory shared between processes), nor safe in a signal handler.
-	 * So a loop of exclusives.  The memory orders, for ARMv8's weak
-	 * model:
-	 *  - ldaxp, a load-acquire: a success takes an object and a failure
-	 *    returns the head that the next attempt reads through (the top's
-	 *    link, the object), so both need the acquire; on the success path
-	 *    it is the acquire half of acq_rel (the mapping GCC uses for an
-	 *    acq_rel CAS on ARMv8.0).
-	 *  - stlxp, a store-release: the release half, which makes the
-	 *    pusher's link and its writes to the objects visible before the
-	 *    new head.  It succeeds only if no other store reached the head
-	 *    since the ldaxp, so the pair is read and written as one.
-	 *  - A mismatch stores the value read back (stxp, relaxed: it changes
-	 *    nothing and publishes nothing) and reads again if that fails:
-	 *    ARMv8.0 makes ldxp's 16 bytes one read only when the stxp after
-	 *    it succeeds, and a failed CAS must return a head the stack held
-	 *    (a torn one would give the next pop a top and a tag of two heads;
-	 *    that CAS would fail, but the promise is the whole head, as
-	 *    cmpxchg16b gives).  Success and failure each exit through a
-	 *    successful store-exclusive.
-	 * Between each load-exclusive and its store-exclusive are only
-	 * register instructions and a forward branch: the shape for which
-	 * ARMv8 promises that some core's store-exclusive succeeds (lock-free).
-	 * qemu-user 7.2 runs it correctly on one thread but livelocks with
-	 * two or more (tests/aarch64.sh runs single-threaded programs only).
-	 */
-	uint64_t cur_top, cur_tag;
-	uint32_t st;
-	__asm__ __volatile__("1:	ldaxp	%[lo], %[hi], %[m]\n\t"
-			     "cmp	%[lo], %[elo]\n\t"
-			     "ccmp	%[hi], %[ehi], #0, eq\n\t"
-			     "b.ne	2f\n\t"
-			     "stlxp	%w[st], %[nlo], %[nhi], %[m]\n\t"
-			     "cbnz	%w[st], 1b\n\t"
-			     "b	3f\n"
-			     "2:	stxp	%w[st], %[lo], %[hi], %[m]\n\t"
-			     "cbnz	%w[st], 1b\n"
-			     "3:"
-			     : [lo] "=&r"(cur_top), [hi] "=&r"(cur_tag), [st] "=&r"(st),
-			       [m] "+Q"(*head)
-			     : [elo] "r"(old->top), [ehi] "r"(old->tag), [nlo] "r"(ntop),
-			       [nhi] "r"(ntag)
-			     : "cc", "memory");
-	ok = cur_top == old->top && cur_tag == old->tag;
-	old->top = cur_top;
-	old->tag = cur_tag;
+	ok = lfpool_cas16_acqrel_(head, &old->top, &old->tag, ntop, ntag);
 # else
 	/* TSan sees this one; elsewhere it may be libatomic's (a lock):
 	 * lfpool.h's "Platforms" lists where lfpool runs. */
