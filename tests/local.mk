@@ -160,6 +160,11 @@ EXTRA_DIST += tests/layers.sh
 TESTS += tests/spdx.sh tests/words.sh
 EXTRA_DIST += tests/spdx.sh tests/words.sh
 
+# aarch64: the single-threaded unit tests cross-built and run under
+# qemu-aarch64; ./run.sh test runs it (not make check: it configures a
+# build of its own).
+EXTRA_DIST += tests/aarch64.sh tests/qemu_exec.c
+
 # Hostile input and faults on every flavour (issue 12).
 tests_test_hostile_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_hostile_LDADD = $(LFPOOL_TEST_LDADD)
