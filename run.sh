@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The project's two commands:
 #   ./run.sh test    install what is missing, build, unit tests (normal and
-#                    ASan, leak-checked), stress suite under TSan and ASan
+#                    ASan, leak-checked), stress suite under TSan and ASan,
+#                    the single-threaded unit tests cross-built for aarch64
+#                    under qemu-aarch64 (tests/aarch64.sh)
 #   ./run.sh bench [--update-results]
 #                    install what is missing, build, benchmark; results in
 #                    _build/bench/results, or with --update-results in the
@@ -19,7 +21,8 @@ packages=(build-essential autoconf automake libtool pkg-config
 	clang libclang-rt-14-dev llvm valgrind
 	gnuplot-nox libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev
 	spin libtbb-dev
-	cmake man-db)
+	cmake man-db
+	gcc-aarch64-linux-gnu qemu-user)
 
 install_missing() {
 	local missing=()
@@ -67,6 +70,8 @@ talk() {
 quiet() { cat >"${quiet_log:-/dev/null}"; }
 verbatim() { cat; }
 stress_lines() { grep --line-buffered -Ev '^  (CC|CCLD|CPPAS|CXX|CXXLD) ' | tee "$stress_out"; }
+# tests/aarch64.sh's lines, kept in $aarch64_out.
+aarch64_lines() { tee "$aarch64_out"; }
 # make model's lines, kept in $model_out, shown as "[model] ...".
 model_lines() { tee "$model_out" | sed -u 's/^/[model] /'; }
 
@@ -169,6 +174,23 @@ unit_tests() {
 	tally "$p" "$f"
 }
 
+# aarch64: the library and its single-threaded unit tests, cross-built and
+# run under qemu-aarch64 (tests/aarch64.sh says which and why); the arm64
+# sysroot is made once and cached.  A skip (77) counts as a failure here:
+# install_missing installed the tools.
+aarch64_tests() {
+	local rc=0 p f
+	aarch64_out=_build/aarch64.out
+	rm -f "$aarch64_out"
+	echo "[aarch64] cross build, unit tests under qemu-aarch64 (single-threaded)"
+	talk aarch64 verbatim tests/aarch64.sh --sysroot || rc=$?
+	[ $rc -ne 0 ] || talk aarch64 aarch64_lines tests/aarch64.sh || rc=$?
+	read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$aarch64_out" 2>/dev/null |
+		awk '{p = $1; f = $2} END {print p + 0, f + 0}')
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	tally "$p" "$f"
+}
+
 cmd_test() {
 	SECONDS=0
 	install_missing
@@ -185,6 +207,7 @@ cmd_test() {
 		[ $rc -eq 0 ] || f=$((f + 1))
 		tally "$p" "$f"
 	fi
+	aarch64_tests
 	# --- Spin models of the ThreadStatic protocols (stress/model/, make model) ---
 	if grep -q '^model:' _build/Makefile 2>/dev/null; then
 		local mp mf mrc=0
