@@ -26,9 +26,12 @@
  * Platforms: x86-64 Linux with glibc is supported and tested.  aarch64
  * Linux with glibc builds and runs single-threaded programs under
  * qemu-aarch64, but is not tested with threads (qemu-user livelocks on
- * the 128-bit LDXP/STXP loops of the shared stacks' CAS from two threads);
- * there Concurrent's get and put call the library and per-CPU mode uses
- * sched_getcpu() and a per-CPU lock.  Nothing else: the shared stacks
+ * the 128-bit LDXP/STXP loops of the shared stacks' CAS from two threads):
+ * tests/aarch64.sh, which ./run.sh test runs, cross-builds the library
+ * and the unit tests whose pool calls run on one thread at a time and
+ * runs them there.  The 16-byte CAS is a lock-free ldaxp/stlxp loop
+ * (lfpool/impl/stack.h); Concurrent's get and put call the library and
+ * per-CPU mode uses sched_getcpu() and a per-CPU lock.  Nothing else: the shared stacks
  * need a 64-bit double-width CAS.  The README's "Platforms" says what
  * each flavour uses on each.
  *
