@@ -239,3 +239,29 @@ Test(layout, pool_fast_view_is_the_items_array)
 		cr_assert_eq(lfpool_pool_destroy(p), 0);
 	}
 }
+
+#ifdef LFPOOL_STACK_STEPS_
+/*
+ * lfpool/impl/stack.h: the CAS that ends a push or a pop attempt.  A
+ * success installs the new top with the next tag; a failure changes
+ * nothing and returns the current head whole, also when only the tag
+ * differs (ABA).  tests/aarch64.sh runs this on aarch64's ldaxp/stlxp
+ * loop, whose mismatch path stores the pair back before returning it.
+ */
+Test(stack_step, cas_installs_or_returns_the_head)
+{
+	struct lfpool_stack_head_ head = { .top = 7, .tag = 41 };
+	struct lfpool_stack_head_ old = head;
+	cr_assert(lfpool_stack_cas_(&head, &old, 3));
+	cr_assert(head.top == 3 && head.tag == 41 + LFPOOL_STACK_TAG_STEP_);
+
+	struct lfpool_stack_head_ stale = { .top = 7, .tag = 41 };
+	cr_assert_not(lfpool_stack_cas_(&head, &stale, 9));
+	cr_assert(stale.top == head.top && stale.tag == head.tag, "a failure returns the head");
+	cr_assert(head.top == 3 && head.tag == 41 + LFPOOL_STACK_TAG_STEP_, "and changes nothing");
+
+	struct lfpool_stack_head_ aba = { .top = 3, .tag = 41 };
+	cr_assert_not(lfpool_stack_cas_(&head, &aba, 9));
+	cr_assert(aba.top == head.top && aba.tag == head.tag);
+}
+#endif
