@@ -104,10 +104,11 @@ cd "$build"
 if ! grep -qF "$sysroot" Makefile 2>/dev/null; then
 	say "configure --host=$triplet (sysroot $sysroot)"
 	# Criterion's criterion.pc asks for boxfort, libgit2 and nanomsg .pc
-	# files that only their -dev packages have: give its flags directly.
-	PKG_CONFIG_LIBDIR=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sysroot \
-	CRITERION_CFLAGS="-I$sysroot/usr/include" CRITERION_LIBS="-L$lib -lcriterion" \
-		"$top/configure" -q --host=$triplet --disable-shared --disable-bench --disable-openmp \
+	# files that only their -dev packages have: its flags are given.  All
+	# as arguments, which config.status keeps for make's reconfigure.
+	"$top/configure" -q --host=$triplet --disable-shared --disable-bench --disable-openmp \
+		PKG_CONFIG_LIBDIR="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$sysroot" \
+		CRITERION_CFLAGS="-I$sysroot/usr/include" CRITERION_LIBS="-L$lib -lcriterion" \
 		CPPFLAGS="-I$sysroot/usr/include" \
 		LDFLAGS="-L$lib -Wl,-rpath-link,$lib -Wl,-rpath-link,$sysroot/lib/$triplet" \
 		>>"$log" 2>&1 || { tail -30 "$log"; say "configure failed (all of it: $log)"; exit 1; }
