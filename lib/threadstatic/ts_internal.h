@@ -129,7 +129,11 @@ struct lfpool_ts {
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
 	uint64_t signal_gets;		/* lfpool_ts_get_signal's objects */
 	struct lfp_core core;
-	lfpool_ts_cache **workers[LFP_WORKER_CHUNKS];	/* published with release */
+	/* The worker slots' table of LFP_WORKER_CHUNKS chunk pointers, made
+	 * at the first lfpool_ts_worker_cache (worker.c), NULL before: not in
+	 * the struct, whose 512 bytes every small pool paid.  The table and
+	 * its chunks are published with release stores. */
+	lfpool_ts_cache ***workers;
 	/* Serializes the calls that take from every place (steal, drain,
 	 * trim); taken before lfp_ts_lock. */
 	pthread_mutex_t steal_lock;
@@ -141,7 +145,7 @@ struct lfpool_ts {
 	 * lib/layers/array.c before any thread uses the pool). */
 	bool array_class;
 	size_t explicit_caches;
-	/* workers[i] is NULL from here: destroy reads no more of the array
+	/* workers[i] is NULL from here: destroy reads no more of the table
 	 * (all of it was 8 cache misses per destroy with 10^5 pools alive,
 	 * issue 14). */
 	unsigned worker_chunks;

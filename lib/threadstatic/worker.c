@@ -3,9 +3,11 @@
  * worker.c - worker-index mode: caches kept in slots numbered by worker,
  * for schedulers that hand out worker indices and reuse them.
  *
- * Slots sit in chunks of LFP_WORKER_CHUNK, made on first use under
- * lfp_ts_lock and published with a release store; a lookup is two acquire
- * loads and takes no lock.  Chunks and caches live until the pool dies.
+ * Slots sit in chunks of LFP_WORKER_CHUNK, listed in a table of
+ * LFP_WORKER_CHUNKS chunks; the table and each chunk are made on first
+ * use under lfp_ts_lock and published with a release store (a pool that
+ * never uses worker slots holds neither); a lookup is three acquire loads
+ * and takes no lock.  Table, chunks and caches live until the pool dies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,20 +15,38 @@
 #include "grace.h"
 #include "ts_internal.h"
 
-/* The cache in slot w, NULL if none yet.  Both acquires pair with the
- * release stores of make_slot: the chunk zeroed, the cache made. */
+/* The cache in slot w, NULL if none yet.  The acquires pair with the
+ * release stores of make_slot: the table and the chunk zeroed, the cache
+ * made. */
 static lfpool_ts_cache *slot(const lfpool_ts *p, unsigned w)
 {
-	lfpool_ts_cache **chunk = lfp_load_ptr_acq((void *const *)&p->workers[w / LFP_WORKER_CHUNK]);
+	lfpool_ts_cache ***table = lfp_load_ptr_acq((void *const *)&p->workers);
+	if (!table)
+		return NULL;
+	lfpool_ts_cache **chunk = lfp_load_ptr_acq((void *const *)&table[w / LFP_WORKER_CHUNK]);
 	if (!chunk)
 		return NULL;
 	return lfp_load_ptr_acq((void *const *)&chunk[w % LFP_WORKER_CHUNK]);
 }
 
+/* The table of chunks, made if none yet (lock held); NULL: no memory. */
+static lfpool_ts_cache ***worker_table(lfpool_ts *p)
+{
+	if (!p->workers) {
+		lfpool_ts_cache ***fresh = calloc(LFP_WORKER_CHUNKS, sizeof(*fresh));
+		if (fresh)
+			lfp_store_ptr_rel((void **)&p->workers, fresh);
+	}
+	return p->workers;
+}
+
 /* Make the cache of slot w (lock held): 0 or ENOMEM. */
 static int make_slot(lfpool_ts *p, unsigned w)
 {
-	lfpool_ts_cache ***chunk = &p->workers[w / LFP_WORKER_CHUNK];
+	lfpool_ts_cache ***table = worker_table(p);
+	if (!table)
+		return ENOMEM;
+	lfpool_ts_cache ***chunk = &table[w / LFP_WORKER_CHUNK];
 	if (!*chunk) {
 		lfpool_ts_cache **fresh = calloc(LFP_WORKER_CHUNK, sizeof(*fresh));
 		if (!fresh)
@@ -99,4 +119,5 @@ void lfp_workers_fini(lfpool_ts *p)
 {
 	for (unsigned i = 0; i < p->worker_chunks; i++)
 		free(p->workers[i]);
+	free(p->workers);
 }
