@@ -234,6 +234,58 @@ Test(ts_explicit, a_cache_used_on_several_threads)
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 }
 
+/* Threads that ask a fresh pool for worker slots at once: the first
+ * makes the slot table (lib/threadstatic/worker.c), and every thread gets
+ * one and the same cache for the slot they share. */
+enum { RACERS = 8 };
+struct racer {
+	lfpool_ts *pool;
+	sem_t *go;
+	lfpool_ts_cache *shared, *own;
+	unsigned index;
+};
+
+static void *race_for_slots(void *arg)
+{
+	struct racer *r = arg;
+	sem_wait(r->go);
+	r->shared = lfpool_ts_worker_cache(r->pool, LFPOOL_TS_WORKERS_MAX - 1);
+	r->own = lfpool_ts_worker_cache(r->pool, r->index * 100);
+	if (r->own)
+		lfpool_ts_cache_put(r->own, lfpool_ts_cache_get(r->own));
+	return NULL;
+}
+
+Test(ts_worker, first_slots_made_by_racing_threads_are_one_per_slot)
+{
+	for (int round = 0; round < 20; round++) {
+		lfpool_config c = ts_config(32, 8, 2);
+		lfpool_ts *p = lfpool_ts_create(&c);
+		sem_t go;
+		sem_init(&go, 0, 0);
+		pthread_t t[RACERS];
+		struct racer r[RACERS];
+		for (unsigned i = 0; i < RACERS; i++) {
+			r[i] = (struct racer){ .pool = p, .go = &go, .index = i };
+			cr_assert_eq(pthread_create(&t[i], NULL, race_for_slots, &r[i]), 0);
+		}
+		for (unsigned i = 0; i < RACERS; i++)
+			sem_post(&go);
+		for (unsigned i = 0; i < RACERS; i++)
+			pthread_join(t[i], NULL);
+		for (unsigned i = 0; i < RACERS; i++) {
+			cr_assert_not_null(r[i].shared);
+			cr_assert_eq(r[i].shared, r[0].shared, "one cache for the shared slot");
+			cr_assert_not_null(r[i].own);
+			for (unsigned j = 0; j < i; j++)
+				cr_assert_neq(r[i].own, r[j].own, "a cache per slot");
+			cr_assert_eq(lfpool_ts_worker_cache(p, i * 100), r[i].own);
+		}
+		sem_destroy(&go);
+		cr_assert_eq(lfpool_ts_destroy(p), 0);
+	}
+}
+
 Test(ts_worker, slots_are_flushed_for_the_next_worker)
 {
 	lfpool_config c = ts_config(32, 8, 2);
