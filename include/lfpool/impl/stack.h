@@ -189,8 +189,8 @@ static inline bool lfpool_cas16_acqrel_(struct lfpool_stack_head_ *head, uint64_
 #endif
 
 /*
- * Replace the head *old by (ntop, old->tag + 1): true; or false, with the
- * current head in *old.  acq_rel, and acquire when it fails: a success
+ * Replace the head *old by (ntop, old->tag + LFPOOL_STACK_TAG_STEP_): true;
+ * or false, with the current head in *old.  acq_rel, and acquire when it fails: a success
  * takes an object (acquire) and hands one over (release), a failure
  * returns the head that the next attempt reads through.
  */
