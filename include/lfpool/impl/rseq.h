@@ -237,19 +237,19 @@ static inline size_t lfpool_rseq_pop_bulk_(const struct lfpool_percpu_hot_ *h, v
 		"movq %c[pops](%[a]), %[popped]\n\t"	/* pops */
 		"movq %c[pushes](%[a]), %[from]\n\t"	/* pushes */
 		"subq %[popped], %[from]\n\t"		/* objects held */
-		"movq %[n], %[k]\n\t"
-		"cmpq %[from], %[k]\n\t"
+		"movq %[n], %[k]\n\t"			/* k = n, */
+		"cmpq %[from], %[k]\n\t"		/* more than held: */
 		"cmova %[from], %[k]\n\t"		/* k = min(n, held) */
 		"subq %[k], %[from]\n\t"		/* the first slot to take, */
 		"leaq %c[slot](%[a],%[from],8), %[from]\n\t" /* its address */
 		"xorl %k[i], %k[i]\n"			/* i = 0 */
 		".Llfpool_rseq_copy%=:\t"
-		"cmpq %[k], %[i]\n\t"
+		"cmpq %[k], %[i]\n\t"			/* i against k: */
 		"jae .Llfpool_rseq_copied%=\n\t"	/* while i < k: */
-		"movq (%[from],%[i],8), %[t]\n\t"
+		"movq (%[from],%[i],8), %[t]\n\t"	/* t = slot */
 		"movq %[t], (%[objs],%[i],8)\n\t"	/* objs[i] = slot */
-		"incq %[i]\n\t"
-		"jmp .Llfpool_rseq_copy%=\n"
+		"incq %[i]\n\t"				/* i + 1, */
+		"jmp .Llfpool_rseq_copy%=\n"		/* again */
 		".Llfpool_rseq_copied%=:\t"
 		"addq %[k], %[popped]\n\t"		/* pops + k */
 		"movq %[popped], %c[pops](%[a])\n"	/* commit */
@@ -279,21 +279,21 @@ static inline size_t lfpool_rseq_push_bulk_(const struct lfpool_percpu_hot_ *h,
 	__asm__ __volatile__(
 		LFPOOL_RSEQ_ENTER_("%[a]", "%k[a]", ".Llfpool_rseq_none%=")
 		"movq %c[pushes](%[a]), %[pushed]\n\t"	/* pushes */
-		"movq %[pushed], %[to]\n\t"
+		"movq %[pushed], %[to]\n\t"		/* pushes, */
 		"subq %c[pops](%[a]), %[to]\n\t"	/* objects held */
 		"movl %c[max](%[h]), %k[k]\n\t"		/* slots */
 		"subq %[to], %[k]\n\t"			/* room */
-		"cmpq %[n], %[k]\n\t"
+		"cmpq %[n], %[k]\n\t"			/* more room than n: */
 		"cmova %[n], %[k]\n\t"			/* k = min(n, room) */
 		"leaq %c[slot](%[a],%[to],8), %[to]\n\t" /* the first free slot */
 		"xorl %k[i], %k[i]\n"			/* i = 0 */
 		".Llfpool_rseq_copy%=:\t"
-		"cmpq %[k], %[i]\n\t"
+		"cmpq %[k], %[i]\n\t"			/* i against k: */
 		"jae .Llfpool_rseq_copied%=\n\t"	/* while i < k: */
-		"movq (%[objs],%[i],8), %[t]\n\t"
+		"movq (%[objs],%[i],8), %[t]\n\t"	/* t = objs[i] */
 		"movq %[t], (%[to],%[i],8)\n\t"		/* slot = objs[i] */
-		"incq %[i]\n\t"
-		"jmp .Llfpool_rseq_copy%=\n"
+		"incq %[i]\n\t"				/* i + 1, */
+		"jmp .Llfpool_rseq_copy%=\n"		/* again */
 		".Llfpool_rseq_copied%=:\t"
 		"addq %[k], %[pushed]\n\t"		/* pushes + k */
 		"movq %[pushed], %c[pushes](%[a])\n"	/* commit */
