@@ -47,7 +47,7 @@ struct lfpool_concurrent {
 	 * (stack.h): a line of its own, which only contended calls visit. */
 	struct lfp_elim elim;
 	/* After the struct in its block, core.tail bytes: slab 0's side data
-	 * (core.h, lfp_core_inline; one block per small pool, issue 14). */
+	 * (core.h, lfp_core_inline; one block per small pool). */
 };
 _Static_assert(offsetof(struct lfpool_concurrent, fast) == 0, "the public view first");
 _Static_assert(offsetof(struct lfpool_concurrent, fast.head) ==
@@ -196,7 +196,7 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 	/* Until the stack stays empty: a fini hook may put objects back.
 	 * With nothing to run on them and nothing to report, the stack's
 	 * link words are not read (a cache miss per destroy with 10^5 pools
-	 * alive, issue 14; a Pool's destroy skips its array the same way). */
+	 * alive; a Pool's destroy skips its array the same way). */
 	size_t n = 0;
 	uint32_t chain;
 	while ((c->core.fini || lfp_core_slow(&c->core)) &&
