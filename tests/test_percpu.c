@@ -656,7 +656,7 @@ Test(percpu, areas_keep_off_the_page_offset_of_the_hot_table)
 		    checked, POOLS, head_apart);
 }
 
-/* lfpool/ts.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put tell a
+/* lfpool/impl/lookup.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put tell a
  * per-CPU pool by bit 6 of its head's address, tested before the thread's
  * home and most recently used pools; a per-thread pool's head has the bit
  * clear (else each of its calls would first load the pool's rseq_get),
@@ -691,7 +691,7 @@ Test(percpu, a_pools_head_tells_its_kind_by_its_address)
 	}
 }
 
-/* lfpool/ts.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put test the
+/* lfpool/impl/lookup.h, LFPOOL_TS_PERCPU_TAG_: the inline get and put test the
  * per-CPU bit before the thread's home and most recently used pools, so
  * those entries must never name a per-CPU pool, whose calls would
  * otherwise skip a cache they hold: a per-CPU pool keeps no cache per
@@ -736,7 +736,7 @@ Test(percpu, a_percpu_pool_is_never_a_threads_home_or_last_used_pool)
 	cr_assert_eq(lfpool_ts_destroy(pt), 0);
 }
 
-/* lfpool/ts.h, struct lfpool_ts_fast: a pool's rseq_get and rseq_put are
+/* lfpool/impl/lookup.h, struct lfpool_ts_fast: a pool's rseq_get and rseq_put are
  * never NULL (the inline get and put load them without a test).  Where no
  * sequence may run inline (a per-thread pool, a debug one, a per-CPU pool
  * with a reset hook, which checks every put) they name a table whose gate

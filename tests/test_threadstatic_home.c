@@ -534,7 +534,7 @@ Test(ts_home, calls_after_the_threads_key_destructor_keep_no_cache)
 }
 
 /* A pool's first cache other than a home lives in the pool's struct right
- * after its head (LFPOOL_TS_LOCAL_OFFSET_, lfpool/ts.h), which the next
+ * after its head (LFPOOL_TS_LOCAL_OFFSET_, lfpool/impl/lookup.h), which the next
  * first cache reuses once it is gone; a second cache comes from elsewhere. */
 Test(ts_home, a_pools_first_cache_lives_in_its_struct)
 {

@@ -154,7 +154,7 @@ static void *both_pools(void *arg)
 
 /*
  * A pool keeps the caches of the first threads in its head, by thread slot
- * (include/lfpool/ts.h, struct lfpool_ts_fast): a thread that exits, or
+ * (include/lfpool/impl/lookup.h, struct lfpool_ts_fast): a thread that exits, or
  * detaches, must leave no cache there for the next user of its slot.  Each
  * thread of each round here takes the slot the previous one left (the
  * lowest free one); one that found its predecessor's freed cache would

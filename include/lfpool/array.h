@@ -143,7 +143,7 @@ struct lfpool_array_fast {
  * reused, so an entry of a destroyed pool matches no pool again.  Only the
  * owner thread reads or writes its table.  Owned by the library, not for
  * users; 1 KiB per thread, and the array home's 192 bytes, in TLS read as
- * lfpool/ts.h's LFPOOL_TLS_MODEL_ says (in a program an access is one
+ * lfpool/impl/lookup.h's LFPOOL_TLS_MODEL_ says (in a program an access is one
  * %fs-relative load).
  *
  * The array home.  A thread's first cache of a class of an array pool

@@ -159,7 +159,7 @@ static void set_fork_hooks(void)
 
 /*
  * A pool's head tells the inline lfpool_ts_get and lfpool_ts_put its kind
- * by its address (LFPOOL_TS_PERCPU_TAG_ in lfpool/ts.h): bit 6 is set in
+ * by its address (LFPOOL_TS_PERCPU_TAG_ in lfpool/impl/lookup.h): bit 6 is set in
  * a per-CPU pool's, whose gets and puts may run the restartable sequences
  * inline, and clear in the others', so that a per-CPU one is told by one
  * bit of a register, tested before the thread's home pool, the most

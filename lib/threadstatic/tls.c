@@ -7,8 +7,8 @@
  *
  * Each thread has a directory of its caches indexed by the pools' dense
  * ids (a pool's registry slot, read by the inline path from the pool's
- * head, struct lfpool_ts_fast), and the entry the inline fast path of
- * lfpool/ts.h reads: lfpool_ts_tls_, the pool and cache it used last,
+ * head, struct lfpool_ts_fast), and the entry the inline fast path
+ * (lfpool/impl/lookup.h) reads: lfpool_ts_tls_, the pool and cache it used last,
  * and the directory.  A call on another pool than the last one's is then
  * one bounds test and one load, inline, with no call.  Every step of a
  * thread is O(1) amortised, whatever the number of pools (the registry's
