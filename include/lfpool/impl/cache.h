@@ -98,11 +98,11 @@ __attribute__((always_inline)) static inline void *lfpool_ts_cache_get(lfpool_ts
 __attribute__((always_inline)) static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj);
 #endif
 
-/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM (EAGAIN:
- * "Signal handlers").  The
- * top goes down first and low is read after it (see struct
- * lfpool_ts_cache_fast); lfpool_ts_cache_get_slow is entered with top
- * decremented and restores it. */
+/* An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM (EAGAIN
+ * from a signal handler: lfpool/ts.h, "Signal handlers").  The top goes
+ * down first and low is read after it (see struct lfpool_ts_cache_fast);
+ * lfpool_ts_cache_get_slow is entered with top decremented and restores
+ * it. */
 static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 {
 	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
