@@ -9,6 +9,8 @@
  * touch of a freed pool fails these tests.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -559,4 +561,48 @@ Test(ts_home, a_pools_first_cache_lives_in_its_struct)
 	cr_assert_eq(st.live, 0);
 	cr_assert_eq(lfpool_ts_destroy(p), 0);
 	cr_assert_eq(lfpool_ts_destroy(home), 0);
+}
+
+/*
+ * A signal handler that interrupts this thread's lookup between its loads
+ * of the directory and of a slot may make a cache and so grow the
+ * directory (lfpool/impl/lookup.h): the lookup then reads the directory
+ * it loaded.  That one must still hold its slots: here the test is the
+ * interrupted lookup, holding the old directory while the thread's next
+ * pools grow it twice (from the heap: the first growth only leaves the
+ * inline slots).
+ */
+Test(ts_home, a_directory_that_grew_stays_readable_until_thread_exit)
+{
+	lfpool_config c = ts_config(32, 4, 2);
+	enum { MAX_POOLS = 200 };
+	lfpool_ts *pools[MAX_POOLS];
+	lfpool_ts_cache **old = NULL, *saved[MAX_POOLS];
+	uint32_t grown = 0, nold = 0;
+	void *after = NULL;
+	unsigned n = 0;
+	while (n < MAX_POOLS && grown < 3) {
+		uint32_t ndir = lfpool_ts_tls_.ndir;
+		if (grown == 2) {	/* on the heap now: the lookup holds it */
+			old = lfpool_ts_tls_.dir;
+			nold = ndir;
+			memcpy(saved, old, nold * sizeof(*old));
+		}
+		cr_assert_not_null(pools[n] = lfpool_ts_create(&c));
+		lfpool_ts_put(pools[n], lfpool_ts_get(pools[n]));
+		n++;
+		if (lfpool_ts_tls_.ndir == ndir)
+			continue;
+		/* something after it, so that the heap cannot grow the next
+		 * directory in place */
+		if (++grown == 2)
+			cr_assert_not_null(after = malloc(64));
+	}
+	cr_assert_eq(grown, 3, "the directory grew %u times", grown);
+	for (uint32_t i = 0; i < nold; i++)
+		cr_assert_eq(__atomic_load_n(&old[i], __ATOMIC_RELAXED), saved[i],
+			     "slot %u of the replaced directory changed", i);
+	free(after);
+	for (unsigned i = 0; i < n; i++)
+		cr_assert_eq(lfpool_ts_destroy(pools[i]), 0);
 }

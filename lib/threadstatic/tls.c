@@ -382,6 +382,30 @@ static void by_thread_set(struct lfpool_ts_tls *m, lfpool_ts *p, lfpool_ts_cache
 /* Thread exit: give back the caches of its directory (every pool named
  * there is alive: destroy clears its slots). */
 /* Model: stress/model/exit.pml, steps E1-E4; home.pml, H5. */
+/*
+ * A directory from the heap is one block: a word that keeps the heap
+ * directory it replaced (NULL after the inline one), then the slots.  The
+ * replaced one stays until the thread exits: a signal handler that
+ * interrupted this thread's lookup between its loads of dir and dir[id]
+ * (lfpool/impl/lookup.h) may make a cache and so grow the directory, and
+ * the lookup then reads the old one.  Directories double, so the old ones
+ * together are smaller than the live one.
+ */
+static void **dir_block(lfpool_ts_cache **dir)
+{
+	return (void **)dir - 1;
+}
+
+static void dir_free(lfpool_ts_cache **dir, lfpool_ts_cache **dir_inline)
+{
+	void **b = dir && dir != dir_inline ? dir_block(dir) : NULL;
+	while (b) {
+		void **replaced = b[0];
+		free(b);
+		b = replaced;
+	}
+}
+
 static void release_thread(void *arg)
 {
 	struct lfp_tls_table *t = arg;
@@ -410,8 +434,7 @@ static void release_thread(void *arg)
 	if (t->next)
 		t->next->pprev = t->pprev;
 	lfp_ts_unlock_busy();
-	if (dir != t->dir_inline)
-		free(dir);
+	dir_free(dir, t->dir_inline);
 	tls_table = NULL;
 }
 
@@ -490,13 +513,15 @@ static int dir_room(uint32_t id)
 	uint32_t n = 8;
 	while (n <= id)
 		n *= 2;
-	bool inline_dir = m->dir == tls_table->dir_inline;
-	lfpool_ts_cache **dir = realloc(inline_dir ? NULL : m->dir, n * sizeof(*dir));
-	if (!dir)
+	void **b = malloc((n + 1) * sizeof(void *));
+	if (!b)
 		return ENOMEM;
-	if (inline_dir)
-		memcpy(dir, m->dir, m->ndir * sizeof(*dir));
+	b[0] = m->dir == tls_table->dir_inline ? NULL : dir_block(m->dir);
+	lfpool_ts_cache **dir = (lfpool_ts_cache **)(b + 1);
+	memcpy(dir, m->dir, m->ndir * sizeof(*dir));
 	memset(dir + m->ndir, 0, (n - m->ndir) * sizeof(*dir));
+	/* A handler reads the slots once it finds the new dir. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	m->dir = dir;
 	m->ndir = n;
 	return 0;
