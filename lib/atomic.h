@@ -399,7 +399,7 @@ static inline void lfp_backoff_wait(lfp_backoff *b)
  *    returned before it.  A thread on another CPU that gets and puts in a
  *    loop has changed the head many times meanwhile, so the attempt fails
  *    for certain, however long the wait.  With waits only (up to 1024
- *    pauses each, this loop's shape until issue 14), a loser got in only
+ *    pauses each, this loop's earlier shape), a loser got in only
  *    when the winner stopped: one CPU kept the stack until its thread was
  *    preempted.  8 threads on 2 CPUs, under SCHED_RR so that nothing
  *    else preempts them (a quiet machine): 1 % of the contended gets and

@@ -44,7 +44,7 @@ enum lfp_kind { LFP_KIND_POOL, LFP_KIND_CONCURRENT, LFP_KIND_TS, LFP_KIND_MAGAZI
  * What a pool's create, first get and destroy read come first, the slabs'
  * directory (of which they read leaf[0]) right after them, what they do
  * not read (the name) last: with 10^5 pools alive each
- * line of a pool's struct is a cache miss (issue 14).
+ * line of a pool's struct is a cache miss.
  */
 struct lfp_core {
 	struct lfp_stack raw;		/* slab memory not yet constructed */
@@ -101,7 +101,7 @@ static inline void *lfp_core_block_of(const struct lfp_core *c, void *owner)
  * alive each line of a pool's struct is a cache miss, and the locks the
  * step takes (the small blocks', the grow lock, the registry's) are full
  * barriers on x86-64: misses on either side of one wait for each other;
- * asked for at once, they overlap (issue 14).
+ * asked for at once, they overlap.
  */
 __attribute__((always_inline)) static inline void lfp_prefetch_lines(const void *p, size_t bytes)
 {
@@ -206,7 +206,8 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
 void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail,
 			   const size_t *dirs, size_t ndirs);
 /*
- * One block per small pool (issue 14): the bytes a pool of config cfg
+ * One block per small pool (one allocation, fewer cache misses with many
+ * pools alive): the bytes a pool of config cfg
  * leaves after its struct for its core's first side data (slab.h,
  * lfp_slabs_inline_bytes), 0 when it takes none (lfp_core_block_inline,
  * below).  lfp_core_inline hands them to the core after

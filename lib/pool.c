@@ -24,7 +24,8 @@ struct lfpool_pool {
 	uint32_t magic;
 	uint32_t debug_count;		/* slow pools: pooled objects */
 	uint32_t items_cap;
-	/* One block per small pool (issue 14): after the struct, the core's
+	/* One block per small pool (fewer allocations and cache misses with
+	 * many pools alive): after the struct, the core's
 	 * tail bytes (lfp_core_block_bytes) hold the items array of a pool of
 	 * capacity up to LFP_POOL_INLINE_ITEMS (inline_cap pointers, 0: none),
 	 * then slab 0's side data (core.h, lfp_core_inline). */
@@ -200,7 +201,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	uint64_t finalized = 0;
 	if (!p->core.fini && !lfp_core_slow(&p->core)) {
 		/* Nothing to run on them: the array is not read (a cache miss
-		 * per destroy with 10^5 pools alive, issue 14). */
+		 * per destroy with 10^5 pools alive). */
 		finalized = count_of(p);
 		set_count(p, 0);
 	}
@@ -294,9 +295,9 @@ LFPOOL_API int lfpool_pool_prewarm(lfpool_pool *p, size_t n)
 /*
  * After a trim: an items array of a power of two of at least 16 pointers
  * that holds every object created (so that a put still never allocates),
- * none when no object is left; the array shrinks only (issue 35: after a
- * trim to 0 of 10^7 objects the array of 10^7 pointers stayed).  On no
- * memory the old array stays.
+ * none when no object is left; the array shrinks only (else, after a
+ * trim to 0 of 10^7 objects, the array of 10^7 pointers would stay).  On
+ * no memory the old array stays.
  */
 static void shrink_items(lfpool_pool *p)
 {

@@ -35,7 +35,7 @@
  * (large slabs) are mapped directly, aligned by trimming the mapping, and
  * unmapped when freed: no padding lost to posix_memalign at the peak, and
  * a trimmed pool's memory goes back to the system, not to malloc's free
- * lists (issue 13).  Smaller blocks come from malloc (lfp_plain_allocator,
+ * lists.  Smaller blocks come from malloc (lfp_plain_allocator,
  * for what is not a slab: array pools' oversize buffers, CPU areas), or,
  * for the slabs (lfp_system_allocator), from the cache of small blocks
  * below.  alloc and free choose by size alone, so they always agree.
@@ -70,8 +70,8 @@ static void *map_aligned(size_t size, size_t align)
  * Small slabs from a shared cache of aligned blocks.  A small pool's slab
  * (a power of two, aligned to its size) from posix_memalign left a
  * remainder in malloc's bins each time; with 10^4..10^5 pools alive every
- * memalign searched them (issue 14: create and first touch grew 100-fold
- * from 10^2 to 10^5 pools).  Blocks whose size is a power of two between
+ * memalign searched them, so that create and first touch slowed as pools
+ * were added.  Blocks whose size is a power of two between
  * LFP_CACHE_MIN and LFP_MMAP_MIN (slabs; also the 8 KiB directory leaves
  * and small slabs' side data, rounded up: lfp_slabs_side_bytes)
  * come instead from 64 KiB mappings cut into blocks of one size, aligned
@@ -117,8 +117,8 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
  * the bottom up (pages are touched only when a block is used, and are
  * still zero then).  The stack is outside the blocks: a free list linked
  * through their first words wrote into every block given back and read
- * every block taken, a cache miss each with 10^5 pools' blocks cold
- * (issue 14: four of a Pool's destroy's misses, one per block it frees).
+ * every block taken, a cache miss each with 10^5 pools' blocks cold (one
+ * per block a Pool's destroy frees).
  * Only when the stack cannot grow does a block go on the list linked
  * through it (free), so a give never fails.  kept[0 .. nclean) were given
  * back to the system by lfpool_release_memory (their whole pages read as
@@ -255,7 +255,7 @@ void lfp_blocks_fork_unlock(void) { pthread_mutex_unlock(&blocks_lock); }
  * destroyed, and faulted in again, page by page, by the
  * next creates (0.6 page faults per pool created, tens of microseconds
  * each on the VMs the bench runs on), and each create searched malloc's
- * bins (issue 14).  Kept here, a program that had N pools creates N again
+ * bins.  Kept here, a program that had N pools creates N again
  * at the cost of a list pop; the memory stays with the process at its peak
  * number of pools, as the small slabs' does, until lfpool_release_memory.
  */
@@ -590,8 +590,8 @@ const lfpool_allocator lfp_plain_allocator = { plain_alloc, plain_free, NULL };
  * 128, from the owners' cache (its blocks of that size lie at multiples of
  * it from a page boundary: aligned to 128), else lfp_plain_allocator's.
  * Not cleared: percpu.c clears what it reads of its areas (their
- * counters), not their slots (issue 14: 70 lines per create with 16 CPUs,
- * written twice). */
+ * counters), not their slots (clearing them wrote every CPU's area at each
+ * create, twice). */
 static bool area_cached(size_t size)
 {
 	return LFP_OWNERS && size && size <= LFP_OWNER_MAX && size % 128 == 0;
@@ -656,7 +656,7 @@ static bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
  * offset from such a boundary and share the few cache sets of that offset:
  * with 1,000 ThreadStatic pools used round robin every pool's loaded
  * magazine (its space's first object, 8 KiB slabs) fell in 8 of the 1,024
- * sets of a 1 MiB 16-way L2 and came from L3 each time (issue 14).
+ * sets of a 1 MiB 16-way L2 and came from L3 each time.
  * Returns the offset to add to first_off, a multiple of the line and of
  * align: 0 when there is no room.
  */
@@ -878,7 +878,7 @@ static void backing_free(struct lfp_slabs *s, void *p, size_t size)
  * up to a power of two of at least LFP_CACHE_MIN bytes, so that it comes
  * from the cache of small blocks as the slab does: O(1), where a small
  * posix_memalign searched malloc's bins, which with 10^5 pools alive held
- * 10^5 freed remainders (issue 14).  Large slabs' side data keeps its size
+ * 10^5 freed remainders.  Large slabs' side data keeps its size
  * (malloc, or a mapping, given back on trim).
  */
 static size_t side_size(const struct lfp_slabs *s, uint32_t slab_no)
@@ -915,9 +915,9 @@ static bool side_mapped(const struct lfp_slabs *s, uint32_t n)
 /*
  * A slab's side data.  With the default allocator a large slab's (of
  * LFP_MMAP_MIN bytes and more) of LFP_SIDE_MAP_MIN bytes or more (objects
- * of up to 20 bytes) is a mapping of its own (issue 35: from malloc, 10^7
- * 16 B objects' 50 MB of side data stayed in malloc's heap after every
- * slab was unmapped), so that its pages can go back with the slab
+ * of up to 20 bytes) is a mapping of its own (from malloc, a trimmed
+ * pool's side data stayed in malloc's heap after every slab was
+ * unmapped), so that its pages can go back with the slab
  * (side_give_back) while the mapping stays readable for the lock-free
  * readers slab.h speaks of.  Smaller side data stays with malloc, packed:
  * a mapping of its own took a system call more per slab and, rounded up
@@ -950,7 +950,7 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 	}
 	/* Only the leaves ever made: reading all LFP_MAX_LEAVES pointers
 	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
-	 * alive (issue 14). */
+	 * alive. */
 	for (uint32_t l = 0; l < s->leaves; l++) {
 		if (s->leaf[l] && s->leaf[l] != s->slot0)
 			backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));

@@ -41,9 +41,9 @@
  * n & (LFP_LEAF_SLOTS - 1).  Leaf 0 starts as the LFP_INLINE_SLOTS slots
  * inside struct lfp_slabs (slot0): a pool with that few slabs, which is
  * every pool sized for few objects, has no leaf of its own to allocate,
- * clear, look up and free (issue 14: with 10^5 pools alive each leaf was
- * a cache miss at a pool's first touch and at its destroy, and a page of
- * its own).  Its first slab past them moves leaf 0 to a full leaf
+ * clear, look up and free (with 10^5 pools alive, each leaf was a cache
+ * miss at a pool's first touch and at its destroy, and a page of its
+ * own).  Its first slab past them moves leaf 0 to a full leaf
  * (prepare_slot in slab.c); the inline slots then stay a copy of the
  * full leaf's first slots, written with them, for lookups that loaded
  * leaf[0] before the move; a lookup that loads the new leaf (acquire)
@@ -195,7 +195,7 @@ void lfp_blocks_fork_unlock(void);
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a, char *why, size_t n);
 /*
- * Side data in the pool's own block (issue 14: with 10^5 pools alive, a
+ * Side data in the pool's own block (with 10^5 pools alive, a
  * pool's first get allocated its first slab's side data from the shared
  * cache of small blocks, a lock taken and a line of another page written,
  * and destroy gave it back under the lock again).  For a small first slab

@@ -652,9 +652,9 @@ void lfp_cache_abandon(lfpool_ts_cache *c)
 
 /*
  * Whether p is no live ThreadStatic pool, reported (with EINVAL) as what it
- * is: a destroyed one, a pool of another flavour (issue 38: a Concurrent
- * pool's fields read as a ThreadStatic pool's were reported as one
- * destroyed, with an empty name), or no pool known.
+ * is: a destroyed one, a pool of another flavour (a Concurrent pool's
+ * fields read as a ThreadStatic pool's would report it as one destroyed,
+ * with an empty name), or no pool known.
  */
 static bool not_a_live_pool(const lfpool_ts *p, const char *call)
 {

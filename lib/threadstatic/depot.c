@@ -17,7 +17,7 @@ int lfp_depot_init(struct lfp_depot *d, uint32_t mag_size, uint32_t max_full,
 {
 	/* Up to the magazines' core, which lfp_core_init sets up whole but for
 	 * its slab directory (the pool's struct came cleared without it:
-	 * clearing it here wrote 512 B per create again, issue 14). */
+	 * clearing it here would write it again at every create). */
 	memset(d, 0, offsetof(struct lfp_depot, mags));
 	lfpool_config mc = {
 		.obj_size = (size_t)mag_size * sizeof(void *),
@@ -56,7 +56,7 @@ static bool census_within(const struct lfp_depot *d, uint64_t w)
  * longer do (stress/model/census.pml, census-neg).  A leaving cache's
  * magazines keep their slab for the next cache to join (a thread's exit
  * freed the slab of a lone thread's two magazines and the next thread's
- * first get mapped it again: a third of that first get's time, issue 14);
+ * first get mapped it again, much of that first get's time);
  * a trim's (leaving 0) give back every slab of magazines wholly unused.
  */
 static void free_mags(struct lfp_depot *d, uint32_t chain, size_t n, uint64_t leaving)

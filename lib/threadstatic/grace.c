@@ -114,7 +114,7 @@ void lfp_grace_leave(void)
 /* A wait from inside a section would wait for itself: it does not.  The
  * wait runs with cancellation off: liburcu-bp holds its rcu_gp_lock across
  * poll(), a cancellation point, and a thread cancelled there left it held
- * for the process (every later wait and fork() hung, issue 38). */
+ * for the process (every later wait and fork() hung). */
 bool lfp_grace_wait(void)
 {
 	if (sections)

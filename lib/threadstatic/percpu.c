@@ -112,10 +112,7 @@ static bool areas_avoid(uintptr_t first, uint64_t stride, uint32_t ncpu, uint32_
  * area (glibc's threads' lie at one page offset) and its 16 bytes at hint
  * (lfpool_ts_tls_).  4K aliasing: on AMD Zen (family 26 here) a load whose
  * address equals a buffered store's in bits 11..0 only waits as if it
- * depended on it.  In a scratch test of the sequence (issue 14), min TSC
- * ticks per operation of a pair: 2.06 apart, 2.69 with the hot table's
- * areas field on pops' page offset, 2.8 to 11 with it on pushes', 2.83 to
- * 2.94 with pops on the rseq area's rseq_cs.
+ * depended on it, and a get+put pair slows by a third to fivefold.
  *
  * One allocation, of 3 blocks more than the areas (the number of
  * allocator calls must not depend on addresses: stress/sc_faults.c), with
@@ -164,7 +161,7 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	if (max == 0)
 		return EINVAL;
 	/* 10^5 per-CPU pools' areas from malloc were given back by its
-	 * trimming and faulted in again by the next creates (issue 14) */
+	 * trimming and faulted in again by the next creates */
 	pc->alloc = a ? *a : lfp_area_allocator;
 	pc->ncpu = pc->hot.view.gate = lfp_percpu_possible_cpus();
 	pc->hot.view.max = max;
@@ -181,7 +178,7 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 		return err;
 	/* Each area's counters (and lock): its slots are read only below
 	 * pushes - pops, so clearing them too wrote every line of the block
-	 * (issue 14: 70 lines per create with 16 CPUs, 14 with 2). */
+	 * (twice, with as many lines as CPUs times the area's). */
 	for (uint32_t cpu = 0; cpu < pc->ncpu; cpu++)
 		memset(area(pc, cpu), 0, offsetof(struct lfp_percpu_area, slot));
 	/* rseq only where a thief can fence it (membarrier-rseq). */
@@ -210,7 +207,7 @@ static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu)
  * few loads and stores, but threads that share a CPU meet here: a holder
  * preempted by the waiter on its CPU runs again only once the waiter
  * yields (with SCHED_FIFO at one priority, never if the waiter only
- * spins: issue 38), or sleeps (a holder of lower priority).
+ * spins), or sleeps (a holder of lower priority).
  */
 static void wait_area(uint32_t wait)
 {

@@ -203,7 +203,7 @@ static void sweep_owned(lfpool_ts *p, struct lfp_sink *sk, bool caches, bool dep
 /* The negative control of the capacity harness (stress/capacity.c, built
  * as stress/capacity-nosteal) and of the matrix's strand rows (stress/
  * lfmatrix-nosteal): a thief takes from the depot only, never from another
- * cache, worker slot or CPU area, as before issue 13. */
+ * cache, worker slot or CPU area, as thieves once did. */
 #ifdef LFPOOL_STRESS_NO_STEAL
 # define LFP_STEAL_OWNED 0
 #else
@@ -228,8 +228,8 @@ static void unlock_both(lfpool_ts *p)
 /*
  * Step 7 waits for transits, which run library code only: no init or fini
  * hook and no backing allocator runs inside one (ts_percpu.c), so the wait
- * is as long as a few stack operations of another thread (issue 38: it
- * waited for an init hook that blocked, holding steal_lock).  Between two
+ * is as long as a few stack operations of another thread (never an init
+ * hook that blocks, while it holds steal_lock).  Between two
  * sweeps the thief holds no lock and is in no grace section, so drains,
  * trims and other thieves of the pool never queue behind it.
  */

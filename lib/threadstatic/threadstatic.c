@@ -35,7 +35,7 @@
  * library lock (a get in its slow path: a grace section, then its cache's
  * lock).  Taken after the library's locks, prepare would wait for the trim
  * that waits for the reader that waits for prepare: the parent hung so in
- * fork_test (issue 12).  Taken first, when no grace period runs, nothing
+ * fork_test.  Taken first, when no grace period runs, nothing
  * prepare then waits for can wait for a grace period.  The cost: prepare
  * holds the registry lock while it waits for the library's locks, and
  * liburcu takes that lock when a thread first enters a section; so no
@@ -163,7 +163,7 @@ static void set_fork_hooks(void)
  * a per-CPU pool's, whose gets and puts may run the restartable sequences
  * inline, and clear in the others', so that a per-CPU one is told by one
  * bit of a register, tested before the thread's home pool, the most
- * recently used pool and the directory (issue 14).  The block is a multiple
+ * recently used pool and the directory.  The block is a multiple
  * of 128 bytes, which the small blocks' cache aligns to 128
  * (lfp_core_owner_alloc), and the head starts 64 bytes into a per-CPU
  * pool's.  A head in a block aligned otherwise only takes the slower way:
@@ -450,7 +450,7 @@ static size_t trim_free(lfpool_ts *p, const struct lfp_depot_trimmed *t)
  * into *n, so that a thief at capacity finds the room they leave
  * (lfpool/ts.h, "Sizing"; stress/capacity's churn: no get fails while a
  * trim runs alongside), and returns false.  One with a fini hook returns
- * true: its caller destroys them holding no lock (issue 38): a hook may
+ * true: its caller destroys them holding no lock: a hook may
  * block, or get from another pool Q at capacity while Q's trim runs a hook
  * that gets from this one; a thief, drain or trim of either pool then
  * waits for no hook, and a get at capacity meanwhile fails with ENOBUFS

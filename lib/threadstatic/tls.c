@@ -123,7 +123,7 @@ static __thread struct lfp_tls_table *tls_table;
 /*
  * The table's storage: in the thread's TLS, not from malloc.  A new
  * thread's first malloc attaches it to an arena and makes its tcache, work
- * that took a fifth of its first lfpool_ts_get (issue 14's first use) and
+ * that slowed its first lfpool_ts_get and
  * that the thread's own first malloc pays anyway.  (In a library loaded
  * late, glibc mallocs the thread's whole block of the library's TLS at its
  * first access instead.)  The table is unlinked

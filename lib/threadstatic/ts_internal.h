@@ -116,7 +116,7 @@ struct lfpool_ts {
 	 * adjacent lines of one page, and the inline path computes the cache's
 	 * address from the pool's, not from the load of by_thread
 	 * (lfpool_ts_dir_find_), so both loads issue at once (round-robin over
-	 * many pools, issue 14).  A pool's first touch also writes no block of
+	 * many pools).  A pool's first touch also writes no block of
 	 * its own for the cache. */
 	struct lfpool_ts_cache local;
 	/* Unique in the process: the use count of the pool's registry slot
@@ -146,8 +146,8 @@ struct lfpool_ts {
 	bool array_class;
 	size_t explicit_caches;
 	/* workers[i] is NULL from here: destroy reads no more of the table
-	 * (all of it was 8 cache misses per destroy with 10^5 pools alive,
-	 * issue 14). */
+	 * (all of it was 8 cache misses per destroy with 10^5 pools
+	 * alive). */
 	unsigned worker_chunks;
 	struct lfp_cache_counts retired;	/* of caches freed */
 	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */

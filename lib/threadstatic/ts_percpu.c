@@ -190,7 +190,7 @@ static void untake(lfpool_ts *p, void **objs, size_t got, size_t from_area, void
  * One new object, out, into objs[n - ++*made]: 0, or ENOBUFS or ENOMEM.
  * In no transit: the init hook and the backing allocator may block, or
  * get from other pools, for as long as they like, and a thief at capacity
- * (steal.c, step 7) waits for transits only (issue 38).  In no grace
+ * (steal.c, step 7) waits for transits only.  In no grace
  * section either: lfp_ts_create_objects pops the raw stack in one of its
  * own and runs the init hook after it (grace.h).
  */

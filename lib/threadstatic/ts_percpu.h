@@ -56,8 +56,8 @@ struct lfp_ts_percpu {
 /* Set p up for per-CPU mode when cfg asks for it (LFPOOL_F_PERCPU): 0, or
  * ENOMEM.  Nothing to do, 0, for a per-thread pool.  mem: where its state
  * goes, lfp_ts_percpu_state_bytes(cfg) bytes aligned to 64 in the pool's own
- * block (one block per small pool, issue 14: a create and a destroy take
- * no block of their own for it). */
+ * block (one block per small pool: a create and a destroy take no block
+ * of their own for it). */
 int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem);
 /* The bytes of that state for a pool of config cfg (0: per-thread). */
 size_t lfp_ts_percpu_state_bytes(const lfpool_config *cfg);
