@@ -392,32 +392,30 @@ static inline void lfp_backoff_wait(lfp_backoff *b)
 /*
  * Backoff between the attempts of a CAS loop on a contended word (the index
  * stacks' heads, lib/stack.c): from LFP_BACKOFF_INIT, waits of 8, 16, ...,
- * 512 pauses after the first failures (1016 in all, 20 to 35 us on the
- * EPYC measured), then none: every later attempt follows the failed CAS
- * at once.  Why both halves:
+ * 512 pauses after the first failures (1016 in all, some tens of
+ * microseconds), then none: every later attempt follows the failed CAS
+ * at once (the figures are in NEWS).  Why both halves:
  *  - An attempt after a wait is made on the head that the failed CAS
  *    returned before it.  A thread on another CPU that gets and puts in a
  *    loop has changed the head many times meanwhile, so the attempt fails
  *    for certain, however long the wait.  With waits only (up to 1024
  *    pauses each, this loop's earlier shape), a loser got in only
  *    when the winner stopped: one CPU kept the stack until its thread was
- *    preempted.  8 threads on 2 CPUs, under SCHED_RR so that nothing
- *    else preempts them (a quiet machine): 1 % of the contended gets and
- *    puts waited more than 0.25 s, and the shares of the operations were
- *    0.1 .. 26.7 % (bench contend: 5.8 .. 20.5, ck_stack 10.4 .. 14.1).
+ *    preempted: with more threads than CPUs, some contended gets and
+ *    puts waited for whole scheduler quanta, and threads got very unequal
+ *    shares of the operations.
  *  - Right after a failed CAS the head it returned is current, and the
  *    cache line is this CPU's (x86's failed lock cmpxchg writes the old
  *    value back: the line is taken exclusive either way), so an attempt at
  *    once usually wins.  Retrying at once from the first failure, as
  *    ck_stack does, is fair but makes two CPUs pass the line back and
- *    forth on every operation: bench scaling at 2 threads, Concurrent's
- *    time over ck_stack's, 0.73 .. 3.97 (waits only: 0.45 .. 0.49).
+ *    forth on every operation: at 2 threads it ran up to several times
+ *    slower than with waits only.
  * The waits let the thread that holds the line run its operations
  * undisturbed for about 20 us, the retries then end the wait within a few
  * microseconds: CPUs take turns in runs, which keeps the speed of running
- * one after the other (scaling at 2 threads: 0.44 .. 0.48 of ck_stack's
- * time) and gives each its share (99 % of the contended operations waited
- * less than 62 us; bench contend 11.2 .. 14.0 %, ck_stack 11.2 .. 14.0).
+ * one after the other and gives each thread its share, as even as
+ * ck_stack's.
  */
 #define LFP_BACKOFF_CAS_LAST 512u
 static inline void lfp_backoff_cas(lfp_backoff *b)

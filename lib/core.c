@@ -95,7 +95,7 @@ static const char *refused(const lfpool_config *cfg, enum lfp_kind kind, char *w
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
 	/* All but the slabs, which lfp_slabs_init sets up (without clearing
-	 * their directory, so that a create clears it once, not three times). */
+	 * their directory, so that a create clears it once, not thrice). */
 	memset(&c->raw, 0, sizeof(c->raw));
 	memset(&c->init, 0, offsetof(struct lfp_core, slabs) - offsetof(struct lfp_core, init));
 	memset(c->name, 0, sizeof(*c) - offsetof(struct lfp_core, name));

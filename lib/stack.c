@@ -4,11 +4,11 @@
  * the elimination array.
  *
  * Why the stack is correct: lfpool/impl/stack.h, where its head and its
- * one-element steps are.  The history and figures behind two of its
- * choices:
+ * one-element steps are.  The reasons behind two of its choices (the
+ * figures are in NEWS):
  *  - The tag is 64 bits wide, beside the index in a double-width CAS.
- *    (ponyc#1319 was a tag too narrow; the 32-bit tag here before
- *    wrapped after 2^32 changes, about 40 s of churn on one core.
+ *    (ponyc#1319 was a tag too narrow; a 32-bit tag wraps after 2^32
+ *    changes, about 40 s of churn on one core.
  *    iceoryx#2351 was a tag not refreshed after a failed CAS: here a failed
  *    CAS returns the current head, tag included, and the next attempt
  *    builds on that.)
@@ -18,18 +18,15 @@
  *    did (its index is not on the stack, so after pushes alone the top is
  *    not the index the pop read); so a push that kept the tag and changed
  *    the index half with an 8-byte CAS would be as safe.  It is not
- *    cheaper where it matters: on the 2-CPU EPYC (Zen 5) this is measured
- *    on, a pop's cmpxchg16b and a push's 8-byte lock cmpxchg on the same
- *    line back to back cost 33.7..35.2 TSC ticks a pair, two cmpxchg16b
- *    32.4..33.1 (two 8-byte ones 29.3..30.9), and with the inline put
- *    changed so, bench scaling at 1 thread under SCHED_RR gave
- *    Concurrent/ck_stack 1.13..1.34 against 1.01..1.22 (8 runs each).
+ *    cheaper where it matters: on AMD Zen 5 a pop's cmpxchg16b and a
+ *    push's 8-byte lock cmpxchg on the same line back to back cost as
+ *    much as two cmpxchg16b, and with the inline put changed so,
+ *    Concurrent on one thread ran slower against ck_stack, not faster.
  *    Under TSan it would also need the 16-byte CAS in its place, as TSan
  *    emulates 16-byte atomics apart from 8-byte ones.  (A spinlock's pair,
- *    two xchg and two stores, costs 28.7..30.7 there against 34.9..35.1
- *    for two cmpxchg16b in the same run: why a get+put stays about 1.1x a
- *    spinlock pool's time on one thread, and no ABA-safe pair with a
- *    64-bit tag found here does better.)
+ *    two xchg and two stores, costs a little less than two cmpxchg16b:
+ *    why a get+put stays about 1.1x a spinlock pool's time on one thread,
+ *    and no ABA-safe pair with a 64-bit tag found here does better.)
  */
 #include "stack.h"
 

@@ -282,9 +282,9 @@ static inline unsigned lfpool_array_slot_of(size_t n)
  * it: a CPU without LZCNT executes its encoding (rep bsr) as bsr, so both
  * are bsr's, floor(log2 x) and 0, and the xor gives floor(log2 x); a CPU
  * with it gives 63 - floor(log2 x) and 63, whose xor is floor(log2 x) too.
- * Not bsr alone, which baseline x86-64 would otherwise get: a get and
- * put_sized of a runtime size took 2.97..3.55x an explicit cache pair with
- * a bsr each, 1.51..1.73x with this (AMD Zen 3, 2026-12-01; NEWS).  Not the builtin either: its int
+ * Not bsr alone, which baseline x86-64 would otherwise get: with a bsr
+ * each, a get and put_sized of a runtime size took about twice as long
+ * (NEWS).  Not the builtin either: its int
  * result costs GCC a sign extension (movslq), one instruction of every
  * call. */
 static inline size_t lfpool_array_index_of_(size_t n)

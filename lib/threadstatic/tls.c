@@ -162,7 +162,7 @@ _Static_assert(sizeof(struct lfpool_ts_cache) <= sizeof(union lfpool_ts_home_) &
  * its id is at most the number of other pools alive when it is made,
  * whatever came and went before.  Every thread's first use of the pool
  * then needs a directory only that long: with the most recently freed
- * slot taken instead (a stack, before 2026-12-02), a pool made
+ * slot taken instead (a stack), a pool made
  * after 10^4 others were destroyed oldest first got id 9999, and each new
  * thread's first get grew its directory to 16384 slots (128 KiB, a fresh
  * mapping it then cleared; NEWS has the times).  Create and destroy are
