@@ -28,6 +28,10 @@
  *    head, for the drivers' figures and sc_upto's bound.
  *  - LFPOOL_STRESS_NO_ABA_TAG (stress/lfstress-noaba, the negative
  *    control): the stacks' tag step is 0, so that ABA goes unseen.
+ *  - lfp_busy (lib/threadstatic/grace.h): how many library steps the
+ *    calling thread is inside that hold a ThreadStatic lock or a grace
+ *    section; the matrix's init and fini hooks check that it is 0
+ *    (stress/matrix.c, the "hooks" line).
  */
 #ifndef LFP_STRESS_HOOKS_H
 #define LFP_STRESS_HOOKS_H
@@ -46,6 +50,7 @@ extern unsigned lfp_yield_one_in;	/* 0: off; relaxed atomic */
 void lfp_yield_point(void);
 extern void (*lfp_stress_yield)(void);
 extern __thread __UINT64_TYPE__ lfp_stress_cas_retries;
+extern __thread unsigned lfp_busy;
 
 /* lib/atomic.h's hook points. */
 #define LFP_YIELD() \

@@ -42,7 +42,9 @@
  * call may be cancelled inside, nor leave a lock behind (lfpool/ts.h,
  * "Cancellation").
  * The "hooks" line gets and puts on a pool whose init and fini hooks also
- * get from, put to and trim another pool and yield the CPU meanwhile.
+ * get from, put to and trim another pool and yield the CPU meanwhile, and
+ * check that their thread holds no ThreadStatic lock and is in no grace
+ * section (lfp_busy, lib/stress_hooks.h).
  */
 #include <errno.h>
 #include <sched.h>
@@ -449,6 +451,17 @@ static void step_cancel(struct worker *w, struct mx *m)
  * any pool, trims of others included), on top of the stress hooks. */
 static lfpool_concurrent *hook_sibling;	/* atomic */
 
+/* lfpool/ts.h, "Hooks": no hook runs under a library lock or inside a
+ * grace section (there, a hook that blocks or calls another pool could
+ * wait for a thread that waits for this one). */
+static void hook_outside_library(struct round *rd, const char *hook)
+{
+	unsigned busy = lfp_busy;
+	if (busy)
+		run_fail(rd->run, "%s hook ran inside %u library step(s) holding a lock "
+			 "or a grace section", hook, busy);
+}
+
 static void hook_calls_pool(void)
 {
 	lfpool_concurrent *s = __atomic_load_n(&hook_sibling, __ATOMIC_ACQUIRE);
@@ -461,11 +474,13 @@ static void hook_calls_pool(void)
 static void busy_init(void *obj, void *ctx)
 {
 	obj_init_hook(obj, ctx);
+	hook_outside_library(ctx, "init");
 	hook_calls_pool();
 }
 
 static void busy_fini(void *obj, void *ctx)
 {
+	hook_outside_library(ctx, "fini");
 	hook_calls_pool();
 	obj_fini_hook(obj, ctx);
 }
