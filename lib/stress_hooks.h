@@ -32,6 +32,9 @@
  *    calling thread is inside that hold a ThreadStatic lock or a grace
  *    section; the matrix's init and fini hooks check that it is 0
  *    (stress/matrix.c, the "hooks" line).
+ *  - LFPOOL_STRESS_FINI_LOCKED (stress/lfmatrix-hooklock, that check's
+ *    negative control): a trim runs the fini hooks under steal_lock
+ *    (lib/threadstatic/threadstatic.c, trim_take).
  */
 #ifndef LFP_STRESS_HOOKS_H
 #define LFP_STRESS_HOOKS_H

@@ -62,6 +62,15 @@ stress_lfmatrix_nosteal_SOURCES = $(stress_lfmatrix_SOURCES)
 stress_lfmatrix_nosteal_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_NO_STEAL
 stress_lfmatrix_nosteal_LDADD = $(liblfpool_la_LIBADD)
 CLEANFILES += stress/lfmatrix-nosteal$(EXEEXT)
+# The hooks rows' negative control: over the library whose trim runs the
+# fini hooks under steal_lock (-DLFPOOL_STRESS_FINI_LOCKED), the
+# ts_trim||ts_hooks rows must fail (a hook sees its thread busy).  Built
+# by stress/variants.sh in the normal build only.
+EXTRA_PROGRAMS += stress/lfmatrix-hooklock
+stress_lfmatrix_hooklock_SOURCES = $(stress_lfmatrix_SOURCES)
+stress_lfmatrix_hooklock_CFLAGS = $(stress_lfstress_CFLAGS) -DLFPOOL_STRESS_FINI_LOCKED
+stress_lfmatrix_hooklock_LDADD = $(liblfpool_la_LIBADD)
+CLEANFILES += stress/lfmatrix-hooklock$(EXEEXT)
 
 # The fuzz target is built by stress/variants.sh with clang, from these and
 # the library's sources.

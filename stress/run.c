@@ -32,6 +32,8 @@ const char *variant_name(void)
 # define VARIANT "noaba"
 #elif defined(LFPOOL_STRESS_NO_STEAL)
 # define VARIANT "nosteal"
+#elif defined(LFPOOL_STRESS_FINI_LOCKED)
+# define VARIANT "hooklock"
 #elif defined(LFPOOL_TSAN)
 # define VARIANT "tsan"
 #elif defined(__SANITIZE_ADDRESS__)

@@ -174,7 +174,7 @@ bool run_over(struct run *r);
 void run_add(struct run *r, const struct tally *t);
 /* Refresh the progress line (when there is one). */
 void run_progress(struct run *r);
-/* The build: normal, tsan, asan or noaba (+debug). */
+/* The build: normal, tsan, asan, noaba, nosteal or hooklock (+debug). */
 const char *variant_name(void);
 /* Parse the command line into opt; exits on --help or a bad option. */
 void parse_options(int argc, char **argv, struct options *opt, const char **only);

@@ -245,7 +245,8 @@ stress() {
 }
 
 negative_control() {
-	if ! prepare normal stress/lfstress-noaba stress/capacity-nosteal stress/lfmatrix-nosteal; then
+	if ! prepare normal stress/lfstress-noaba stress/capacity-nosteal stress/lfmatrix-nosteal \
+		stress/lfmatrix-hooklock; then
 		echo "FAIL [noaba] the build failed"
 		failed=$((failed + 1))
 		return
@@ -258,6 +259,10 @@ negative_control() {
 	# and lfmatrix's strand rows must fail with ENOBUFS (each such run
 	# counts as passed when it does; stress/matrix.c).
 	job matrix-nosteal "$(build_dir normal)/stress/lfmatrix-nosteal" --only strand \
+		--seconds "$matrix_seconds" --seed "$seed"
+	# and, with the fini hooks of a trim run under steal_lock, its
+	# ts_trim||ts_hooks rows must fail (a hook finds its thread busy).
+	job matrix-hooklock "$(build_dir normal)/stress/lfmatrix-hooklock" --only 'ts_trim||ts_hooks' \
 		--seconds "$matrix_seconds" --seed "$seed"
 	# validate's own negative control (stress/sc_validate.c: broken
 	# pools must fail it), which only an --enable-debug build has; the

@@ -442,6 +442,15 @@ static size_t trim_free(lfpool_ts *p, const struct lfp_depot_trimmed *t)
 	return n;
 }
 
+/* The negative control of the matrix's hooks rows (stress/lfmatrix-
+ * hooklock): a trim runs the fini hooks still holding steal_lock, as
+ * it once did. */
+#ifdef LFPOOL_STRESS_FINI_LOCKED
+# define LFP_FINI_UNLOCKED 0
+#else
+# define LFP_FINI_UNLOCKED 1
+#endif
+
 /*
  * Take what trim gives back out of the depot into *t: under steal_lock,
  * the pops in a grace section.  The thread is busy (grace.h, lfp_busy)
@@ -459,7 +468,7 @@ static size_t trim_free(lfpool_ts *p, const struct lfp_depot_trimmed *t)
 static bool trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t, size_t *n)
 {
 	struct lfp_cache_counts now;
-	bool hooked = p->core.fini != NULL;
+	bool hooked = LFP_FINI_UNLOCKED && p->core.fini != NULL;
 	lfp_grace_register();	/* before steal_lock (grace.h) */
 	lfp_busy_enter();
 	pthread_mutex_lock(&p->steal_lock);
