@@ -107,8 +107,10 @@ int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind ki
 	if (err)
 		return lfp_debug_refuse(cfg->name ? cfg->name : kind_names[kind], "%s", why);
 	c->slabs.rotate = kind == LFP_KIND_MAGAZINES;
-	if (kind == LFP_KIND_MAGAZINES)	/* a thread's first two: a small slab */
+	if (kind == LFP_KIND_MAGAZINES) {	/* a thread's first two: a small slab */
+		lfp_slabs_headless(&c->slabs);
 		lfp_slabs_small_first(&c->slabs);
+	}
 	lfp_stack_init(&c->raw);
 	c->init = cfg->init;
 	c->reset = cfg->reset;

@@ -797,6 +797,17 @@ void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes)
 		s->inline_side = mem;
 }
 
+/* The offset bits of an index for per_slab objects a slab, and the slab
+ * numbers the rest allows. */
+static void index_bits(struct lfp_slabs *s)
+{
+	s->off_bits = 0;
+	while ((1u << s->off_bits) < s->per_slab)
+		s->off_bits++;
+	uint64_t max = ((uint64_t)1 << (32 - s->off_bits)) - 1;	/* keeps LFP_NIL unused */
+	s->max_slabs = (uint32_t)(max < LFP_MAX_SLABS ? max : LFP_MAX_SLABS);
+}
+
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a, char *why, size_t n)
 {
@@ -820,10 +831,7 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	size_t per = g.per;
 	s->per_slab = g.per;
 	s->first_off += colour(s->slab_bytes - s->first_off - per * s->stride, align);
-	while ((1u << s->off_bits) < s->per_slab)
-		s->off_bits++;
-	uint64_t max = ((uint64_t)1 << (32 - s->off_bits)) - 1;	/* keeps LFP_NIL unused */
-	s->max_slabs = (uint32_t)(max < LFP_MAX_SLABS ? max : LFP_MAX_SLABS);
+	index_bits(s);
 	s->stride_magic = UINT64_MAX / s->stride + 1;
 	/* A pool sized for one full slab keeps that one slab. */
 	if (!capacity_hint || capacity_hint > g.per)
@@ -837,11 +845,22 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 	return 0;
 }
 
+void lfp_slabs_headless(struct lfp_slabs *s)
+{
+	LFP_ASSERT(s->high_water == 0 && !s->inline_side && !s->small);
+	s->headless = true;
+	s->first_off = 0;	/* and no colour: the slab has no room left */
+	size_t per = s->slab_bytes / s->stride;
+	s->per_slab = (uint32_t)(per > 65535 ? 65535 : per);
+	index_bits(s);
+}
+
 void lfp_slabs_small_first(struct lfp_slabs *s)
 {
 	LFP_ASSERT(s->high_water == 0 && !s->inline_side);
 	struct geometry g = { .align = s->align, .stride = s->stride,
-			      .first_off = round_up(sizeof(struct lfp_slab_hdr), s->align),
+			      .first_off = s->headless ? 0 :
+					   round_up(sizeof(struct lfp_slab_hdr), s->align),
 			      .slab_bytes = s->slab_bytes, .per = s->per_slab };
 	s->small = small_slabs(&g, s->first_off, &s->small_bytes, s->small_per);
 }
@@ -1184,10 +1203,12 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 	}
 	if (lfp_slabs_small(s, n))
 		small_widen(s, (uintptr_t)mem, bytes);
-	struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
-	h->magic = LFP_SLAB_MAGIC;
-	h->owner = s;
-	h->slab_no = n;
+	if (!s->headless) {
+		struct lfp_slab_hdr *h = (struct lfp_slab_hdr *)mem;
+		h->magic = LFP_SLAB_MAGIC;
+		h->owner = s;
+		h->slab_no = n;
+	}
 
 	/* The chain runs from offset r round to r - 1.  r is 0 but for a
 	 * rotating space (magazines), where it moves on with every slab grown

@@ -137,6 +137,11 @@ struct lfp_slabs {
 	/* Chain a new slab's objects from a slot that moves on with each slab
 	 * grown in the process (magazines: slab.c, colour), not from slot 0. */
 	bool rotate;
+	/* Slabs carry no header: object 0 at the slab's start (first_off 0).
+	 * Only for a space whose objects nothing locates by address
+	 * (lfp_slabs_locate reads the header), which indices alone name:
+	 * magazines (lfp_slabs_headless). */
+	bool headless;
 	/* Side data comes in mappings of its own, whole pages (the default
 	 * allocator's large slabs: slab.c, side_new), whose pages a release
 	 * gives back with the slab (side_give_back). */
@@ -210,6 +215,11 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
  * sized for 8 a slab, of which a thread's first use takes 2.  Before any
  * growth, without inline side data. */
 void lfp_slabs_small_first(struct lfp_slabs *s);
+/* No slab header (slab.h, headless) for a space whose objects are never
+ * located by address: ThreadStatic's magazines, whose 64 B header made a
+ * thread's first two magazines of 512 B a 2 KiB slab, not a 1 KiB one.
+ * Before lfp_slabs_small_first and any growth. */
+void lfp_slabs_headless(struct lfp_slabs *s);
 #define LFP_INLINE_SIDE_MAX 512u
 size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint);
 void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes);

@@ -528,13 +528,14 @@ Test(nodeadlock, signal_calls_in_own_slow_path_percpu)
  * A per-thread put that needs a new magazine may grow the magazines' slabs
  * through the backing allocator: it does so with its cache's lock let go,
  * so a drain (a thief of that cache) from another thread waits for no
- * allocator.  Thread A puts 16 magazines' worth (each needs a spare empty
- * magazine: the depot's go full) while the allocator, armed after the
+ * allocator.  Thread A puts 32 magazines' worth (each needs a spare empty
+ * magazine: the depot's go full; more than the first slab of magazines
+ * holds, 16 of 4 pointers) while the allocator, armed after the
  * objects were made, blocks in the first growth of the magazines' slabs;
  * the main thread then drains, and must return before A is let go.
  */
 #define PUT_MAG 4
-#define PUT_OBJS (16 * PUT_MAG)
+#define PUT_OBJS (32 * PUT_MAG)
 
 static void *put_all(void *p)
 {

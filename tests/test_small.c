@@ -37,6 +37,28 @@ FLAVOUR_TEST(small, one_object_holds_at_most_8_KiB)
 	ops->destroy(pool);
 }
 
+/* A thread's first two magazines (64 pointers each, the default) take a
+ * slab of 1 KiB and its side data (lib/slab.h, headless): the pool holds
+ * at most that beyond what a Pool of its objects holds.  With a slab
+ * header in front of them they took a 2 KiB slab. */
+Test(small, a_thread_s_first_two_magazines_take_one_KiB)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	lfpool_pool *plain = lfpool_pool_create(&c);
+	cr_assert(pool && plain);
+	lfpool_ts_put(pool, lfpool_ts_get(pool));
+	lfpool_pool_put(plain, lfpool_pool_get(plain));
+	lfpool_stats st, pst;
+	lfpool_ts_stats(pool, &st);
+	lfpool_pool_stats(plain, &pst);
+	cr_assert_leq(st.bytes_held, pst.bytes_held + 1024 + 64,
+		      "%llu bytes held, a Pool of the same objects %llu",
+		      (unsigned long long)st.bytes_held, (unsigned long long)pst.bytes_held);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+	lfpool_pool_destroy(plain);
+}
+
 Test(small, one_object_of_a_threadstatic_pool_holds_at_most_8_KiB)
 {
 	lfpool_config c = { .obj_size = OBJ };
