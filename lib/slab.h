@@ -401,6 +401,8 @@ uintptr_t lfp_slabs_small_base(const struct lfp_slabs *s, uintptr_t a, uintptr_t
  * no checks); returns the slab number, the offset in *off. */
 static inline uint32_t lfp_slabs_locate(const struct lfp_slabs *s, const void *p, uint32_t *off)
 {
+	/* A headless space (magazines) has no header to read. */
+	LFP_ASSERT(!s->headless);
 	/* The geometry first, before the loads' compiler barriers (above). */
 	uintptr_t base = (uintptr_t)p & ~(uintptr_t)(s->slab_bytes - 1);
 	uint32_t first_off = s->first_off;
