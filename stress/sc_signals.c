@@ -127,6 +127,23 @@ struct sig_worker {
 
 static uint32_t round_stop;	/* atomic: the workers stop */
 
+/* The set of SIGUSR1 alone, for pthread_sigmask. */
+static sigset_t usr1_set(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	return set;
+}
+
+/* SIGUSR1 runs handler (restarting calls), the old action in *old. */
+static void on_usr1(void (*handler)(int), struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, old);
+}
+
 /* Get and put HOLD at most; worker 0 also trims and drains, the others
  * flush now and then.  At the end the stash goes back, signals blocked. */
 static void *work(void *arg)
@@ -138,9 +155,7 @@ static void *work(void *arg)
 	hrng = w->rng;
 	/* The thread's caches first (they take a lock and malloc), then the
 	 * signals (blocked by the creator). */
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
+	sigset_t set = usr1_set();
 	if (lfpool_ts_attach(p) != 0 || lfpool_ts_attach(h) != 0)
 		run_fail(w->run, "signals: attach failed");
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -260,9 +275,8 @@ static void signal_round(struct run *r, unsigned flags, enum handler_mode mode)
 	__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
 	struct sig_worker ws[STRESS_MAX_THREADS];
 	unsigned n = r->threads;
-	sigset_t set, old;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
+	sigset_t set = usr1_set();
+	sigset_t old;
 	pthread_sigmask(SIG_BLOCK, &set, &old);	/* the workers start blocked */
 	for (unsigned i = 0; i < n; i++) {
 		ws[i] = (struct sig_worker){ .pool = p, .run = r, .index = i,
@@ -309,10 +323,8 @@ static void signal_round(struct run *r, unsigned flags, enum handler_mode mode)
 static void handle_signals(bool on)
 {
 	static struct sigaction old;
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
 	if (on)
-		sigaction(SIGUSR1, &sa, &old);
+		on_usr1(on_signal, &old);
 	else
 		sigaction(SIGUSR1, &old, NULL);
 	__atomic_store_n(&bad_owner, 0, __ATOMIC_RELAXED);
@@ -492,9 +504,7 @@ static void *switch_work(void *arg)
 	lfpool_ts_put(w->home, lfpool_ts_get(w->home));
 	lfpool_ts_attach(s[0]);
 	lfpool_ts_attach(s[1]);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
+	sigset_t set = usr1_set();
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	for (uint64_t it = 0; !__atomic_load_n(&round_stop, __ATOMIC_RELAXED); it++) {
 		int i = (it / 64) % 2 ? (int)(it % 2) : (int)((it / 128) % 2);
@@ -511,9 +521,8 @@ static void *switch_work(void *arg)
 
 static void signals_switch(struct run *r)
 {
-	struct sigaction sa = { .sa_handler = on_switch_signal, .sa_flags = SA_RESTART }, old;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, &old);
+	struct sigaction old;
+	on_usr1(on_switch_signal, &old);
 	__atomic_store_n(&switch_wrong, 0, __ATOMIC_RELAXED);
 	do {
 		lfpool_config cfg = { .obj_size = 64, .name = "switch" };
@@ -525,9 +534,8 @@ static void signals_switch(struct run *r)
 			break;
 		}
 		__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
-		sigset_t set, oldset;
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
+		sigset_t set = usr1_set();
+		sigset_t oldset;
 		pthread_t t;
 		pthread_sigmask(SIG_BLOCK, &set, &oldset);
 		int err = pthread_create(&t, NULL, switch_work, &w);
@@ -580,9 +588,7 @@ static void *locks_work(void *arg)
 	lfpool_ts *stats_of = arg;
 	lfpool_stats st;
 	lfpool_ts_attach(__atomic_load_n(&locks_pool, __ATOMIC_ACQUIRE));
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
+	sigset_t set = usr1_set();
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!__atomic_load_n(&round_stop, __ATOMIC_RELAXED))
 		lfpool_ts_stats(stats_of, &st);
@@ -592,9 +598,8 @@ static void *locks_work(void *arg)
 
 static void signals_locks(struct run *r)
 {
-	struct sigaction sa = { .sa_handler = on_locks_signal, .sa_flags = SA_RESTART }, old;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, &old);
+	struct sigaction old;
+	on_usr1(on_locks_signal, &old);
 	__atomic_store_n(&bad_errno, 0, __ATOMIC_RELAXED);
 	uint64_t handled_before = __atomic_load_n(&handled, __ATOMIC_RELAXED);
 	lfpool_config one = { .obj_size = 64, .capacity = 1, .allocator = &map_allocator,
@@ -607,9 +612,8 @@ static void signals_locks(struct run *r)
 	} else {
 		__atomic_store_n(&locks_pool, p, __ATOMIC_RELEASE);
 		__atomic_store_n(&round_stop, 0, __ATOMIC_RELAXED);
-		sigset_t set, oldset;
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
+		sigset_t set = usr1_set();
+		sigset_t oldset;
 		pthread_t t;
 		pthread_sigmask(SIG_BLOCK, &set, &oldset);
 		int err = pthread_create(&t, NULL, locks_work, q);
