@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contend.c - fairness under oversubscription (issue 14): CONTEND_THREADS
+ * contend.c - fairness under oversubscription: CONTEND_THREADS
  * threads, pinned round-robin to the CPUs there are (8 on 2 CPUs), run
  * get+put pairs on one shared instance for a fixed time; each thread's
  * share of all operations is printed.  Fair is 1/CONTEND_THREADS each; the

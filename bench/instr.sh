@@ -142,7 +142,8 @@ none|"") echo "instr.sh: no inline rseq sequence in ts_pair (not built for it)" 
 	}' ;;
 esac
 
-# The instruction targets of issues 5, 8 and 14, from the rows just measured.
+# The instruction targets (Pool, ThreadStatic, per-CPU, Concurrent, array
+# pools against the floor or their peer), from the rows just measured.
 awk '$2 == "pair" { ip[$1] = $3; cas[$1] = $4 }
 function verdict(what, num, den, limit) {
 	if (!(num in ip) || !(den in ip))

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # bench: lfpool against the floor, four allocators and three shared pools,
-# in one process (issue 5).
+# in one process.
 #
 #   make bench        time every implementation and pattern, then plot;
 #                     results go to bench-results/ in this build directory

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * locked_pool.h - one lfpool Pool behind a lock around every get and put:
- * the peers mutex-pool and spin-pool (issue 14: Concurrent is never slower
+ * the peers mutex-pool and spin-pool (the target: Concurrent is never slower
  * than either), compiled once per lock.
  *
  * Before each inclusion define IMPL (the implementation's C prefix),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * manypools.c - many pools at once, and a new thread's first get (issue 14).
+ * manypools.c - many pools at once, and a new thread's first get.
  *
  * Rows "manypools": for every flavour and mode (Pool, Concurrent,
  * ThreadStatic per-thread, per-CPU and explicit caches), with 10^2 .. 10^5
@@ -204,7 +204,7 @@ static void mp_measure(enum mp_kind k, size_t n, double t[5])
  * misses (*indep).  With 4 KiB pages, 10^5 objects take 50,000 pages:
  * at that N most reads miss the TLB as well as the caches.  This is the
  * floor under any step that reads each pool once in a random order, as
- * destroy-rnd does; issue 14 asks for destroy in any order within 3x of
+ * destroy-rnd does; the target asks for destroy in any order within 3x of
  * N = 100, where every pool is in the cache.
  */
 #define MEM_REPS 7
@@ -377,7 +377,7 @@ static void report_first_use(void)
 }
 
 /*
- * Row "manypools memory" (issue 35): what a small pool costs.  For Pool,
+ * Row "manypools memory": what a small pool costs.  For Pool,
  * Concurrent and ThreadStatic (implicit caches), MEM_POOLS pools of 64 B
  * objects with the default config (unbounded), one object got and put in
  * each: the resident set's growth and the pools' bytes_held, per pool.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mem64.c - memory a ThreadStatic pool holds with many threads on few CPUs
- * (issue 8), per-thread against per-CPU mode: MEM_THREADS threads each get
+ * per-thread against per-CPU mode: MEM_THREADS threads each get
  * a burst of objects, put them all back and stay alive; then the pool's
  * statistics are read, and again after the pool has been trimmed twice (the
  * second trim finds no working set, so it gives back the whole depot; what
@@ -104,7 +104,7 @@ void report_mem64(const char *jsonl)
 }
 
 /*
- * The burst (issue 13): in a fresh process (a child), one thread gets
+ * The burst (exact capacity): in a fresh process (a child), one thread gets
  * BURST_N objects of MEM_OBJ_SIZE bytes, writes each, puts them all back,
  * and the pool is drained and trimmed twice.  RSS (/proc/self/statm) is
  * read at the start, after each quarter of the gets (the last: the peak),

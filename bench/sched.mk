@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # make bench-sched (make bench ends with it): lfpool inside the schedulers
-# users run (issue 17), patterns jobs-omp (examples/openmp) and jobs-tbb
+# users run, patterns jobs-omp (examples/openmp) and jobs-tbb
 # (examples/tbb), at 1 and 2 threads and 8 (oversubscribed on small
 # machines).  Rows are appended to latest.jsonl after the main bench's,
 # the printed figures and ratios to latest.txt.  A pattern whose scheduler

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * steal.c - pattern "steal": what a get costs that runs the pool to
- * exhaustion and must steal (issue 13).  Two threads share a ThreadStatic
+ * exhaustion and must steal.  Two threads share a ThreadStatic
  * pool of capacity STEAL_CAP; in turn each gets all STEAL_CAP objects one at
  * a time and puts them back into its own cache.  The other thread's cache
  * (per-CPU pools: the other CPU's area) then holds every object, so every

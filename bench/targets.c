@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * targets.c - the time targets of issues 5 and 8, checked against a run's
+ * targets.c - the time targets (Pool, ThreadStatic and its per-CPU mode
+ * against the floor, malloc and each other), checked against a run's
  * results.
  * A miss is reported, never hidden; the run does not fail on one.  The
  * instruction targets are checked by bench/instr.sh.
@@ -113,10 +114,10 @@ static void ratio_at_most(const struct result *res, size_t n, const char *a, con
 	verdict(what, x, y, x && y ? x->ns / y->ns : 0, x && y && x->ns <= limit * y->ns);
 }
 
-/* Issue 14: implicit and per-CPU against the floor, Concurrent against
- * ck_stack, array pools against an explicit cache. */
-static void issue14_targets(const struct result *res, size_t n, const struct result *floor,
-			    const struct result *fm)
+/* The fast paths: implicit and per-CPU against the floor, Concurrent
+ * against ck_stack, array pools against an explicit cache. */
+static void fast_path_targets(const struct result *res, size_t n, const struct result *floor,
+			      const struct result *fm)
 {
 	ratio_at_most(res, n, "lfpool-threadstatic", "floor", PAT_SCALING, 2, 1.3);
 	ratio_at_most(res, n, "lfpool-percpu", "floor", PAT_PAIR, 1, 2.0);
@@ -160,11 +161,11 @@ void report_targets(const struct result *res, size_t n)
 		 fx ? fx->impl->name : "-");
 	verdict(what, tsx, fx, tsx && fx ? fx->ns / tsx->ns : 0, tsx && fx && tsx->ns < fx->ns);
 
-	issue14_targets(res, n, floor, fm);
+	fast_path_targets(res, n, floor, fm);
 
 	const struct result *pc = find(res, n, "lfpool-percpu", PAT_PAIR, 1);
-	verdict("Per-CPU/ThreadStatic time, pair <= 1.5 (issue 8)", pc, ts,
+	verdict("Per-CPU/ThreadStatic time, pair <= 1.5", pc, ts,
 		pc && ts ? pc->ns / ts->ns : 0, pc && ts && pc->ns <= 1.5 * ts->ns);
 	scaling_verdict(res, n, "lfpool-percpu",
-			"Per-CPU throughput, 2 threads / 1 thread >= 1.9 (issue 8)");
+			"Per-CPU throughput, 2 threads / 1 thread >= 1.9");
 }

@@ -1091,8 +1091,8 @@ static struct lfp_slab_slot *prepare_slot(struct lfp_slabs *s, uint32_t n, uint3
 	 * A leaf's slots are cleared one by one as they come into use, here,
 	 * when n >= high_water (with those it passed over: slot 0, grown
 	 * after the small slabs): clearing the whole leaf when it is made
-	 * wrote 8 KiB, and touched two pages, per pool with one slab (issue
-	 * 14).
+	 * wrote 8 KiB, and touched two pages, per pool with one slab (the
+	 * target of one block per small pool).
 	 *
 	 * Who may read slot n (or its inline copy) meanwhile.  The lock-free
 	 * readers of slots are lfp_slabs_lookup (owns, a checked put), which

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capacity.c - the exact-capacity guarantee of ThreadStatic (issue 13):
+ * capacity.c - the exact-capacity guarantee of ThreadStatic:
  * a get fails with ENOBUFS only when every object the pool may create is
  * out with a user, whatever caches, worker slots or CPU areas hold.
  *
@@ -41,12 +41,12 @@
  * Negative control: built with -DLFPOOL_STRESS_NO_STEAL (stress/capacity-
  * nosteal, library sources compiled in), a get at capacity takes only
  * from the depot, never from other caches, worker slots or CPU areas: the
- * stranding of issue 13.  The program then PASSES a mode only when the
+ * stranding.  The program then PASSES a mode only when the
  * scenarios that must see the stranding whatever the schedule (caches:
  * every alive cross case; per-CPU: pinned, and one more) saw it as failed
  * gets; a harness that cannot see stranded objects proves nothing.
  *
- * COVERAGE of issue 13's "Tests" (what `./run.sh test` runs; "rounds" =
+ * COVERAGE of the guarantee's tests (what `./run.sh test` runs; "rounds" =
  * rounds of every exact case, T = 2, 4, 16 / T = 64):
  *   stage          build   command                                rounds
  *   [unit]         normal  make check: stress/capacity-check.sh   1000 / 1000
@@ -70,7 +70,7 @@
  * the TSan build of the library has no rseq path, so there the 8 are
  * percpu-fallback, and no child runs).  Per build 128 cases in the
  * process and 32 in the child (TSan: 128).
- *   issue bullet                                    scenario
+ *   guarantee's case                                scenario
  *   exact capacity, threads exit every round       exact, exit groups
  *   threads alive between rounds; put back by      exact, alive groups;
  *   another thread                                 cross (both groups)
@@ -89,7 +89,7 @@
  * wall).  CAPACITY_ARGS (e.g. "--rounds 100") shortens a run by hand.
  * The negative control cannot fail the implicit and explicit exit cases:
  * their exit flush and fill to need leave nothing stranded, so stealing
- * is not what they test (fill to need is: the issue's first failure).
+ * is not what they test (fill to need is: the first failure found).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The exact-capacity program of ThreadStatic (stress/capacity.c, issue 13):
+# The exact-capacity program of ThreadStatic (stress/capacity.c):
 # a plain C program, so that the TSan build runs it too.
 #   make check            runs it, every case 1,000 rounds (normal and ASan
 #                         builds: stress/capacity-check.sh)
@@ -25,9 +25,9 @@ PHONY += stress-capacity
 
 # The negative control: the same program over the library's sources
 # compiled with -DLFPOOL_STRESS_NO_STEAL (steal.c then takes from the depot
-# only, never from other caches, worker slots or CPU areas: the stranding
-# of issue 13), which must catch that.  Built on demand only (stress/
-# variants.sh, in the normal build), never by `make all`.
+# only, never from other caches, worker slots or CPU areas: the stranding),
+# which must catch that.  Built on demand only (stress/variants.sh, in the
+# normal build), never by `make all`.
 EXTRA_PROGRAMS += stress/capacity-nosteal
 stress_capacity_nosteal_SOURCES = stress/capacity.c $(liblfpool_la_SOURCES)
 stress_capacity_nosteal_CFLAGS = $(LFPOOL_LIB_CFLAGS) -DLFPOOL_STRESS_NO_STEAL

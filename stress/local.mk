@@ -125,7 +125,7 @@ fuzz:
 PHONY += stress-programs stress-array stress stress-quick stress-long stress-debug fuzz
 
 # fork() while threads use every flavour and mode: each child must finish,
-# and so must every fork() (issue 12).  Part of `make check` (about a
+# and so must every fork().  Part of `make check` (about a
 # minute on a loaded machine); `make stress-fork` runs it alone.  The
 # stress variants (variants.sh) run it in their TSan and ASan builds.
 check_PROGRAMS += stress/lffork

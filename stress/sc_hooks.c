@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sc_hooks.c - hooks that block and call other pools (issue 38): two
+ * sc_hooks.c - hooks that block and call other pools (no deadlock): two
  * ThreadStatic pools P and Q of a small capacity, per thread and per CPU
  * (every other round), whose init and fini hooks take the application's
  * mutex m (a lock the hook's thread does not hold) or get from and put to
  * the other pool, while threads get and put, some of them holding m
- * (the issue's case: a get at capacity holding m while another thread's
+ * (the hang: a get at capacity holding m while another thread's
  * hook waits for m), drain, and trim (running fini hooks that get from the
  * other pool while its own trim runs hooks that get from this one).
  *
@@ -16,8 +16,8 @@
  * its capacity, and fini ran once on each object init made.
  *
  * Not here: a hook that trims or drains a pool, or a trim while m is
- * held (a trim waits for a grace period, which hooks run inside: issue
- * 38's item 2, lib/threadstatic/grace.h).
+ * held (a trim waits for a grace period, which hooks run inside:
+ * lib/threadstatic/grace.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -117,7 +117,7 @@ static void hk_init1(void *obj, void *ctx) { hk_init(obj, ctx, 1); }
 static void hk_fini0(void *obj, void *ctx) { hk_fini(obj, ctx, 0); }
 static void hk_fini1(void *obj, void *ctx) { hk_fini(obj, ctx, 1); }
 
-/* A get holding m (the issue's main thread), its object put back at once. */
+/* A get holding m (the hang's main thread), its object put back at once. */
 static void get_holding_m(struct hk *h, unsigned i)
 {
 	pthread_mutex_lock(&h->m);

@@ -71,7 +71,7 @@ bool trim_round(struct run *r, size_t obj_size, unsigned hold_max, unsigned fail
 	/* Every other round without faults on the default allocator, whose
 	 * large slabs' side data a release gives back (MADV_DONTNEED) while
 	 * stale readers may still read its link words (lib/slab.c,
-	 * side_give_back; issue 35). */
+	 * side_give_back). */
 	if (!fail_one_in && (r->t.rounds & 1))
 		cfg.allocator = NULL;
 	if (!round_open(&rd, r, &cfg))

@@ -222,7 +222,7 @@ stress() {
 		"${progress[@]}" "$@"
 	job "$v-matrix" "$dir/stress/lfmatrix" --seconds "$matrix_seconds" --seed "$seed" \
 		"${progress[@]}"
-	# fork() while threads use every flavour (issue 12): every child and
+	# fork() while threads use every flavour: every child and
 	# every fork() must finish; 100 forks per mode and pass (quick: 30,
 	# make check runs 100 in the release and ASan builds).
 	job "$v-fork" "$dir/stress/lffork" "$fork_count"

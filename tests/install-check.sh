@@ -36,7 +36,7 @@ cflags=$($PKG_CONFIG --cflags lfpool) && libs=$($PKG_CONFIG --libs lfpool) || {
 	echo "FAIL: pkg-config does not find lfpool in $PKG_CONFIG_PATH"
 	exit 1
 }
-# The .pc requires nothing the headers do not need (issue 15: no ck).
+# The .pc requires nothing the headers do not need (no ck).
 static=$($PKG_CONFIG --static --libs lfpool)
 case " $cflags $static " in
 *" -D"* | *"-lck"*)

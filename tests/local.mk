@@ -165,7 +165,7 @@ EXTRA_DIST += tests/spdx.sh tests/words.sh
 # build of its own).
 EXTRA_DIST += tests/aarch64.sh tests/qemu_exec.c
 
-# Hostile input and faults on every flavour (issue 12).
+# Hostile input and faults on every flavour.
 tests_test_hostile_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_hostile_LDADD = $(LFPOOL_TEST_LDADD)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_destroy.c - every pool's destroy returns int (issue 15, point 9):
+ * test_destroy.c - every pool's destroy returns int:
  * 0 when it destroyed the pool or was given NULL; -1 with errno EINVAL for
  * a pool already destroyed (a debug pool stays readable, and the recording
  * error hook returns instead of aborting); ThreadStatic and closure pools

@@ -805,7 +805,7 @@ Test(array, wrong_oversize_sizes_are_reported_in_release_pools)
 	test_alloc_finish(&t);
 }
 
-/* ---- a call of another flavour (issue 38) -------------------------------- */
+/* ---- a call of another flavour ------------------------------------------- */
 
 /* lfpool_ts_cache_create given a Pool or a Concurrent pool (a cast away
  * from the types) names the pool and the flavour, with EINVAL.  Before, a

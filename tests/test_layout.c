@@ -133,7 +133,7 @@ Test(layout, new_pools_colour_their_slabs)
 }
 
 /*
- * One block per small pool (issue 14): a release pool of the default
+ * One block per small pool: a release pool of the default
  * allocator sized for few objects keeps its first slab's side data (and a
  * Pool its items array) in its own block, right after its struct, so a
  * first get writes no block of another page and destroy frees none.  Seen

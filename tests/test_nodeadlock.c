@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_nodeadlock.c - ThreadStatic calls that must not deadlock (issue 38):
+ * test_nodeadlock.c - ThreadStatic calls that must not deadlock:
  * hooks that trim other pools or block while another thread trims (no hook
  * runs inside a grace section), a thread cancelled inside a trim (the trim
  * runs with cancellation off), and gets and puts of a signal handler that

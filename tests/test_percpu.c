@@ -865,7 +865,7 @@ Test(percpu, a_fork_from_a_hook_inside_a_slow_path_leaves_the_child_s_gets_worki
 	TEST_DEADLINE(0);
 }
 
-/* ---- hooks and allocators that block or call pools (issue 38) ---- */
+/* ---- hooks and allocators that block or call pools ---- */
 
 /* A thief at capacity sweeps again while a slow path holds objects in
  * transit (steal.c, step 7); an init hook and the backing allocator run in

@@ -635,7 +635,7 @@ Test(ts_config, defaults_and_null_puts)
 /* Enough caches that the pool's magazines need a third slab: their core is
  * sized by a hint and unbounded, so its slab directory's leaf 0 moves out
  * of the inline slots (lib/slab.c, prepare_leaf) while the magazines of
- * the first two slabs are in use (a cold review counted 15 caches with
+ * the first two slabs are in use (an audit counted 15 caches with
  * these sizes).  Every magazine must stay reachable through the moved leaf
  * and its inline copy: every object comes back, and destroy finds them. */
 Test(ts_exchange, magazines_beyond_the_inline_directory_stay_reachable)

@@ -12,7 +12,7 @@
 #include "lfpool.h"
 #include "support.h"
 
-/* The issue's program, on one thread: four caches take 32 each, one at a
+/* The first failing case, on one thread: four caches take 32 each, one at a
  * time and interleaved, from a pool of exactly 128 prewarmed objects.  A
  * refill at capacity takes only what its get needs, and whatever a cache
  * took too much is stolen back. */
@@ -201,7 +201,7 @@ Test(ts_capacity, trim_gives_side_data_back)
 	peak_alloc_fini(&pa);
 }
 
-/* ---- trims whose fini hooks block or call pools (issue 38) ---- */
+/* ---- trims whose fini hooks block or call pools ---- */
 
 /* A pool of capacity 2 with fini on ctx: one object out in *held, the
  * other in the depot, for a trim to destroy. */

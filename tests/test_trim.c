@@ -122,7 +122,7 @@ FLAVOUR_TEST(trim, keeps_slabs_that_hold_objects_out)
 }
 
 /*
- * Issue 35: trim(0) gives the memory of a burst back, side data and
+ * trim(0) gives the memory of a burst back, side data and
  * Pool's item array included.  A burst of BURST_OBJS small objects, each
  * written (its slab's pages resident), put back, trim(0) and
  * lfpool_release_memory: the resident set falls to within a tenth of the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# examples/openmp: lfpool in OpenMP tasks (issue 17).  Built and run briefly
+# examples/openmp: lfpool in OpenMP tasks.  Built and run briefly
 # by make check where configure found OpenMP (HAVE_OPENMP); make bench
 # runs it as the pattern jobs-omp (bench/sched.mk).
 TESTS += examples/openmp/check.sh

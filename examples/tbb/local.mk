@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# examples/tbb: lfpool inside oneTBB (issue 17), and the test that lfpool's
+# examples/tbb: lfpool inside oneTBB, and the test that lfpool's
 # headers work in a real C++ program (warnings are errors).  Built and run
 # briefly by make check where configure found tbb.pc (HAVE_TBB); make bench
 # runs it as the pattern jobs-tbb (bench/sched.mk).
