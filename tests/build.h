@@ -11,7 +11,8 @@
  * object", "the bytes survive put and get") say what each build does:
  * DEBUG_BUILD is 1 in the first, REMAKES 1 where objects are remade or
  * patterned (the init and fini counts gain one each per get of a pooled
- * object), TEST_ASAN defined under AddressSanitizer.
+ * object), BUILD_DEBUG_TAG what a dump says of a pool made without the
+ * debug flag, TEST_ASAN defined under AddressSanitizer.
  */
 #ifndef LFPOOL_TEST_BUILD_H
 #define LFPOOL_TEST_BUILD_H
@@ -27,6 +28,14 @@
 # if __has_feature(address_sanitizer)
 #  define TEST_ASAN 1
 # endif
+#endif
+/* What a dump writes after a pool's flavour when the pool was made
+ * without LFPOOL_F_DEBUG and LFPOOL_DEBUG: ", debug" where the build
+ * makes every pool a debug pool. */
+#if DEBUG_BUILD
+# define BUILD_DEBUG_TAG ", debug"
+#else
+# define BUILD_DEBUG_TAG ""
 #endif
 #if DEBUG_BUILD && !defined(TEST_ASAN)
 # define REMAKES 1
