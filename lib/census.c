@@ -27,19 +27,22 @@ void lfp_census_fail(struct lfp_census *cs, const char *fmt, ...)
  * pool only: a growth or release writes the full leaf before the copy. */
 void lfp_census_directory(struct lfp_census *cs, const struct lfp_slabs *s)
 {
-	const struct lfp_slab_slot *l0 = lfp_load_ptr_acq((void *const *)&s->leaf[0]);
+	const struct lfp_slab_slot *l0 = lfp_slabs_leaf(s, 0);
 	uint32_t hw = lfp_load_u32_rlx(&s->high_water);
 	if (!l0 || s->leaves == 0) {
 		lfp_census_fail(cs, "the slabs' directory has no leaf 0");
 		return;
 	}
+	struct lfp_slab_slot *const *dir = lfp_slabs_dir(s);
+	if (dir != &s->leaf0 && dir[0] != l0)
+		lfp_census_fail(cs, "the directory's leaf 0 differs from its copy");
 	for (uint32_t n = 0; n < hw && n < LFP_INLINE_SLOTS; n++)
 		if (l0 != s->slot0 && (l0[n].mem != s->slot0[n].mem ||
 				       l0[n].links != s->slot0[n].links ||
 				       l0[n].state != s->slot0[n].state))
 			lfp_census_fail(cs, "inline slot %u differs from leaf 0's", n);
 	for (uint32_t n = 0; n < hw && !cs->bad; n++)
-		if (s->leaf[n >> LFP_LEAF_BITS] && lfp_slabs_slot(s, n)->mem &&
+		if (lfp_slabs_leaf(s, n >> LFP_LEAF_BITS) && lfp_slabs_slot(s, n)->mem &&
 		    !lfp_slabs_slot(s, n)->links)
 			lfp_census_fail(cs, "slab %u has memory but no side data", n);
 }

@@ -116,7 +116,7 @@ static void hot_open(lfpool_concurrent *c)
 	/* No lock while slab 0 has no memory (a lookup may run any time). */
 	const struct lfp_slabs *s = &c->core.slabs;
 	if (lfp_load_u32_rlx(&s->high_water) == 0 ||
-	    !lfp_load_ptr_acq((void *const *)&s->leaf[0]) ||
+	    !lfp_slabs_leaf(s, 0) ||
 	    !lfp_load_ptr_acq((void *const *)&lfp_slabs_slot(s, 0)->mem))
 		return;
 	pthread_mutex_lock(&c->core.grow_lock);
@@ -147,12 +147,10 @@ static void show(const void *c, FILE *out)
 
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
-	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_concurrent, core) };
 	size_t side = lfp_core_inline_bytes(cfg);
 	pthread_once(&fork_once, set_fork_child);	/* before any core of ours registers */
 	lfpool_concurrent *c = lfp_core_owner_new(cfg, LFP_KIND_CONCURRENT, sizeof(*c),
-						  offsetof(struct lfpool_concurrent, core), 0, side,
-						  dirs, 1);
+						  offsetof(struct lfpool_concurrent, core), 0, side);
 	if (!c)
 		return NULL;
 	lfp_core_inline(&c->core, c + 1, side);

@@ -94,8 +94,7 @@ static const char *refused(const lfpool_config *cfg, enum lfp_kind kind, char *w
 
 int lfp_core_init(struct lfp_core *c, const lfpool_config *cfg, enum lfp_kind kind)
 {
-	/* All but the slabs, which lfp_slabs_init sets up (without clearing
-	 * their directory, so that a create clears it once, not thrice). */
+	/* All but the slabs, which lfp_slabs_init sets up. */
 	memset(&c->raw, 0, sizeof(c->raw));
 	memset(&c->init, 0, offsetof(struct lfp_core, slabs) - offsetof(struct lfp_core, init));
 	memset(c->name, 0, sizeof(*c) - offsetof(struct lfp_core, name));
@@ -548,8 +547,7 @@ void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
 		lfp_slabs_inline(&c->slabs, mem, bytes);
 }
 
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail,
-			   const size_t *dirs, size_t ndirs)
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail)
 {
 	void *b;
 	size_t bytes = lead + size + tail;
@@ -561,13 +559,7 @@ void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, s
 	if (!b)
 		return NULL;
 	char *p = (char *)b + lead;
-	size_t from = 0;
-	for (size_t i = 0; i < ndirs; i++) {
-		LFP_ASSERT(dirs[i] >= from && dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf) <= size);
-		memset((char *)p + from, 0, dirs[i] - from);
-		from = dirs[i] + sizeof(((struct lfp_slabs *)0)->leaf);
-	}
-	memset((char *)p + from, 0, size - from);
+	memset(p, 0, size);
 	return p;
 }
 

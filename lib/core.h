@@ -109,9 +109,9 @@ __attribute__((always_inline)) static inline void lfp_prefetch_lines(const void 
 		__builtin_prefetch((const char *)p + off, 1, 3);
 }
 /* The bytes of a pool of type t whose core is member m, from its start
- * up to and including its slabs' first leaf pointer: what its first get
- * and its destroy read of it. */
-#define LFP_HOT_BYTES(t, m) (offsetof(t, m.slabs.leaf) + sizeof(void *))
+ * up to and including its slabs' directory (leaf0, dir): what its first
+ * get and its destroy read of it. */
+#define LFP_HOT_BYTES(t, m) (offsetof(t, m.slabs.dir) + sizeof(void *))
 /*
  * Before a pool's rare step that reads its block (a first get): ask for
  * its first hot bytes (LFP_HOT_BYTES) and for the tail after its struct
@@ -198,13 +198,9 @@ void lfp_core_accept_bulk(struct lfp_core *c, void *const *objs, size_t n,
  * multiple of 128 bytes is aligned to 128, so that the struct's address
  * has bit 6 equal to lead's (the others: to 64).  lfp_owner_alloc's cache
  * (slab.h), but for debug pools, which the graveyard keeps and frees with
- * free() (posix_memalign).  The struct is zeroed but for the slabs' directories
- * at offsets dirs[0 .. ndirs) (ascending; LFP_DIR_OF): lfp_slabs_init sets
- * up a directory without reading it, and clearing them wrote 8 cache lines
- * each per create.
+ * free() (posix_memalign).  The struct is zeroed.
  */
-void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail,
-			   const size_t *dirs, size_t ndirs);
+void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail);
 /*
  * One block per small pool (one allocation, fewer cache misses with many
  * pools alive): the bytes a pool of config cfg
@@ -215,8 +211,6 @@ void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, s
  */
 size_t lfp_core_inline_bytes(const lfpool_config *cfg);
 void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
-/* The offset in struct type t of the directory of its core at member m. */
-#define LFP_DIR_OF(t, m) offsetof(t, m.slabs.leaf)
 /* Free a pool's block (lfp_core_block_of) of size bytes
  * (lfp_core_block_bytes), given whether the pool is a debug one. */
 void lfp_core_owner_free(void *owner, size_t size, bool debug);
@@ -414,10 +408,9 @@ static inline bool lfp_core_block_inline(const lfpool_config *cfg)
  * own cost a create 2 to 10 more instructions (callgrind).
  */
 static inline void *lfp_core_owner_new(const lfpool_config *cfg, enum lfp_kind kind, size_t size,
-				       size_t core_off, size_t lead, size_t tail,
-				       const size_t *dirs, size_t ndirs)
+				       size_t core_off, size_t lead, size_t tail)
 {
-	char *p = lfp_core_owner_alloc(cfg, lead, size, tail, dirs, ndirs);
+	char *p = lfp_core_owner_alloc(cfg, lead, size, tail);
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;

@@ -200,7 +200,7 @@ static void poison_slabs(struct lfp_slabs *s, bool poison)
 {
 #ifdef LFP_ASAN
 	for (uint32_t n = 0; n < s->high_water; n++) {
-		if (!s->leaf[n >> LFP_LEAF_BITS])
+		if (!lfp_slabs_leaf(s, n >> LFP_LEAF_BITS))
 			continue;
 		char *mem = lfp_slabs_slot(s, n)->mem;
 		if (!mem)

@@ -162,11 +162,9 @@ static int create_objects(lfpool_pool *p, size_t n, uint8_t state, uint32_t *cha
 
 LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 {
-	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_pool, core) };
 	size_t items = inline_items_bytes(cfg), side = lfp_core_inline_bytes(cfg);
 	lfpool_pool *p = lfp_core_owner_new(cfg, LFP_KIND_POOL, sizeof(*p),
-					     offsetof(struct lfpool_pool, core), 0, items + side,
-					     dirs, 1);
+					     offsetof(struct lfpool_pool, core), 0, items + side);
 	if (!p)
 		return NULL;
 	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;

@@ -811,9 +811,9 @@ static void index_bits(struct lfp_slabs *s)
 int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
 		   size_t capacity_hint, const lfpool_allocator *a, char *why, size_t n)
 {
-	/* All but the directory: leaf[l] is read only below leaves. */
-	memset(s, 0, offsetof(struct lfp_slabs, leaf));
-	s->leaf[0] = s->slot0;
+	memset(s, 0, sizeof(*s));
+	s->leaf0 = s->slot0;
+	s->dir = &s->leaf0;
 	s->leaves = 1;
 	struct geometry g;
 	if (a && (!a->alloc || !a->free)) {
@@ -958,6 +958,24 @@ static void side_free(struct lfp_slabs *s, uint32_t n, void *side)
 		backing_free(s, side, side_size(s, n));
 }
 
+/* Leaf l's first slot, NULL when not set (the writer's read, caller
+ * serialized with every change of the directory). */
+static struct lfp_slab_slot *leaf_at(const struct lfp_slabs *s, uint32_t l)
+{
+	return l && s->dir == &s->leaf0 ? NULL : s->dir[l];
+}
+
+/* Set leaf l to v (release: lookups may read it at once), in the table
+ * and, for leaf 0, in leaf0, which lookups that loaded dir before the
+ * table was made still read. */
+static void leaf_set(struct lfp_slabs *s, uint32_t l, struct lfp_slab_slot *v)
+{
+	if (l == 0)
+		lfp_store_ptr_rel((void **)&s->leaf0, v);
+	if (s->dir != &s->leaf0)
+		lfp_store_ptr_rel((void **)&s->dir[l], v);
+}
+
 void lfp_slabs_fini(struct lfp_slabs *s)
 {
 	for (uint32_t n = 0; n < s->high_water; n++) {
@@ -971,10 +989,14 @@ void lfp_slabs_fini(struct lfp_slabs *s)
 	 * (2 KiB) cost a pool's destroy 32 cache misses with 10^5 pools
 	 * alive. */
 	for (uint32_t l = 0; l < s->leaves; l++) {
-		if (s->leaf[l] && s->leaf[l] != s->slot0)
-			backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
-		s->leaf[l] = NULL;
+		struct lfp_slab_slot *leaf = leaf_at(s, l);
+		if (leaf && leaf != s->slot0)
+			backing_free(s, leaf, sizeof(struct lfp_slab_leaf));
 	}
+	if (s->dir && s->dir != &s->leaf0)	/* NULL: never set up */
+		backing_free(s, s->dir, LFP_DIR_BYTES);
+	s->leaf0 = NULL;
+	s->dir = &s->leaf0;
 	s->leaves = 0;
 	s->high_water = 0;
 }
@@ -983,7 +1005,7 @@ void lfp_slabs_fini(struct lfp_slabs *s)
  * has moved to a full leaf and n is below LFP_INLINE_SLOTS (slab.h). */
 static struct lfp_slab_slot *slot_copy(struct lfp_slabs *s, uint32_t n)
 {
-	return n < LFP_INLINE_SLOTS && s->leaf[0] != s->slot0 ? &s->slot0[n] : NULL;
+	return n < LFP_INLINE_SLOTS && s->leaf0 != s->slot0 ? &s->slot0[n] : NULL;
 }
 
 /* Store v (release) in the pointer field at offset field of slot n, and
@@ -1029,25 +1051,51 @@ static void side_give_back(struct lfp_slabs *s, uint32_t n)
 	lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - side_size(s, n));
 }
 
+/*
+ * Give the directory a table of its own (slab.h) for leaf l if it has
+ * none yet (l > 0): 0 or ENOMEM.  Its entry 0 is leaf0, which stays a
+ * copy of it (leaf_set); a lookup that loaded dir before the release
+ * store below reads leaf0, one that loaded the table reads entry 0, the
+ * same leaf.  Cleared whole (512 bytes, once per pool that needs it).
+ */
+static int prepare_dir(struct lfp_slabs *s, uint32_t l)
+{
+	if (l == 0 || s->dir != &s->leaf0)
+		return 0;
+	struct lfp_slab_slot **dir = backing_alloc(s, LFP_DIR_BYTES, 64);
+	if (!dir)
+		return ENOMEM;
+	memset(dir, 0, LFP_DIR_BYTES);
+	dir[0] = s->leaf0;
+	lfp_faa_u64_rlx(&s->side_bytes, LFP_DIR_BYTES);
+	lfp_store_ptr_rel((void **)&s->dir, dir);
+	return 0;
+}
+
 /* Make leaf l (of slab number n) a full one if it is not: a new leaf, or
- * leaf 0 moved out of the inline slots.  0 or ENOMEM. */
+ * leaf 0 moved out of the inline slots, and the directory's table when
+ * l needs it.  0 or ENOMEM, nothing made. */
 static int prepare_leaf(struct lfp_slabs *s, uint32_t l)
 {
-	struct lfp_slab_slot **lp = &s->leaf[l];
-	if (l < s->leaves && *lp && *lp != s->slot0)
+	struct lfp_slab_slot *cur = leaf_at(s, l);
+	if (l < s->leaves && cur && cur != s->slot0)
 		return 0;
 	/* Not cleared: see prepare_slot. */
 	struct lfp_slab_slot *leaf = backing_alloc(s, sizeof(struct lfp_slab_leaf), 64);
 	if (!leaf)
 		return ENOMEM;
+	if (prepare_dir(s, l) != 0) {
+		backing_free(s, leaf, sizeof(struct lfp_slab_leaf));
+		return ENOMEM;
+	}
 	/* The inline slots are all below high_water here (n == high_water
 	 * is past them), or all still zero (a wide pool's first growth):
 	 * copied whole.  A lookup may be reading them; from
 	 * the store below on, every write to them goes to both (slot_set). */
-	if (l == 0 && *lp == s->slot0)
+	if (l == 0 && cur == s->slot0)
 		memcpy(leaf, s->slot0, sizeof(s->slot0));
 	lfp_faa_u64_rlx(&s->side_bytes, sizeof(struct lfp_slab_leaf));
-	lfp_store_ptr_rel((void **)lp, leaf);
+	leaf_set(s, l, leaf);
 	if (s->leaves <= l)
 		s->leaves = l + 1;
 	return 0;
@@ -1236,7 +1284,7 @@ int lfp_slabs_grow(struct lfp_slabs *s, uint32_t *first, uint32_t *last)
 void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool side0, bool leaves)
 {
 	for (uint32_t n = s->high_water; n-- > high0;) {
-		if (!s->leaf[n >> LFP_LEAF_BITS])
+		if (!leaf_at(s, n >> LFP_LEAF_BITS))
 			continue;
 		if (lfp_slabs_slot(s, n)->links)
 			drop_slot_side(s, n);
@@ -1248,14 +1296,16 @@ void lfp_slabs_shrink(struct lfp_slabs *s, uint32_t high0, bool side0, bool leav
 		drop_slot_side(s, 0);
 	lfp_store_u32_rlx(&s->high_water, high0);
 	uint32_t first_free_leaf = (high0 + LFP_LEAF_SLOTS - 1) >> LFP_LEAF_BITS;
+	/* The table, if any, stays (its bytes counted) until fini. */
 	for (uint32_t l = first_free_leaf; leaves && l < s->leaves; l++) {
-		if (!s->leaf[l] || s->leaf[l] == s->slot0)
+		struct lfp_slab_slot *leaf = leaf_at(s, l);
+		if (!leaf || leaf == s->slot0)
 			continue;
-		backing_free(s, s->leaf[l], sizeof(struct lfp_slab_leaf));
-		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
 		/* Leaf 0 goes back to the inline slots (their copies are as
-		 * current as it was). */
-		lfp_store_ptr_rel((void **)&s->leaf[l], l ? NULL : s->slot0);
+		 * current as it was), before the free. */
+		leaf_set(s, l, l ? NULL : s->slot0);
+		backing_free(s, leaf, sizeof(struct lfp_slab_leaf));
+		lfp_faa_u64_rlx(&s->side_bytes, (uint64_t)0 - sizeof(struct lfp_slab_leaf));
 	}
 }
 
@@ -1290,7 +1340,7 @@ uint32_t lfp_slabs_release(struct lfp_slabs *s, uint32_t chain)
 		lfp_store_u32_rlx(lfp_slabs_link(s, prev), LFP_NIL);
 	/* After the walk, which reads the link words of released slabs. */
 	for (uint32_t n = 0; n < s->high_water; n++) {
-		if (!s->leaf[n >> LFP_LEAF_BITS])
+		if (!leaf_at(s, n >> LFP_LEAF_BITS))
 			continue;
 		lfp_slabs_slot(s, n)->mark = 0;
 		side_give_back(s, n);
@@ -1302,7 +1352,7 @@ uint64_t lfp_slabs_drop_side(struct lfp_slabs *s)
 {
 	uint64_t freed = 0;
 	for (uint32_t n = 0; n < s->high_water; n++) {
-		if (!s->leaf[n >> LFP_LEAF_BITS])
+		if (!leaf_at(s, n >> LFP_LEAF_BITS))
 			continue;
 		struct lfp_slab_slot *slot = lfp_slabs_slot(s, n);
 		/* The pool's own block keeps the first slab's inline side data. */
@@ -1318,7 +1368,8 @@ void lfp_slabs_compact(struct lfp_slabs *s)
 {
 	lfp_slabs_drop_side(s);
 	uint32_t top = s->high_water;
-	while (top > 0 && (!s->leaf[(top - 1) >> LFP_LEAF_BITS] || !lfp_slabs_slot(s, top - 1)->mem))
+	while (top > 0 && (!leaf_at(s, (top - 1) >> LFP_LEAF_BITS) ||
+			   !lfp_slabs_slot(s, top - 1)->mem))
 		top--;
 	lfp_slabs_shrink(s, top, true, true);
 }
@@ -1354,7 +1405,7 @@ enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint3
 	for (uint32_t n = 0; n < hw; n++) {
 		/* acquire, paired with the release stores of prepare_slot (the
 		 * leaf) and lfp_slabs_grow (mem, after the slab header) */
-		if (!lfp_load_ptr_acq((void *const *)&s->leaf[n >> LFP_LEAF_BITS]))
+		if (!lfp_slabs_leaf(s, n >> LFP_LEAF_BITS))
 			continue;
 		uintptr_t mem = (uintptr_t)lfp_load_ptr_acq(
 			(void *const *)&lfp_slabs_slot(s, n)->mem);

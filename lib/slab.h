@@ -50,8 +50,16 @@
  * sees the copy.  A ThreadStatic pool's magazines move it once about 17
  * caches exist.  Pools sized for more full slabs than the inline slots
  * (wide) move it at their first growth; an unbounded pool, which starts
- * with small slabs (below), only when a slab number reaches them.  Large leaves keep the directory itself small
- * (LFP_MAX_LEAVES pointers, cleared with the pool's struct).
+ * with small slabs (below), only when a slab number reaches them.
+ *
+ * The directory of leaves (dir) is leaf 0's pointer alone (leaf0, inside
+ * struct lfp_slabs) until a slab number first reaches leaf 1, which only
+ * a pool of more than LFP_LEAF_SLOTS slabs does: then a table of
+ * LFP_MAX_LEAVES pointers of its own takes its place (slab.c,
+ * prepare_dir), and leaf0 stays a copy of its entry 0, written with it,
+ * for lookups that loaded dir before the move.  Inline, the table was
+ * 512 bytes of every pool's struct (two in a ThreadStatic pool's: its
+ * objects' and its magazines'), a sixth of a small pool's memory.
  */
 #define LFP_NIL UINT32_MAX
 #define LFP_LEAF_BITS 10
@@ -121,7 +129,7 @@ struct lfp_slabs {
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
 	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
-	uint32_t leaves;	/* leaves ever set (leaf 0 from init): leaf[l] is unset from here */
+	uint32_t leaves;	/* leaves ever set (leaf 0 from init): dir[l] is unset from here */
 	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
 	uint64_t slab_mem;	/* bytes of the slabs held now (relaxed) */
 	uint64_t side_bytes;	/* directory and side data held of the allocator */
@@ -154,8 +162,14 @@ struct lfp_slabs {
 	/* Leaf 0 until a slab number reaches LFP_INLINE_SLOTS, a copy of
 	 * its first slots after (see LFP_INLINE_SLOTS). */
 	struct lfp_slab_slot slot0[LFP_INLINE_SLOTS];
-	/* Each leaf's first slot (slot0, or a struct lfp_slab_leaf's). */
-	struct lfp_slab_slot *leaf[LFP_MAX_LEAVES];
+	/* Leaf 0's first slot (slot0, or a struct lfp_slab_leaf's): the
+	 * directory while dir points here, a copy of dir[0] after. */
+	struct lfp_slab_slot *leaf0;
+	/* Each leaf's first slot at dir[l]: &leaf0 (leaf 0 alone), or
+	 * LFP_MAX_LEAVES pointers of their own once a slab number reaches
+	 * leaf 1 (see the directory, above).  Published with a release
+	 * store; lock-free readers load it with acquire (lfp_slabs_slot). */
+	struct lfp_slab_slot **dir;
 };
 
 /* Why lfp_slabs_lookup refused a pointer. */
@@ -284,14 +298,34 @@ void lfp_slabs_compact(struct lfp_slabs *s);
 /* Map any pointer to an index without touching the memory it points to. */
 enum lfp_lookup lfp_slabs_lookup(const struct lfp_slabs *s, const void *p, uint32_t *idx);
 
-/* The bytes held now of the backing allocator: slabs, their side data and
- * the directory's leaves (not the first slab's side data in the pool's own
- * block). */
+/* The bytes held now of the backing allocator: slabs, their side data,
+ * the directory's leaves and its table (not the first slab's side data in
+ * the pool's own block). */
 uint64_t lfp_slabs_bytes(const struct lfp_slabs *s);
+/* The bytes of the directory's table of leaf pointers (slab.h), which a
+ * space of more than LFP_LEAF_SLOTS slab numbers has of the allocator. */
+#define LFP_DIR_BYTES (LFP_MAX_LEAVES * sizeof(struct lfp_slab_slot *))
 /* The bytes of one full slab's side data, as allocated (slab.c). */
 size_t lfp_slabs_side_bytes(const struct lfp_slabs *s);
 /* The bytes of all the small slabs and their side data. */
 uint64_t lfp_slabs_small_bytes(const struct lfp_slabs *s);
+
+/* The directory's leaf pointers: leaf0 alone, or a table of its own. */
+static inline struct lfp_slab_slot *const *lfp_slabs_dir(const struct lfp_slabs *s)
+{
+	/* Acquire: pairs with prepare_dir's release store (slab.c), so a
+	 * reader that sees the table sees its entries. */
+	return (struct lfp_slab_slot *const *)lfp_load_ptr_acq((void *const *)&s->dir);
+}
+
+/* Leaf l's first slot, NULL when leaf l is not set (lock-free). */
+static inline struct lfp_slab_slot *lfp_slabs_leaf(const struct lfp_slabs *s, uint32_t l)
+{
+	struct lfp_slab_slot *const *dir = lfp_slabs_dir(s);
+	if (l && dir == &s->leaf0)	/* leaf 0 alone */
+		return NULL;
+	return (struct lfp_slab_slot *)lfp_load_ptr_acq((void *const *)&dir[l]);
+}
 
 static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, uint32_t slab_no)
 {
@@ -299,9 +333,12 @@ static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, ui
 	/* Acquire: pairs with the release store of a leaf made or moved
 	 * (slab.c, prepare_leaf), so a lock-free reader that sees leaf 0's new
 	 * address also sees the inline slots copied into it.  (A plain move on
-	 * x86-64, as the relaxed load was.) */
+	 * x86-64, as the relaxed load was.)  A slab number past leaf 0 was
+	 * handed out after its leaf and the table were published: the
+	 * table is the one loaded here. */
+	struct lfp_slab_slot *const *dir = lfp_slabs_dir(s);
 	struct lfp_slab_slot *leaf = (struct lfp_slab_slot *)
-		lfp_load_ptr_acq((void *const *)&s->leaf[slab_no >> LFP_LEAF_BITS]);
+		lfp_load_ptr_acq((void *const *)&dir[slab_no >> LFP_LEAF_BITS]);
 	return &leaf[slab_no & (LFP_LEAF_SLOTS - 1)];
 }
 

@@ -359,8 +359,9 @@ typedef struct lfpool_config {
  * hands out nothing, creates no object and keeps no slab of objects it
  * grew.  What it set up for later calls may stay until destroy: in pools
  * that threads share (Concurrent, ThreadStatic), a slab directory leaf
- * (32 KiB of slab addresses), which other threads may read at any time,
- * and a ThreadStatic thread's cache.
+ * (32 KiB of slab addresses; past 1024 slabs, the 512 bytes of the table
+ * of leaves too), which other threads may read at any time, and a
+ * ThreadStatic thread's cache.
  *
  * Hooks and destroy.  A fini hook may put objects back while destroy runs:
  * destroy finalizes those too.

@@ -248,8 +248,9 @@ static uint64_t space_bound(const struct lfp_slabs *s, uint64_t n)
 	/* side data per slab: a link word and a state byte per object,
 	 * rounded up for small slabs of the default allocator (slab.c) */
 	uint64_t side = lfp_slabs_side_bytes(s);
+	/* past one leaf, the directory's table too (slab.h) */
 	return slabs * (s->slab_bytes + side) + lfp_slabs_small_bytes(s) +
-	       leaves * sizeof(struct lfp_slab_leaf);
+	       leaves * sizeof(struct lfp_slab_leaf) + (leaves > 1 ? LFP_DIR_BYTES : 0);
 }
 
 uint64_t lfp_depot_max_bytes(const struct lfp_depot *d, const struct lfp_core *c,

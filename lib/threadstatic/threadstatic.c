@@ -208,8 +208,6 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		errno = lfp_debug_refuse(name, "no configuration (NULL)");
 		return NULL;
 	}
-	static const size_t dirs[] = { LFP_DIR_OF(struct lfpool_ts, depot.mags),
-				       LFP_DIR_OF(struct lfpool_ts, core) };
 	/* The objects' first side data (core.h) and the per-CPU state
 	 * (ts_percpu.h) in the pool's block, in that order (each a multiple
 	 * of 64 bytes). */
@@ -220,7 +218,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 	pthread_once(&fork_once, set_fork_hooks);
 	lfpool_ts *p = lfp_core_owner_new(cfg, LFP_KIND_TS, sizeof(*p),
-					  offsetof(struct lfpool_ts, core), lead, tail, dirs, 2);
+					  offsetof(struct lfpool_ts, core), lead, tail);
 	if (!p)
 		return NULL;
 	lfp_core_inline(&p->core, p + 1, side);
