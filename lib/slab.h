@@ -111,28 +111,28 @@ struct lfp_slab_leaf {
 };
 
 struct lfp_slabs {
+	/* Packed (no holes): two of these are in every ThreadStatic pool's
+	 * struct, whose memory a small pool is mostly made of. */
 	size_t obj_size, stride, align;
 	size_t slab_bytes;	/* full slabs' bytes: a power of two, aligned to it */
 	uint32_t first_off;	/* offset of object 0 from the slab start */
 	uint32_t per_slab;	/* objects per full slab */
-	uint32_t small;		/* slab numbers 1 .. small are small (LFP_SMALL_MAX) */
-	size_t small_bytes;	/* slab 1's bytes, when small */
 	uint32_t small_per[LFP_SMALL_MAX];	/* objects of small slab n at [n - 1] */
+	uint32_t off_bits;	/* offset bits in an index */
+	size_t small_bytes;	/* slab 1's bytes, when small */
 	/* Every small slab ever grown lies in [small_lo, small_hi): each
 	 * bound only ever widens (relaxed stores before the slab's release:
 	 * a reader of a slab's object sees bounds at least that wide), so
 	 * one compare tells most full slabs' objects from small ones'
 	 * (lfp_slabs_locate).  Both 0 until the first small slab. */
 	uint64_t small_lo, small_hi;
-	uint32_t off_bits;	/* offset bits in an index */
 	uint32_t max_slabs;
+	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
 	uint64_t stride_magic;	/* divides by stride with one multiply */
 	lfpool_allocator alloc;
-	uint32_t high_water;	/* slab numbers with side data: [0, high_water) */
-	uint32_t leaves;	/* leaves ever set (leaf 0 from init): dir[l] is unset from here */
-	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
-	uint64_t slab_mem;	/* bytes of the slabs held now (relaxed) */
-	uint64_t side_bytes;	/* directory and side data held of the allocator */
+	uint8_t small;		/* slab numbers 1 .. small are small (LFP_SMALL_MAX) */
+	uint8_t leaves;		/* leaves ever set (leaf 0 from init): dir[l] is unset
+				 * from here (at most LFP_MAX_LEAVES) */
 	bool misaligned;	/* the last growth failed on a misaligned block */
 	/* Sized for more full slabs than LFP_INLINE_SLOTS: leaf 0 is a full
 	 * leaf from the first growth on, as every later leaf is from its
@@ -154,6 +154,9 @@ struct lfp_slabs {
 	 * allocator's large slabs: slab.c, side_new), whose pages a release
 	 * gives back with the slab (side_give_back). */
 	bool side_mapped;
+	uint64_t slab_allocs, slab_frees;	/* read with relaxed loads */
+	uint64_t slab_mem;	/* bytes of the slabs held now (relaxed) */
+	uint64_t side_bytes;	/* directory and side data held of the allocator */
 	/* The first slab's side data (slab 1 when small, else slab 0:
 	 * lfp_slabs_first) inside the pool's own block (lfp_slabs_inline),
 	 * or NULL: that slot takes it instead of a block of its own, and it
@@ -171,6 +174,9 @@ struct lfp_slabs {
 	 * store; lock-free readers load it with acquire (lfp_slabs_slot). */
 	struct lfp_slab_slot **dir;
 };
+
+_Static_assert(LFP_MAX_LEAVES <= UINT8_MAX && LFP_SMALL_MAX <= UINT8_MAX,
+	       "leaves and small fit their bytes");
 
 /* Why lfp_slabs_lookup refused a pointer. */
 enum lfp_lookup { LFP_LOOKUP_OK, LFP_LOOKUP_FOREIGN, LFP_LOOKUP_INTERIOR };

@@ -11,7 +11,8 @@
 
 static const struct scenario *const scenarios[] = {
 	&sc_aba_replay, &sc_elim_replay, &sc_upto, &sc_conservation, &sc_ownership, &sc_transfer, &sc_prodcons,
-	&sc_churn, &sc_aba, &sc_trim, &sc_faults, &sc_faults_mt, &sc_lookup_grow, &sc_badinput,
+	&sc_churn, &sc_aba, &sc_trim, &sc_faults, &sc_faults_mt, &sc_lookup_grow, &sc_lookup_leaves,
+	&sc_badinput,
 	&sc_random, &sc_signals, &sc_signals_control, &sc_signals_switch, &sc_signals_locks, &sc_hooks,
 #ifdef LFPOOL_DEBUG
 	&sc_validate,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sc_lookup.c - owns() walking the slabs' directory while another thread
- * grows the pool, every other slab allocation failing.
+ * grows the pool: every other slab allocation failing (lookup-grow), or
+ * past 1,024 slabs, which makes the directory's table (lookup-leaves,
+ * below).
  *
  * A growth that fails on the slab's memory, after its slot was cleared and
  * counted (high_water raised with a release store), lowers high_water
@@ -16,6 +18,7 @@
  * census and the allocator's balance.
  */
 #include <sched.h>
+#include <stdlib.h>
 
 #include "stress.h"
 
@@ -100,3 +103,77 @@ static void lookup_grow(struct run *r)
 }
 
 const struct scenario sc_lookup_grow = { "lookup-grow", true, true, 2, lookup_grow };
+
+/*
+ * lookup-leaves: the directory's table of leaves made while other threads
+ * look objects up (lib/slab.h, the directory).  Worker 0 grows the pool
+ * past leaf 0's LFP_LEAF_SLOTS slab numbers, which makes the table and
+ * publishes it over leaf0 (slab.c, prepare_dir), then puts everything
+ * back; the others meanwhile get an object, ask owns about it and about
+ * a foreign pointer (lfp_slabs_lookup: every slot, through the
+ * directory) and put it back (its link word: lfp_slabs_slot).  Every
+ * object must be found wherever the lookup read leaf 0 from.
+ */
+#define LEAVES_OBJ 8000			/* 8 objects per 64 KiB slab, the fewest */
+#define LEAVES_HOLD (8u * 1032)		/* past 1,024 slabs */
+
+struct lookup_leaves {
+	int done;			/* atomic */
+	bool reached;			/* a slab number reached leaf 1 */
+};
+
+static void lookup_leaves_worker(struct worker *w)
+{
+	struct lookup_leaves *g = w->arg;
+	struct run *r = w->rd->run;
+	const void *pool = w->rd->pool;
+	if (w->index != 0) {
+		struct sobj foreign = { 0 };
+		while (!__atomic_load_n(&g->done, __ATOMIC_RELAXED) && !run_over(r)) {
+			void *o = worker_get(w, false, false);
+			if (o && !r->fl->owns(pool, o))
+				run_fail(r, "owns says no for an object the pool handed out");
+			if (r->fl->owns(pool, &foreign))
+				run_fail(r, "owns says yes for an object on a thread's stack");
+			if (o)
+				worker_put(w, o);
+			sched_yield();	/* the grower's turn: it has far more to do */
+		}
+		return;
+	}
+	void **held = malloc(LEAVES_HOLD * sizeof(void *));
+	unsigned n = 0;
+	while (held && n < LEAVES_HOLD && !run_over(r) && (held[n] = worker_get(w, false, false)))
+		n++;
+	lfpool_stats st;
+	r->fl->stats(pool, &st);
+	g->reached = st.slab_allocs > 1024;
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n; i++) {
+		if (!r->fl->owns(pool, held[i]))
+			run_fail(r, "object %u of %u not found after the growth", i, n);
+		worker_put(w, held[i]);
+	}
+	free(held);
+}
+
+static void lookup_leaves(struct run *r)
+{
+	unsigned reached = 0;
+	do {
+		struct round rd;
+		lfpool_config cfg = round_config(&rd, 0, 0);
+		struct lookup_leaves g = { 0 };
+		cfg.obj_size = LEAVES_OBJ;
+		if (!round_open(&rd, r, &cfg))
+			return;
+		round_workers(&rd, r->threads, lookup_leaves_worker, &g);
+		round_close(&rd);
+		reached += g.reached;
+	} while (!run_over(r));
+	if (!reached)
+		run_fail(r, "no round grew past 1,024 slabs (--seconds too short): the "
+			 "directory's table went untested");
+}
+
+const struct scenario sc_lookup_leaves = { "lookup-leaves", true, true, 2, lookup_leaves };

@@ -301,6 +301,7 @@ struct scenario {
 extern const struct scenario sc_conservation, sc_ownership, sc_transfer,
 	sc_prodcons, sc_churn, sc_aba, sc_trim, sc_faults, sc_faults_mt,
 	sc_badinput, sc_random, sc_aba_replay, sc_elim_replay, sc_upto, sc_lookup_grow,
+	sc_lookup_leaves,
 	sc_signals, sc_signals_control, sc_signals_switch, sc_signals_locks, sc_hooks;
 #ifdef LFPOOL_DEBUG
 extern const struct scenario sc_validate;	/* --enable-debug builds only */

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 
 #include "support.h"
+#include "threadstatic/ts_internal.h"	/* a pool's block: lfp_core_block_bytes */
 
 #define OBJ 64
 /* Past the small slabs of 64 B objects (15 + 63 + 255 objects), slab 0
@@ -69,6 +70,136 @@ Test(small, one_object_of_a_threadstatic_pool_holds_at_most_8_KiB)
 	lfpool_ts_stats(pool, &st);
 	cr_assert_leq(st.bytes_held, SMALL_HELD, "%llu bytes held for one object (and the "
 		      "thread's magazines)", (unsigned long long)st.bytes_held);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}
+
+/*
+ * What a small ThreadStatic pool costs (bench row "manypools memory"): its
+ * own block (struct, then its objects' first side data) and what one
+ * object got and put holds (a 1 KiB slab of objects, one of the thread's
+ * first two magazines and their side data), at most 4 KiB together.  The
+ * block was 3 KiB while each of its two index spaces carried the 512
+ * bytes of a directory that only a space of more than 1,024 slabs uses
+ * (lib/slab.h, the directory).  Sizes of x86-64 with glibc (elsewhere a
+ * mutex, of which the struct holds three, is another size).
+ */
+Test(small, a_threadstatic_pool_and_one_object_take_at_most_4_KiB)
+{
+#if !defined(__x86_64__) || !defined(__GLIBC__)
+	cr_skip_test("sizes of x86-64 with glibc");
+#endif
+	lfpool_config c = { .obj_size = OBJ };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	lfpool_ts_put(pool, lfpool_ts_get(pool));
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	size_t block = lfp_core_block_bytes(&pool->core, sizeof(*pool));
+	cr_assert_leq(block, 1920, "the pool's block takes %zu bytes", block);
+	cr_assert_leq(block + st.bytes_held, 4096, "block %zu bytes, held %llu", block,
+		      (unsigned long long)st.bytes_held);
+	cr_assert_eq(lfpool_ts_destroy(pool), 0);
+}
+
+/*
+ * Past 1,024 slabs a space's directory gets a table of its own (lib/slab.h,
+ * the directory): every object stays found (owns, a put's index) and
+ * comes back once, in the slabs of leaf 0 and of leaf 1 alike.  Objects
+ * of 8,000 bytes: 8 to a 64 KiB slab, the fewest; each marked with its
+ * number, so that no two overlap.
+ */
+#define PAST_OBJ 8000
+#define PAST_MANY (8u * 1032)
+
+struct past {
+	bool (*get_all)(void *pool, void **objs, size_t n);
+	void (*put)(void *pool, void *obj);
+	int (*owns)(const void *pool, const void *obj);
+	uint64_t (*slabs)(void *pool);
+};
+
+static void past_1024_slabs(const struct past *ops, void *pool, const char *name)
+{
+	void **objs = calloc(PAST_MANY, sizeof(void *));
+	cr_assert_not_null(objs);
+	cr_assert(ops->get_all(pool, objs, PAST_MANY), "%s: a get failed", name);
+	uint64_t slabs = ops->slabs(pool);
+	cr_assert_gt(slabs, 1024, "%s: %llu slabs, none in leaf 1", name,
+		     (unsigned long long)slabs);
+	for (size_t i = 0; i < PAST_MANY; i++) {
+		cr_assert(ops->owns(pool, objs[i]), "%s: object %zu not found", name, i);
+		memcpy(objs[i], &i, sizeof(i));
+	}
+	for (size_t i = PAST_MANY; i-- > 0;)
+		ops->put(pool, objs[i]);
+	cr_assert(ops->get_all(pool, objs, PAST_MANY), "%s: a get failed", name);
+	cr_assert_eq(ops->slabs(pool), slabs, "%s: nothing lost, nothing grown", name);
+	char *seen = calloc(PAST_MANY, 1);
+	for (size_t i = 0, k; i < PAST_MANY; i++) {
+		memcpy(&k, objs[i], sizeof(k));
+		cr_assert(k < PAST_MANY && !seen[k], "%s: object %zu came back twice", name, k);
+		seen[k] = 1;
+	}
+	for (size_t i = 0; i < PAST_MANY; i++)
+		ops->put(pool, objs[i]);
+	free(seen);
+	free(objs);
+}
+
+static const struct flavour_ops *flavour_of;	/* the test's flavour */
+
+static bool flavour_get_all(void *pool, void **objs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(objs[i] = flavour_of->get(pool)))
+			return false;
+	return true;
+}
+
+static void flavour_put(void *pool, void *obj) { flavour_of->put(pool, obj); }
+static int flavour_owns(const void *pool, const void *obj) { return flavour_of->owns(pool, obj); }
+static uint64_t flavour_slabs(void *pool) { return flavour_stats(flavour_of, pool).slab_allocs; }
+
+FLAVOUR_TEST(small, past_1024_slabs_every_object_is_found)
+{
+	static const struct past past = { flavour_get_all, flavour_put, flavour_owns, flavour_slabs };
+	lfpool_config c = { .obj_size = PAST_OBJ };
+	flavour_of = ops;
+	void *pool = ops->create(&c);
+	cr_assert_not_null(pool);
+	past_1024_slabs(&past, pool, ops->name);
+	ops->destroy(pool);
+}
+
+static bool ts_get_all(void *pool, void **objs, size_t n)
+{
+	return lfpool_ts_get_bulk(pool, objs, n) == 0;
+}
+
+static void ts_put(void *pool, void *obj) { lfpool_ts_put(pool, obj); }
+static int ts_owns(const void *pool, const void *obj) { return lfpool_ts_owns(pool, obj); }
+
+static uint64_t ts_slabs(void *pool)
+{
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	return st.slab_allocs;
+}
+
+/* The same for a ThreadStatic pool, bounded, whose bound counts the
+ * table (lfpool_ts_max_bytes). */
+Test(small, a_threadstatic_pool_past_1024_slabs_finds_every_object)
+{
+	static const struct past past = { ts_get_all, ts_put, ts_owns, ts_slabs };
+	lfpool_config c = { .obj_size = PAST_OBJ, .capacity = PAST_MANY };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	past_1024_slabs(&past, pool, "threadstatic");
+	lfpool_stats st;
+	lfpool_ts_stats(pool, &st);
+	size_t bound = lfpool_ts_max_bytes(pool, 1);
+	cr_assert_leq(st.bytes_held, bound, "%llu bytes held, the bound says %zu",
+		      (unsigned long long)st.bytes_held, bound);
 	cr_assert_eq(lfpool_ts_destroy(pool), 0);
 }
 

@@ -300,10 +300,10 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	if (!p)
 		return 0;
 	/* What destroy reads of the struct, at once (core.h): all of it but
-	 * the two slab directories and the worker chunks' array. */
+	 * the magazines' name. */
 	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_ts, depot.mags));
-	lfp_prefetch_lines(&p->created, LFP_HOT_BYTES(struct lfpool_ts, core) -
-			   offsetof(struct lfpool_ts, created));
+	lfp_prefetch_lines(&p->core, LFP_HOT_BYTES(struct lfpool_ts, core) -
+			   offsetof(struct lfpool_ts, core));
 	lfp_prefetch_lines(&p->steal_lock, sizeof(*p) - offsetof(struct lfpool_ts, steal_lock));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
@@ -476,9 +476,10 @@ static bool trim_take(lfpool_ts *p, size_t keep, struct lfp_depot_trimmed *t, si
 		lfp_steal_drain_areas(p);
 	lfp_ts_lock_busy();
 	sum_caches(p, &now);
-	uint64_t full = now.full_pops - p->trimmed_at.full_pops;
-	uint64_t empty = now.full_pushes - p->trimmed_at.full_pushes;
-	p->trimmed_at = now;
+	uint64_t full = now.full_pops - p->trimmed_pops;
+	uint64_t empty = now.full_pushes - p->trimmed_pushes;
+	p->trimmed_pops = now.full_pops;
+	p->trimmed_pushes = now.full_pushes;
 	for (lfpool_ts_cache *c = p->caches; c; c = c->next)
 		lfp_cache_cool(c);
 	lfp_ts_unlock_busy();

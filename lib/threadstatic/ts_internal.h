@@ -123,11 +123,19 @@ struct lfpool_ts {
 	 * << 32 | the slot; LFP_TS_DEAD once destroyed. */
 	uint64_t gen;
 	uint32_t magic;
+	/* workers[i] is NULL from here: destroy reads no more of the table
+	 * (all of it was 8 cache misses per destroy with 10^5 pools
+	 * alive).  Under lfp_ts_lock. */
+	unsigned worker_chunks;
 	struct lfp_ts_percpu *percpu;	/* per-CPU mode (ts_percpu.h), else NULL */
-	struct lfp_depot depot;
-	uint64_t created __attribute__((aligned(64)));	/* objects alive */
+	/* The counters that creates, puts without a cache and signal
+	 * handlers' gets add to, in what the line before the depot left
+	 * free (a line of their own made a small pool's block 128 bytes
+	 * bigger: see test_small, block_bytes). */
+	uint64_t created;		/* objects alive */
 	uint64_t uncached_puts;		/* puts of threads that could get no cache */
 	uint64_t signal_gets;		/* lfpool_ts_get_signal's objects */
+	struct lfp_depot depot;
 	struct lfp_core core;
 	/* The worker slots' table of LFP_WORKER_CHUNKS chunk pointers, made
 	 * at the first lfpool_ts_worker_cache (worker.c), NULL before: not in
@@ -145,12 +153,10 @@ struct lfpool_ts {
 	 * lib/layers/array.c before any thread uses the pool). */
 	bool array_class;
 	size_t explicit_caches;
-	/* workers[i] is NULL from here: destroy reads no more of the table
-	 * (all of it was 8 cache misses per destroy with 10^5 pools
-	 * alive). */
-	unsigned worker_chunks;
 	struct lfp_cache_counts retired;	/* of caches freed */
-	struct lfp_cache_counts trimmed_at;	/* the sums at the previous trim */
+	/* The caches' sums of full_pops and full_pushes at the previous
+	 * trim (the depot's working set since: lfpool_ts_trim). */
+	uint64_t trimmed_pops, trimmed_pushes;
 	/* After the struct in its block, core.tail bytes: the objects' slab 0
 	 * side data (core.h, lfp_core_inline; one block per small pool), then
 	 * the per-CPU state (ts_percpu.h). */
