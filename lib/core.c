@@ -541,10 +541,10 @@ size_t lfp_core_inline_bytes(const lfpool_config *cfg)
 	return lfp_slabs_inline_bytes(cfg->obj_size, cfg->align, cfg->capacity);
 }
 
-void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
+size_t lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes)
 {
-	if (bytes)	/* none for debug pools (lfp_core_inline_bytes) */
-		lfp_slabs_inline(&c->slabs, mem, bytes);
+	/* none for debug pools (lfp_core_inline_bytes) */
+	return bytes ? lfp_slabs_inline(&c->slabs, mem, bytes) : 0;
 }
 
 void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, size_t tail)

@@ -207,10 +207,10 @@ void *lfp_core_owner_alloc(const lfpool_config *cfg, size_t lead, size_t size, s
  * leaves after its struct for its core's first side data (slab.h,
  * lfp_slabs_inline_bytes), 0 when it takes none (lfp_core_block_inline,
  * below).  lfp_core_inline hands them to the core after
- * lfp_core_owner_new.
+ * lfp_core_owner_new, and returns how many it took (lfp_slabs_inline).
  */
 size_t lfp_core_inline_bytes(const lfpool_config *cfg);
-void lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
+size_t lfp_core_inline(struct lfp_core *c, void *mem, size_t bytes);
 /* Free a pool's block (lfp_core_block_of) of size bytes
  * (lfp_core_block_bytes), given whether the pool is a debug one. */
 void lfp_core_owner_free(void *owner, size_t size, bool debug);

@@ -789,12 +789,15 @@ size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hin
 	return round_up(side_raw(first_per(&g, capacity_hint)), 64);
 }
 
-void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes)
+size_t lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes)
 {
 	LFP_ASSERT(s->high_water == 0);
 	uint32_t per = lfp_slabs_per(s, lfp_slabs_first(s));
-	if (mem && per && bytes >= side_raw(per))
-		s->inline_side = mem;
+	size_t need = round_up(side_raw(per), 8);	/* the next taker's links aligned */
+	if (!mem || !per || bytes < need)
+		return 0;
+	s->inline_side = mem;
+	return need;
 }
 
 /* The offset bits of an index for per_slab objects a slab, and the slab

@@ -228,7 +228,9 @@ int lfp_slabs_init(struct lfp_slabs *s, size_t obj_size, size_t align,
  * allocator: lfp_slabs_inline_bytes says how many bytes to leave for it
  * after the pool's struct, before the space is set up (0: none), and
  * lfp_slabs_inline hands them to the space after lfp_slabs_init (a space
- * whose first slab, lfp_slabs_first, needs more does not take them).
+ * whose first slab, lfp_slabs_first, needs more does not take them) and
+ * returns how many it took (0: none; a multiple of 8), so that another
+ * space may take what is left (ThreadStatic's magazines).
  */
 /* Small slabs first (LFP_SMALL_MAX) for a space sized for one full slab
  * or less, which lfp_slabs_init gives none: ThreadStatic's magazines,
@@ -242,7 +244,7 @@ void lfp_slabs_small_first(struct lfp_slabs *s);
 void lfp_slabs_headless(struct lfp_slabs *s);
 #define LFP_INLINE_SIDE_MAX 512u
 size_t lfp_slabs_inline_bytes(size_t obj_size, size_t align, size_t capacity_hint);
-void lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes);
+size_t lfp_slabs_inline(struct lfp_slabs *s, void *mem, size_t bytes);
 
 /* Free every slab and all side data.  Objects must have been finalized. */
 void lfp_slabs_fini(struct lfp_slabs *s);

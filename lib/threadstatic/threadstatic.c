@@ -221,11 +221,17 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 					  offsetof(struct lfpool_ts, core), lead, tail);
 	if (!p)
 		return NULL;
-	lfp_core_inline(&p->core, p + 1, side);
+	size_t used = lfp_core_inline(&p->core, p + 1, side);
 	int err = lfp_depot_init(&p->depot,
 				 cfg->magazine_size ? cfg->magazine_size : LFPOOL_TS_MAGAZINE_SIZE,
 				 cfg->depot_max ? cfg->depot_max : LFPOOL_TS_DEPOT_MAX,
 				 cfg->allocator);
+	/* The magazines' first side data (a thread's first two: 10 bytes)
+	 * in what the objects' left of those bytes, where it fits: not a
+	 * block of its own (64 bytes, and a line of another page written at
+	 * a thread's first get). */
+	if (!err)
+		lfp_core_inline(&p->depot.mags, (char *)(p + 1) + used, side - used);
 	/* Magazine growth reports as the pool does, under its name. */
 	p->depot.mags.debug = p->core.debug;
 	memcpy(p->depot.mags.name, p->core.name, sizeof(p->core.name));

@@ -157,9 +157,10 @@ struct lfpool_ts {
 	/* The caches' sums of full_pops and full_pushes at the previous
 	 * trim (the depot's working set since: lfpool_ts_trim). */
 	uint64_t trimmed_pops, trimmed_pushes;
-	/* After the struct in its block, core.tail bytes: the objects' slab 0
-	 * side data (core.h, lfp_core_inline; one block per small pool), then
-	 * the per-CPU state (ts_percpu.h). */
+	/* After the struct in its block, core.tail bytes: the objects' first
+	 * side data (core.h, lfp_core_inline; one block per small pool) and,
+	 * where it fits in the same bytes, the magazines', then the per-CPU
+	 * state (ts_percpu.h). */
 };
 
 /* The inline path finds the pool's own cache right after its head. */
