@@ -389,12 +389,11 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 	LFPOOL_TS_HOME_AT_(c);
 #ifdef LFPOOL_RSEQ_INLINE_
 	if (LFPOOL_UNLIKELY(LFPOOL_TS_IS_PERCPU_(pool))) {
-		void *obj = lfpool_rseq_get_(((const struct lfpool_ts_fast *)pool)->rseq_get);
-		if (LFPOOL_LIKELY(obj != NULL)) {
-			LFPOOL_SAN_GOT_(obj, lfpool_ts_span_(pool));
-			return obj;
-		}
-		return lfpool_ts_get_slow(pool);
+		void *obj;
+		LFPOOL_RSEQ_GET_OR_(((const struct lfpool_ts_fast *)pool)->rseq_get, obj,
+				    return lfpool_ts_get_slow(pool));
+		LFPOOL_SAN_GOT_(obj, lfpool_ts_span_(pool));
+		return obj;
 	}
 #endif
 	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool))
@@ -415,7 +414,7 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (obj) {
 			LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
-			LFPOOL_RSEQ_PUT_(h, obj, lfpool_miss);
+			LFPOOL_RSEQ_PUT_OR_(h, obj, goto lfpool_miss);
 			return;
 		}
 lfpool_miss:

@@ -154,8 +154,7 @@ static int alloc_areas(struct lfp_percpu *pc, size_t area_bytes, const void *hea
 static struct lfp_percpu_area *area(const struct lfp_percpu *pc, uint32_t cpu);
 
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
-		    const void *hint)
+		    const void *head, const void *hint)
 {
 	memset(pc, 0, sizeof(*pc));
 	if (max == 0)
@@ -165,8 +164,6 @@ int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator 
 	pc->alloc = a ? *a : lfp_area_allocator;
 	pc->ncpu = pc->hot.view.gate = lfp_percpu_possible_cpus();
 	pc->hot.view.max = max;
-	pc->hot.on_empty = on_empty;
-	pc->hot.on_full = on_full;
 	const void *thread[2] = { hint, NULL };
 	size_t nthread = hint ? 1 : 0;
 #ifdef LFP_PERCPU_RSEQ
@@ -283,13 +280,12 @@ size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n
 void *lfp_percpu_get_locked(struct lfp_percpu *pc)
 {
 	void *obj;
-	return lfp_percpu_pop_locked(pc, &obj, 1) ? obj : pc->hot.on_empty(&pc->hot);
+	return lfp_percpu_pop_locked(pc, &obj, 1) ? obj : NULL;
 }
 
-void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
+bool lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj)
 {
-	if (!lfp_percpu_push_locked(pc, &obj, 1))
-		pc->hot.on_full(&pc->hot, obj);
+	return lfp_percpu_push_locked(pc, &obj, 1) != 0;
 }
 
 bool lfp_percpu_stop(struct lfp_percpu *pc)

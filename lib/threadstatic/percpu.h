@@ -47,20 +47,13 @@
 # define LFP_PERCPU_RSEQ 1
 #endif
 
-struct lfp_percpu_hot;
-/* What get returns when the caller's area is empty, and what put does with
- * obj when it is full: the owner's slow paths, tail-called. */
-typedef void *(*lfp_percpu_empty_fn)(struct lfp_percpu_hot *h);
-typedef void (*lfp_percpu_full_fn)(struct lfp_percpu_hot *h, void *obj);
-
-/* The table's head: the sequences' view first (lfpool/ts.h's inline
- * calls read it too, through the pool's head), then the owner's slow
- * paths.  32-byte aligned: the view (what every call reads) lies in one
+/* The table's head: the sequences' view (lfpool/ts.h's inline calls
+ * read it too, through the pool's head).  No slow path of the owner's:
+ * get and put report a miss, and the owner (a higher floor) takes its
+ * own.  32-byte aligned: the view (what every call reads) lies in one
  * 128-byte block of a page (percpu.c alloc_areas). */
 struct __attribute__((aligned(32))) lfp_percpu_hot {
 	struct lfpool_percpu_hot_ view;	/* view.gate: possible CPUs, 0 while a thief works */
-	lfp_percpu_empty_fn on_empty;
-	lfp_percpu_full_fn on_full;
 };
 
 /* An area: the sequences' view of its counters first, then its slots. */
@@ -85,8 +78,7 @@ uint32_t lfp_percpu_possible_cpus(void);
 /* Whether this process can use the rseq fast path. */
 bool lfp_percpu_rseq_available(void);
 
-/* Set up a table of max slots per CPU, with the slow paths of get and put;
- * no area's counters share a page offset with the hot table's fields
+/* Set up a table of max slots per CPU; no area's counters share a page offset with the hot table's fields
  * (4K aliasing, percpu.c alloc_areas), nor where a layout allows with head
  * (16 bytes that every get and put reads too: the pool's rseq_get and
  * rseq_put) and hint (16 bytes of the calling thread's: lfpool_ts_tls_'s
@@ -94,8 +86,7 @@ bool lfp_percpu_rseq_available(void);
  * ENOMEM, or LFP_EMISALIGNED (the allocator's block was not aligned as
  * asked; given back).  pc must not move afterwards. */
 int lfp_percpu_init(struct lfp_percpu *pc, uint32_t max, const lfpool_allocator *a,
-		    lfp_percpu_empty_fn on_empty, lfp_percpu_full_fn on_full, const void *head,
-		    const void *hint);
+		    const void *head, const void *hint);
 void lfp_percpu_fini(struct lfp_percpu *pc);
 /* Show fn every cached object, the table unchanged (no other user of the
  * table may run). */
@@ -123,37 +114,37 @@ const char *lfp_percpu_mode(const struct lfp_percpu *pc);
 
 /* The fallback path of the calls below. */
 void *lfp_percpu_get_locked(struct lfp_percpu *pc);
-void lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj);
+bool lfp_percpu_put_locked(struct lfp_percpu *pc, void *obj);
 size_t lfp_percpu_pop_locked(struct lfp_percpu *pc, void **objs, size_t n);
 size_t lfp_percpu_push_locked(struct lfp_percpu *pc, void *const *objs, size_t n);
 
 
-/* Pop from the caller's CPU area; when it is empty, return on_empty's
- * result instead. */
+/* Pop from the caller's CPU area; NULL when it is empty (or, rseq, its
+ * gate closed): the caller takes its slow path. */
 static inline void *lfp_percpu_get(struct lfp_percpu *pc)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq)) {
-		void *obj = lfpool_rseq_get_(&pc->hot.view);
-		return LFPOOL_LIKELY(obj != NULL) ? obj : pc->hot.on_empty(&pc->hot);
+		void *obj;
+		LFPOOL_RSEQ_GET_OR_(&pc->hot.view, obj, return NULL);
+		return obj;
 	}
 #endif
 	return lfp_percpu_get_locked(pc);
 }
 
-/* Push obj onto the caller's CPU area; when it is full, on_full takes it. */
-static inline void lfp_percpu_put(struct lfp_percpu *pc, void *obj)
+/* Push obj (not NULL) onto the caller's CPU area; false, obj not taken,
+ * when it is full (or, rseq, its gate closed): the caller takes its slow
+ * path. */
+static inline bool lfp_percpu_put(struct lfp_percpu *pc, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(pc->rseq)) {
-		LFPOOL_RSEQ_PUT_(&pc->hot.view, obj, full);
-		return;
-full:
-		pc->hot.on_full(&pc->hot, obj);
-		return;
+		LFPOOL_RSEQ_PUT_OR_(&pc->hot.view, obj, return false);
+		return true;
 	}
 #endif
-	lfp_percpu_put_locked(pc, obj);
+	return lfp_percpu_put_locked(pc, obj);
 }
 
 /* Pop up to n objects from the caller's CPU area into objs[0 ..), the most

@@ -17,10 +17,6 @@
 /* Objects moved at once through a buffer on the stack (loose objects). */
 #define LFP_PCPU_BLOCK 64u
 
-/* Out of line: the inline sequences' hits tail-call them on a miss. */
-__attribute__((noinline)) static void *on_empty(struct lfp_percpu_hot *h);
-__attribute__((noinline)) static void on_full(struct lfp_percpu_hot *h, void *obj);
-
 /* In the pool's block after its inline side data: 64-aligned there. */
 _Static_assert(sizeof(struct lfp_ts_percpu) % 64 == 0, "a whole number of lines");
 
@@ -50,8 +46,8 @@ int lfp_ts_percpu_init(lfpool_ts *p, const lfpool_config *cfg, void *mem)
 		return 0;
 	struct lfp_ts_percpu *t = memset(mem, 0, sizeof(struct lfp_ts_percpu));
 	/* Two magazines' worth per CPU: Bonwick's loaded and previous. */
-	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, on_empty, on_full,
-				  &p->fast, &lfpool_ts_tls_);
+	int err = lfp_percpu_init(&t->pc, 2 * p->depot.mag_size, cfg->allocator, &p->fast,
+				  &lfpool_ts_tls_);
 	if (err == LFP_EMISALIGNED) {
 		if (p->core.debug)
 			lfp_debug_report(p->core.name, NULL, "the backing allocator returned memory "
@@ -281,17 +277,12 @@ static int take(lfpool_ts *p, void **objs, size_t n, size_t got)
 	return r;
 }
 
-/* The pool of a table's hot part (the handlers get that). */
-static lfpool_ts *owner(struct lfp_percpu_hot *h)
-{
-	return ((struct lfp_ts_percpu *)((char *)h - offsetof(struct lfp_ts_percpu, pc.hot)))->pool;
-}
-
-/* The area was empty: what the get returns. */
-static void *on_empty(struct lfp_percpu_hot *h)
+/* The area was empty: what the get returns.  Out of line: the sequences'
+ * hits tail-call it on a miss. */
+__attribute__((noinline)) static void *on_empty(struct lfp_ts_percpu *t)
 {
 	void *obj;
-	return take(owner(h), &obj, 1, 0) == 0 ? obj : NULL;
+	return take(t->pool, &obj, 1, 0) == 0 ? obj : NULL;
 }
 
 /* A get off the fast path: the fallback path, or a debug pool (whose
@@ -302,8 +293,10 @@ __attribute__((noinline)) static void *get_slow(struct lfp_ts_percpu *t)
 		errno = EAGAIN;
 		return NULL;
 	}
-	if (!t->check_gets)
-		return lfp_percpu_get(&t->pc);
+	if (!t->check_gets) {
+		void *obj = lfp_percpu_get(&t->pc);
+		return obj ? obj : on_empty(t);
+	}
 	void *obj;
 	size_t got = lfp_percpu_pop_bulk(&t->pc, &obj, 1);
 	return take(t->pool, &obj, 1, got) == 0 ? obj : NULL;
@@ -313,8 +306,9 @@ void *lfp_ts_percpu_get(struct lfp_ts_percpu *t)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_gets)) {
-		void *obj = lfpool_rseq_get_(&t->pc.hot.view);
-		return LFPOOL_LIKELY(obj != NULL) ? obj : on_empty(&t->pc.hot);
+		void *obj;
+		LFPOOL_RSEQ_GET_OR_(&t->pc.hot.view, obj, return on_empty(t));
+		return obj;
 	}
 #endif
 	return get_slow(t);
@@ -388,10 +382,11 @@ static void overflow(lfpool_ts *p, void *obj)
 	transit_leave(t);
 }
 
-/* The area was full: obj leaves, with a magazine's worth. */
-static void on_full(struct lfp_percpu_hot *h, void *obj)
+/* The area was full: obj leaves, with a magazine's worth.  Out of line:
+ * the sequences' hits tail-call it on a miss. */
+__attribute__((noinline)) static void on_full(struct lfp_ts_percpu *t, void *obj)
 {
-	overflow(owner(h), obj);
+	overflow(t->pool, obj);
 }
 
 /* A put off the fast path: the fallback path, NULL, or a pool that checks
@@ -402,18 +397,15 @@ __attribute__((noinline)) static void put_slow(struct lfp_ts_percpu *t, void *ob
 		return;
 	if (lfp_busy)		/* the fallback's lock may be this thread's */
 		put_busy(t->pool, &obj, 1);
-	else
-		lfp_percpu_put(&t->pc, obj);
+	else if (!lfp_percpu_put(&t->pc, obj))
+		on_full(t, obj);
 }
 
 void lfp_ts_percpu_put(struct lfp_ts_percpu *t, void *obj)
 {
 #ifdef LFP_PERCPU_RSEQ
 	if (LFPOOL_LIKELY(t->fast_puts && obj != NULL)) {
-		LFPOOL_RSEQ_PUT_(&t->pc.hot.view, obj, full);
-		return;
-full:
-		on_full(&t->pc.hot, obj);
+		LFPOOL_RSEQ_PUT_OR_(&t->pc.hot.view, obj, on_full(t, obj));
 		return;
 	}
 #endif

@@ -39,7 +39,7 @@ struct lfp_ts_percpu {
 	bool check_gets;	/* slow pool (core.h): every get marks its object out */
 	bool check_puts;	/* slow pool or reset hook: every put is accepted */
 	struct lfp_percpu pc;
-	lfpool_ts *pool;	/* for the handlers, which get &pc.hot */
+	lfpool_ts *pool;	/* the slow paths' */
 	/* Added to by the slow paths (atomically), read by the statistics. */
 	struct {
 		uint64_t moved_in;	/* area pushes that were no user's put */

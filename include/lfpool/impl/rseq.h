@@ -219,6 +219,34 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		: "rax", "rdx", "memory", "cc" : full); \
 	} while (0)
 
+/*
+ * The per-CPU dispatch, written once for its three callers (lfpool/ts.h's
+ * inline get and put, lib/threadstatic/percpu.h, ts_percpu.c): run the
+ * sequence on table h; a miss (the area empty or full, the gate closed)
+ * runs the caller's statement miss instead, its slow path, which usually
+ * leaves the function.  The hit path is the sequence alone.
+ *
+ * LFPOOL_RSEQ_GET_OR_: obj = the popped object, or miss.
+ * LFPOOL_RSEQ_PUT_OR_: obj (not NULL) pushed, or miss (nothing stored).
+ * The put's labels are local to it (__label__, in a GNU statement
+ * expression, which __extension__ lets -pedantic builds take), so that a
+ * function may use it twice.
+ */
+# define LFPOOL_RSEQ_GET_OR_(h, obj, miss) do { \
+	(obj) = lfpool_rseq_get_(h); \
+	if (LFPOOL_UNLIKELY((obj) == NULL)) { \
+		miss; \
+	} \
+	} while (0)
+# define LFPOOL_RSEQ_PUT_OR_(h, obj, miss) __extension__({ \
+	__label__ lfpool_rseq_full_, lfpool_rseq_done_; \
+	LFPOOL_RSEQ_PUT_(h, obj, lfpool_rseq_full_); \
+	goto lfpool_rseq_done_; \
+lfpool_rseq_full_: \
+	miss; \
+lfpool_rseq_done_:; \
+	})
+
 # ifdef LFPOOL_BUILDING
 /* The library's bulk moves (lib/threadstatic/percpu.h), which users' code
  * never inlines. */
