@@ -144,6 +144,7 @@ static void show(const void *c, FILE *out)
 {
 	lfpool_concurrent_dump(c, out);
 }
+LFP_DEBUG_WATCHER(LFP_WATCH_CONCURRENT)
 
 LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 {
@@ -158,7 +159,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	c->fast.stride = c->core.slabs.stride;
 	c->fast.magic = c->core.slabs.stride_magic;
 	c->magic = LFP_MAGIC_LIVE;
-	lfp_debug_watch(c, show);
+	watch(c);
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_concurrent_destroy(c);
@@ -190,7 +191,7 @@ LFPOOL_API int lfpool_concurrent_destroy(lfpool_concurrent *c)
 	lfp_prefetch_lines(c, LFP_HOT_BYTES(struct lfpool_concurrent, core));
 	if (lfp_dead(c->core.name, &c->magic, c, "destroy of a pool already destroyed"))
 		return -1;
-	lfp_debug_unwatch(c);
+	lfp_debug_unwatch(c, show);
 	/* Until the stack stays empty: a fini hook may put objects back.
 	 * With nothing to run on them and nothing to report, the stack's
 	 * link words are not read (a cache miss per destroy with 10^5 pools

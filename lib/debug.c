@@ -104,51 +104,28 @@ int lfp_debug_refuse(const char *pool, const char *fmt, ...)
 	return EINVAL;
 }
 
-/* LFPOOL_SHOW_STATS's live pools. */
+/* LFPOOL_SHOW_STATS's live pools, the latest listed first. */
 struct watched {
 	struct watched *next;
 	const void *pool;
-	lfp_dump_fn dump;
+	enum lfp_watch_kind kind;
 };
 static struct watched *watched;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* At exit: the pools still alive (dumped without the lock, which a
- * fork takes after the locks the dumps may take). */
-static void show_alive(void)
-{
-	pthread_mutex_lock(&watch_lock);
-	struct watched *w = watched;
-	watched = NULL;
-	pthread_mutex_unlock(&watch_lock);
-	while (w) {
-		struct watched *next = w->next;
-		fputs("lfpool: at exit, ", stderr);
-		w->dump(w->pool, stderr);
-		free(w);
-		w = next;
-	}
-}
-
-static pthread_once_t show_once = PTHREAD_ONCE_INIT;
-static void show_at_exit(void)
-{
-	atexit(show_alive);
-}
-
-void lfp_debug_watch(const void *pool, lfp_dump_fn dump)
+bool lfp_debug_watch(const void *pool, enum lfp_watch_kind kind)
 {
 	if (!lfp_env()->show_stats)
-		return;
-	pthread_once(&show_once, show_at_exit);
+		return false;
 	struct watched *w = malloc(sizeof(*w));
 	if (!w)
-		return;		/* its statistics only are not shown */
-	*w = (struct watched){ NULL, pool, dump };
+		return false;	/* its statistics only are not shown */
+	*w = (struct watched){ NULL, pool, kind };
 	pthread_mutex_lock(&watch_lock);
 	w->next = watched;
 	watched = w;
 	pthread_mutex_unlock(&watch_lock);
+	return true;
 }
 
 /* Take pool off the watched list; the entry, or NULL. */
@@ -167,20 +144,55 @@ static struct watched *unlist(const void *pool)
 	return w;
 }
 
+/* Take every pool of kind off the watched list; their entries, in the
+ * list's order. */
+static struct watched *unlist_kind(enum lfp_watch_kind kind)
+{
+	struct watched *mine = NULL, **tail = &mine;
+	pthread_mutex_lock(&watch_lock);
+	for (struct watched **pp = &watched; *pp;) {
+		struct watched *w = *pp;
+		if (w->kind != kind) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		w->next = NULL;
+		*tail = w;
+		tail = &w->next;
+	}
+	pthread_mutex_unlock(&watch_lock);
+	return mine;
+}
+
 void lfp_debug_forget(const void *pool)
 {
 	if (lfp_env()->show_stats)
 		free(unlist(pool));
 }
 
-void lfp_debug_unwatch(const void *pool)
+void lfp_debug_unwatch(const void *pool, void (*dump)(const void *pool, FILE *out))
 {
 	struct watched *w = lfp_env()->show_stats ? unlist(pool) : NULL;
 	if (!w)
 		return;
 	fputs("lfpool: at destroy, ", stderr);
-	w->dump(pool, stderr);
+	dump(pool, stderr);
 	free(w);
+}
+
+/* Dumped without the lock, which a fork takes after the locks the dumps
+ * may take. */
+void lfp_debug_show_alive(enum lfp_watch_kind kind, void (*dump)(const void *pool, FILE *out))
+{
+	struct watched *w = unlist_kind(kind);
+	while (w) {
+		struct watched *next = w->next;
+		fputs("lfpool: at exit, ", stderr);
+		dump(w->pool, stderr);
+		free(w);
+		w = next;
+	}
 }
 
 

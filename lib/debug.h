@@ -15,6 +15,7 @@
 #ifndef LFP_DEBUG_H
 #define LFP_DEBUG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,16 +49,46 @@ int lfp_debug_refuse(const char *pool, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), cold));
 
 /*
- * LFPOOL_SHOW_STATS: the live pools whose state lfp_debug_unwatch (at
- * their destroy) and exit print to stderr with dump.  Watching is a no-op
- * unless the variable is set, and so is unwatching a pool not watched.
+ * LFPOOL_SHOW_STATS: the live pools whose state goes to stderr at their
+ * destroy and at exit.  This file keeps the list, by kind of pool; the
+ * files of the kinds print, and this one calls none of them (they lie
+ * above it): each passes its dump down for the length of one call.
+ *  - lfp_debug_watch at create: true when the pool is listed (the
+ *    variable is set; else a no-op);
+ *  - lfp_debug_unwatch at destroy: dump(pool) if it was listed;
+ *  - lfp_debug_show_alive(kind, dump) at exit: dump every pool of kind
+ *    still listed, from the handler that the kind's file installs with
+ *    atexit itself (LFP_DEBUG_WATCHER), at its first listed pool.
  */
-typedef void (*lfp_dump_fn)(const void *pool, FILE *out);
-void lfp_debug_watch(const void *pool, lfp_dump_fn dump);
-void lfp_debug_unwatch(const void *pool);
+enum lfp_watch_kind { LFP_WATCH_POOL, LFP_WATCH_CONCURRENT, LFP_WATCH_TS, LFP_WATCH_ARRAY };
+bool lfp_debug_watch(const void *pool, enum lfp_watch_kind kind);
+void lfp_debug_unwatch(const void *pool, void (*dump)(const void *pool, FILE *out));
+void lfp_debug_show_alive(enum lfp_watch_kind kind, void (*dump)(const void *pool, FILE *out));
 /* Unwatch pool without printing (a layer's inner pool: the layer's dump
  * shows it). */
 void lfp_debug_forget(const void *pool);
+
+/*
+ * A kind's side, once in its file after its static void show(const void
+ * *pool, FILE *out): defines static void watch(const void *pool), which
+ * lists pool and, at the file's first listed pool, installs the handler
+ * that shows the kind's pools at exit.
+ */
+#define LFP_DEBUG_WATCHER(kind) \
+	static void show_alive(void) \
+	{ \
+		lfp_debug_show_alive((kind), show); \
+	} \
+	static void show_at_exit(void) \
+	{ \
+		atexit(show_alive); \
+	} \
+	static void watch(const void *pool) \
+	{ \
+		static pthread_once_t once = PTHREAD_ONCE_INIT; \
+		if (lfp_debug_watch(pool, (kind))) \
+			pthread_once(&once, show_at_exit); \
+	}
 
 struct lfp_slabs;
 /*

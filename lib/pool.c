@@ -45,8 +45,11 @@ static void **inline_items(lfpool_pool *p)
 	return (void **)(p + 1);
 }
 
-/* The bytes the items array of a pool of config cfg takes in its block. */
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
 static void show(const void *p, FILE *out);
+LFP_DEBUG_WATCHER(LFP_WATCH_POOL)
+
+/* The bytes the items array of a pool of config cfg takes in its block. */
 
 static size_t inline_items_bytes(const lfpool_config *cfg)
 {
@@ -170,7 +173,7 @@ LFPOOL_API lfpool_pool *lfpool_pool_create(const lfpool_config *cfg)
 	p->inline_cap = items ? (uint32_t)cfg->capacity : 0;
 	lfp_core_inline(&p->core, (char *)(p + 1) + items, side);
 	p->magic = LFP_MAGIC_LIVE;
-	lfp_debug_watch(p, show);
+	watch(p);
 	if (cfg->prewarm && lfpool_pool_prewarm(p, cfg->prewarm) != 0) {
 		int err = errno;
 		lfpool_pool_destroy(p);
@@ -193,7 +196,7 @@ LFPOOL_API int lfpool_pool_destroy(lfpool_pool *p)
 	lfp_prefetch_lines(p, LFP_HOT_BYTES(struct lfpool_pool, core));
 	if (lfp_dead(p->core.name, &p->magic, p, "destroy of a pool already destroyed"))
 		return -1;
-	lfp_debug_unwatch(p);
+	lfp_debug_unwatch(p, show);
 	/* One at a time off the top: an object a fini hook puts back is
 	 * finalized too. */
 	uint64_t finalized = 0;
@@ -372,7 +375,6 @@ LFPOOL_API int lfpool_pool_dump(const lfpool_pool *p, FILE *out)
 	return lfp_core_dump(&p->core, &st, out);
 }
 
-/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
 static void show(const void *p, FILE *out)
 {
 	lfpool_pool_dump(p, out);

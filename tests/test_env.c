@@ -343,6 +343,10 @@ static void pools_for_stats(void)
 	lfpool_pool_get(lfpool_pool_create(&cfg));	/* alive at exit, one out */
 	lfpool_array_config acfg = { .max_size = 32, .name = "gamma" };
 	lfpool_array_create(LFPOOL_FLAVOUR_TS, &acfg);
+	cfg.name = "delta";
+	lfpool_ts_create(&cfg);		/* every flavour alive at exit */
+	cfg.name = "epsilon";
+	lfpool_concurrent_create(&cfg);
 }
 
 Test(env, show_stats_at_destroy_and_exit)
@@ -358,9 +362,13 @@ Test(env, show_stats_at_destroy_and_exit)
 	cr_assert_not_null(strstr(out, "lfpool: at exit, array pool 'gamma' (threadstatic"
 				       BUILD_DEBUG_TAG "): "
 				       "classes of 16 to 32 bytes"), "%s", out);
+	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'delta' (threadstatic): obj_size 32"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'epsilon' (concurrent): obj_size 32"),
+			   "%s", out);
 	/* The classes once, in their array pool's lines. */
 	cr_assert_eq(count_of(out, "pool 'gamma[16]'"), 1, "%s", out);
-	cr_assert_eq(count_of(out, "lfpool: "), 3, "%s", out);
+	cr_assert_eq(count_of(out, "lfpool: "), 5, "%s", out);
 	free(out);
 	out = child_ok(NULL, "0", pools_for_stats);
 	cr_assert_str_empty(out);

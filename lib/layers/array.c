@@ -237,7 +237,9 @@ static void destroy_classes(lfpool_array *ap)
 			lfp_flavour_destroy(&ap->cls[k].pool);
 }
 
+/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
 static void show(const void *ap, FILE *out);
+LFP_DEBUG_WATCHER(LFP_WATCH_ARRAY)
 
 LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
 					     const lfpool_array_config *cfg)
@@ -270,7 +272,7 @@ LFPOOL_API lfpool_array *lfpool_array_create(lfpool_flavour flavour,
 	}
 	fill_slots(ap, flavour);
 	ap->magic = LFP_MAGIC_LIVE;
-	lfp_debug_watch(ap, show);
+	watch(ap);
 	return ap;
 }
 
@@ -280,7 +282,7 @@ LFPOOL_API int lfpool_array_destroy(lfpool_array *ap)
 		return 0;
 	if (lfp_dead(ap->name, &ap->magic, ap, "destroy of an array pool already destroyed"))
 		return -1;
-	lfp_debug_unwatch(ap);
+	lfp_debug_unwatch(ap, show);
 	destroy_classes(ap);
 	memset(&ap->fast, 0, sizeof(ap->fast));
 	/* A debug pool stays readable, and its later calls must miss every
@@ -529,7 +531,6 @@ LFPOOL_API int lfpool_array_dump(const lfpool_array *ap, FILE *out)
 	return rc;
 }
 
-/* LFPOOL_SHOW_STATS (debug.h, lfp_debug_watch). */
 static void show(const void *ap, FILE *out)
 {
 	lfpool_array_dump(ap, out);

@@ -190,6 +190,7 @@ static void show(const void *p, FILE *out)
 {
 	lfpool_ts_dump(p, out);
 }
+LFP_DEBUG_WATCHER(LFP_WATCH_TS)
 
 LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 {
@@ -250,7 +251,7 @@ LFPOOL_API lfpool_ts *lfpool_ts_create(const lfpool_config *cfg)
 		goto fail;
 	}
 	p->magic = LFP_MAGIC_LIVE;
-	lfp_debug_watch(p, show);
+	watch(p);
 	if (cfg->prewarm && lfpool_ts_prewarm(p, cfg->prewarm) != 0) {
 		err = errno;
 		lfpool_ts_destroy(p);
@@ -322,7 +323,7 @@ LFPOOL_API int lfpool_ts_destroy(lfpool_ts *p)
 	}
 	retire(p);
 	lfp_ts_unlock_busy();
-	lfp_debug_unwatch(p);	/* once it cannot fail: the caches' counts are retired */
+	lfp_debug_unwatch(p, show);	/* once it cannot fail: the caches' counts are retired */
 	int cancel = lfp_ts_nocancel();	/* the fini hooks */
 	close_pool(p);
 	lfp_ts_cancel_restore(cancel);
