@@ -10,7 +10,9 @@
 #   - a circle of calls among files (A -> B -> ... -> A), and
 #   - a call from a file on a lower floor to one on a higher floor,
 # and on a file of lib/ that has no floor below.  HACKING.md draws the same
-# floors; keep the two in step.  It also fails when a public header
+# floors; keep the two in step.  A call through a function pointer is one
+# nm cannot see: the check also fails on a function pointer that lib/'s
+# sources keep (kept_pointers below).  It also fails when a public header
 # (include/) names the stress suite's hooks or their switch, which live in
 # lib/stress_hooks.h, beneath the public face (a comment may still cite a
 # scenario or a Spin model of stress/ as evidence).
@@ -18,7 +20,9 @@
 #   tests/layers.sh              run by make check, from the build directory
 #   tests/layers.sh --graph      print every file-to-file edge with its symbols
 #   tests/layers.sh --self-test  feed a made-up table with a circle and an
-#                                upward call; succeeds only if both are caught
+#                                upward call, and made-up sources with kept
+#                                function pointers; succeeds only if all are
+#                                caught
 set -u
 srcdir=${srcdir:-.}
 NM=${LFPOOL_NM:-nm}
@@ -147,6 +151,55 @@ check() {
 	}'
 }
 
+# kept_pointers: of the lines "FILE:LINE:TEXT" on stdin (lib/'s sources),
+# those that declare a function pointer kept in memory: a struct member or
+# a variable, spelled out ("void *(*on_empty)(struct x *);") or of a
+# function-pointer type that these lines declare.  nm sees no call through
+# one, so a lower floor that keeps a pointer filled by a higher one would
+# call up unseen (HACKING.md, "Floors"): lib/ keeps none.  Not kept: a
+# parameter (a callback for the length of one call), an extern declaration
+# of another program's variable (the stress suite's hook), and the public
+# types of include/ (the user's hooks and allocators).  One line at a time:
+# a declaration split over lines escapes, as nested parentheses do.
+kept_pointers() {
+	awk '
+	{
+		line[NR] = $0
+		text = $0
+		sub(/^[^:]*:[0-9]*:/, "", text)
+		code[NR] = text
+		if (text ~ /^[ \t]*typedef[^;]*\(\*[ \t]*[A-Za-z_][A-Za-z_0-9]*\)/) {
+			t = text
+			sub(/^[^(]*\(\*[ \t]*/, "", t)
+			sub(/\).*/, "", t)
+			fntype[t] = 1
+		}
+	}
+	END {
+		for (i = 1; i <= NR; i++) {
+			s = code[i]
+			if (s ~ /^[ \t]*(extern|typedef)[ \t]/)
+				continue
+			if (s ~ /^[ \t]*(static[ \t]+)?(const[ \t]+)?[A-Za-z_][A-Za-z_0-9 \t*]*\(\*[ \t]*[A-Za-z_][A-Za-z_0-9]*\)[ \t]*\([^()]*\)[ \t]*(=[^;]*)?;/) {
+				print line[i]
+				continue
+			}
+			if (s ~ /\(/ || s !~ /;/)
+				continue
+			w = s
+			sub(/^[ \t]*(static[ \t]+)?(const[ \t]+)?/, "", w)
+			sub(/[ \t*].*/, "", w)
+			if (w in fntype)
+				print line[i]
+		}
+	}'
+}
+
+# lib_lines: every line of lib/'s C sources, as "FILE:LINE:TEXT".
+lib_lines() {
+	find "$srcdir/lib" -name '*.[ch]' | LC_ALL=C sort | xargs grep -n '' /dev/null
+}
+
 # public_face: the lines of include/ that name the stress suite's hooks
 # or their switch.
 public_face() {
@@ -154,9 +207,26 @@ public_face() {
 		"$srcdir/include"
 }
 
+# Made-up sources: two kept pointers (a member of a typedef'd type, one
+# spelled out) and four that are not (a parameter, a parameter split over
+# lines, an extern, the typedef itself).
+self_test_kept() {
+	out=$(printf '%s\n' \
+		'lib/a.h:1:typedef void *(*lfp_x_empty_fn)(struct lfp_x *x);' \
+		'lib/a.h:2:	lfp_x_empty_fn on_empty;' \
+		'lib/a.h:3:	void (*on_full)(struct lfp_x *x, void *obj);' \
+		'lib/a.h:4:void lfp_x_drain(struct lfp_x *x, void (*fn)(void *obj, void *ctx), void *ctx);' \
+		'lib/a.h:5:		  void (*give)(void *ctx, void *const *objs, size_t n), void *ctx);' \
+		'lib/a.h:6:extern void (*lfp_stress_yield)(void);' | kept_pointers)
+	echo "$out" | sed 's/^/self-test: kept: /'
+	[ "$(echo "$out" | wc -l)" -eq 2 ] &&
+		echo "$out" | grep -q '^lib/a.h:2:' && echo "$out" | grep -q '^lib/a.h:3:'
+}
+
 # A made-up library: slab -> core is an upward call and, with core -> slab,
 # a circle; pool -> core is fine.  The check must fail and name both.
 self_test() {
+	self_test_kept || return 1
 	out=$(printf '%s\n' \
 		'core D lfp_core_init' 'core U lfp_slabs_init' \
 		'slab D lfp_slabs_init' 'slab U lfp_core_init' \
@@ -180,12 +250,19 @@ case ${1:-} in
 	;;
 '')
 	if ! self_test >/dev/null; then
-		echo "layers.sh: the self-test did not catch a made-up circle; the check is broken"
+		echo "layers.sh: the self-test did not catch a made-up circle or kept pointer; the check is broken"
 		self_test
 		exit 1
 	fi
 	table=$(symbols) || exit 1
 	echo "$table" | check || exit 1
+	kept=$(lib_lines | kept_pointers)
+	if [ -n "$kept" ]; then
+		echo "$kept"
+		echo "layers: lib/ keeps a function pointer (above), an upward call nm cannot see:" \
+		     "pass it down for one call or move the code (HACKING.md, \"Floors\")"
+		exit 1
+	fi
 	if public_face; then
 		echo "layers: a public header names the stress hooks (lib/stress_hooks.h is their place)"
 		exit 1
