@@ -3,6 +3,7 @@
 # The project's two commands:
 #   ./run.sh test    install what is missing, build, unit tests (normal and
 #                    ASan, leak-checked), stress suite under TSan and ASan,
+#                    the Criterion suites again in an --enable-debug build,
 #                    the single-threaded unit tests cross-built for aarch64
 #                    under qemu-aarch64 (tests/aarch64.sh)
 #   ./run.sh bench [--update-results]
@@ -149,16 +150,17 @@ check_results() {
 	done
 }
 
-# unit_tests DIR LABEL: make check in DIR, print its figures, fail on leaks.
+# unit_tests DIR LABEL [TARGET]: make TARGET (check) in DIR, print its
+# figures, fail on leaks.
 unit_tests() {
-	local dir=$1 label=$2 rc=0
+	local dir=$1 label=$2 target=${3:-check} rc=0
 	check_dir=$dir check_label=$label
 	: >"$dir/run-check.log"
-	echo "[$label] make check in $dir"
-	talk "$label" check_results make -C "$dir" -j"$jobs" check || rc=$?
+	echo "[$label] make $target in $dir"
+	talk "$label" check_results make -C "$dir" -j"$jobs" "$target" || rc=$?
 	read -r p f < <(criterion_counts "$dir")
 	if [ $rc -ne 0 ]; then
-		echo "[$label] make check failed:"
+		echo "[$label] make $target failed:"
 		[ -f "$dir"/test-suite.log ] || tail -40 "$dir/run-check.log"
 		if [ -f "$dir"/test-suite.log ]; then
 			sed -n '/^FAIL\|^ERROR/p' "$dir"/test-suite.log
@@ -172,6 +174,21 @@ unit_tests() {
 	fi
 	echo "[$label] $p passed, $f failed"
 	tally "$p" "$f"
+}
+
+# debug_unit_tests: the Criterion suites (make check-unit) in an
+# --enable-debug build, where every pool is a debug pool and the suites
+# expect it (tests/build.h).  make stress-quick configured one for its
+# validate run, _build/_build-stress-debug (it builds only the stress
+# programs there, the library's sources compiled in): its library and
+# tests are built here, else those of _build-debug.
+debug_unit_tests() {
+	local dir=_build/_build-stress-debug
+	[ -f "$dir/config.status" ] &&
+		grep -Eq "(^| )'?--enable-debug(=yes)?'?( |$)" <<<"$("$dir/config.status" --config)" ||
+		dir=_build-debug
+	configure_build "$dir" --enable-debug
+	unit_tests "$dir" unit-debug check-unit
 }
 
 # aarch64: the library and its single-threaded unit tests, cross-built and
@@ -207,6 +224,7 @@ cmd_test() {
 		[ $rc -eq 0 ] || f=$((f + 1))
 		tally "$p" "$f"
 	fi
+	debug_unit_tests
 	aarch64_tests
 	# --- Spin models of the ThreadStatic protocols (stress/model/, make model) ---
 	if grep -q '^model:' _build/Makefile 2>/dev/null; then

@@ -98,6 +98,19 @@ tests_test_destroy_LDADD = $(LFPOOL_TEST_LDADD)
 tests_test_env_CPPFLAGS = $(LFPOOL_TEST_CPPFLAGS)
 tests_test_env_LDADD = $(LFPOOL_TEST_LDADD)
 endif ENABLE_TESTS
+# make check-unit: the Criterion suites alone, with only what they link.
+# ./run.sh test runs them in an --enable-debug build too, where every pool
+# is a debug pool (tests/build.h); the rest of make check does not depend
+# on that flag.
+check-unit:
+if ENABLE_TESTS
+	@$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(LFPOOL_UNIT_TESTS:=$(EXEEXT))' \
+		check_PROGRAMS='$(LFPOOL_UNIT_TESTS:=$(EXEEXT))'
+else !ENABLE_TESTS
+	@echo "make check-unit: configure found no Criterion (--disable-tests?)" >&2; exit 1
+endif !ENABLE_TESTS
+PHONY += check-unit
+
 check_PROGRAMS += tests/test_cxx
 TESTS += tests/test_cxx
 
