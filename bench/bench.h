@@ -71,7 +71,7 @@ struct impl {
 	void (*contention)(void *shared, uint64_t *eliminated, uint64_t *cas_failed);
 };
 
-extern const struct impl impl_lfpool_pool, impl_lfpool_concurrent,
+extern const struct impl impl_lfpool_pool, impl_lfpool_concurrent, impl_lfpool_concurrent_small,
 	impl_lfpool_threadstatic, impl_lfpool_percpu, impl_lfpool_cache, impl_lfpool_array, impl_lfpool_array_const,
 	impl_floor,
 	impl_glibc, impl_mimalloc, impl_jemalloc, impl_tcmalloc,

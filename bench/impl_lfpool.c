@@ -97,6 +97,25 @@ const struct impl impl_lfpool_concurrent = {
 	.loops = &conc_loops, .contention = conc_contention,
 };
 
+/*
+ * lfpool-concurrent-small: one unbounded pool that never grows past its
+ * small slabs (lib/slab.h: fewer than 334 objects of 64 B), as a pool per
+ * connection or per type holds: prewarmed with 10, whatever the size, so
+ * that its steady state stays in slab 1 (its second slab in batch64).
+ */
+static void *conc_small_open(size_t obj_size, unsigned prewarm, const char **why)
+{
+	(void)prewarm;
+	return conc_open(obj_size, 10, why);
+}
+
+const struct impl impl_lfpool_concurrent_small = {
+	.name = "lfpool-concurrent-small", .lfpool = true,
+	.open = conc_small_open, .close = conc_close,
+	.attach = attach_shared, .detach = detach_nothing,
+	.loops = &conc_loops, .contention = conc_contention,
+};
+
 /* lfpool-threadstatic and lfpool-cache: one ThreadStatic pool. */
 static lfpool_ts *ts_create(size_t obj_size, unsigned prewarm, unsigned flags)
 {

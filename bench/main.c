@@ -37,7 +37,7 @@
 #include "lfpool.h"
 
 static const struct impl *const impls[] = {
-	&impl_lfpool_pool, &impl_lfpool_concurrent, &impl_lfpool_threadstatic,
+	&impl_lfpool_pool, &impl_lfpool_concurrent, &impl_lfpool_concurrent_small, &impl_lfpool_threadstatic,
 	&impl_lfpool_percpu, &impl_lfpool_cache, &impl_lfpool_array, &impl_lfpool_array_const, &impl_floor, &impl_glibc, &impl_mimalloc, &impl_jemalloc,
 	&impl_tcmalloc, &impl_mutex_pool, &impl_spin_pool, &impl_ck_stack, &impl_urcu_lfs,
 };
