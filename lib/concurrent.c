@@ -42,6 +42,7 @@ struct lfpool_concurrent {
 	uint64_t trims_begun, trims_ended;	/* see "Trim and a get at capacity" */
 	uint32_t magic;
 	uint32_t hot_trims;		/* trims running (grow lock): see "The inline paths" */
+	uint64_t hot_allocs;		/* the slabs' slab_allocs the view was last set at */
 	struct lfp_core core;
 	/* The free stack's elimination array and the counters of its calls
 	 * (stack.h): a line of its own, which only contended calls visit. */
@@ -52,16 +53,24 @@ struct lfpool_concurrent {
 _Static_assert(offsetof(struct lfpool_concurrent, fast) == 0, "the public view first");
 _Static_assert(offsetof(struct lfpool_concurrent, fast.head) ==
 	       offsetof(struct lfpool_concurrent, free.head), "one head");
-_Static_assert(sizeof(struct lfpool_concurrent_fast) == sizeof(struct lfp_stack),
-	       "the public view is the stack's cache line");
-/* The public view's line, then one of the pool's own fields, then the core. */
-_Static_assert(offsetof(struct lfpool_concurrent, core) == 128,
-	       "the core's lines stay where they were");
+_Static_assert(offsetof(struct lfpool_concurrent_fast, small) == sizeof(struct lfp_stack),
+	       "the public view's first line is the stack's cache line");
+_Static_assert(LFPOOL_CONC_SMALL_ == LFP_SMALL_MAX, "the view has a place for each small slab");
+/* The public view's two lines, then one of the pool's own fields, then
+ * the core. */
+_Static_assert(offsetof(struct lfpool_concurrent, core) == 192,
+	       "the core's lines follow the pool's own");
 
 /*
  * The inline paths (lfpool/concurrent.h) serve slab 0 through the fast
  * view's bounds, base and links, which only hot_set_locked writes, under
- * the grow lock.  Why a stale view never misleads them:
+ * the grow lock, and each small slab n through the second line's the same
+ * way (gets and span[n - 1] its bounds, base[n - 1] and links[n - 1]):
+ * what follows holds for each small slab as for slab 0, word for word.
+ * It is not enough that an index popped was pushed after its slab grew:
+ * a prewarm pushes a new slab's objects before the view names it, and a
+ * slab trimmed away may grow again elsewhere; the bounds say which slabs
+ * the view names now.  Why a stale view never misleads them:
  *  - links: slab 0's side data, set once its first growth succeeded and
  *    readable until destroy (Concurrent pools never free side data; a
  *    failed growth frees only the side data of slot numbers it added
@@ -88,11 +97,39 @@ _Static_assert(offsetof(struct lfpool_concurrent, core) == 128,
  *    slab 0 stays, and the push it popped happened after that slab 0's
  *    growth, so it reads that slab 0's address (the same chain as a put's).
  */
+/* The view's second line (as slab 0's, below): each small slab with
+ * memory, when open; gets the small slabs 1 .. gets, all with memory. */
+static void small_set_locked(lfpool_concurrent *c, bool open)
+{
+	const struct lfp_slabs *s = &c->core.slabs;
+	struct lfpool_concurrent_small_ *v = &c->fast.small;
+	uint8_t gets = 0;
+	for (uint32_t n = 1; n <= s->small; n++) {
+		const struct lfp_slab_slot *slot = n < s->high_water ? lfp_slabs_slot(s, n) : NULL;
+		char *mem = open && slot ? slot->mem : NULL;
+		if (!mem) {
+			lfp_store_u32_rel(&v->span[n - 1], 0);
+			continue;
+		}
+		lfp_store_ptr_rel((void **)&v->base[n - 1], mem + s->first_off);
+		lfp_store_ptr_rel((void **)&v->links[n - 1], slot->links);
+		/* release: base and links before the bounds that let them be used */
+		lfp_store_u32_rel(&v->span[n - 1], lfp_core_puts_lean(&c->core) ?
+				  (uint32_t)(lfp_slabs_per(s, n) * s->stride) : 0);
+		if (gets == n - 1)
+			gets = (uint8_t)n;
+	}
+	lfp_store_u8_rel(&v->gets, gets);
+}
+
 static void hot_set_locked(lfpool_concurrent *c)
 {
 	const struct lfp_slabs *s = &c->core.slabs;
+	bool open = !lfp_core_slow(&c->core) && c->hot_trims == 0;
 	char *mem = NULL;
-	if (!lfp_core_slow(&c->core) && c->hot_trims == 0 && s->high_water > 0)
+	lfp_store_u64_rlx(&c->hot_allocs, lfp_load_u64_rlx(&s->slab_allocs));
+	small_set_locked(c, open);
+	if (open && s->high_water > 0)
 		mem = lfp_slabs_slot(s, 0)->mem;
 	if (!mem) {
 		lfp_store_u64_rel(&c->fast.get_n, 0);
@@ -107,17 +144,15 @@ static void hot_set_locked(lfpool_concurrent *c)
 	lfp_store_u64_rel(&c->fast.get_n, s->per_slab);
 }
 
-/* After objects were created: open the inline paths if slab 0 has memory
- * now and they are closed (not in slow pools, whose stay closed). */
+/* After objects were created: set the view again if a slab grew since it
+ * was set (not in slow pools, whose stays closed): the lock once per slab
+ * grown.  A growth counts itself in slab_allocs under the lock, before
+ * this thread's call; hot_set_locked reads it under the lock, so the view
+ * a thread finds counted covers its growth. */
 static void hot_open(lfpool_concurrent *c)
 {
-	if (lfp_core_slow(&c->core) || lfp_load_u64_rlx(&c->fast.get_n) != 0)
-		return;
-	/* No lock while slab 0 has no memory (a lookup may run any time). */
-	const struct lfp_slabs *s = &c->core.slabs;
-	if (lfp_load_u32_rlx(&s->high_water) == 0 ||
-	    !lfp_slabs_leaf(s, 0) ||
-	    !lfp_load_ptr_acq((void *const *)&lfp_slabs_slot(s, 0)->mem))
+	if (lfp_core_slow(&c->core) ||
+	    lfp_load_u64_rlx(&c->core.slabs.slab_allocs) == lfp_load_u64_rlx(&c->hot_allocs))
 		return;
 	pthread_mutex_lock(&c->core.grow_lock);
 	hot_set_locked(c);
@@ -158,6 +193,7 @@ LFPOOL_API lfpool_concurrent *lfpool_concurrent_create(const lfpool_config *cfg)
 	lfp_stack_init(&c->free);
 	c->fast.stride = c->core.slabs.stride;
 	c->fast.magic = c->core.slabs.stride_magic;
+	c->fast.small.off_bits = (uint8_t)c->core.slabs.off_bits;
 	c->magic = LFP_MAGIC_LIVE;
 	watch(c);
 	if (cfg->prewarm && lfpool_concurrent_prewarm(c, cfg->prewarm) != 0) {
@@ -328,16 +364,16 @@ __attribute__((noinline)) static void put_rare(lfpool_concurrent *c, void *obj)
 }
 
 /* The inline put's failed CAS (lfpool/concurrent.h): the retries, for obj,
- * of slab 0, whose index is its offset there. */
+ * of slab 0 or a small slab. */
 LFPOOL_API void lfpool_concurrent_put_retry(lfpool_concurrent *c, void *obj, uint64_t top,
 					    uint64_t tag)
 {
 	lfp_head old = { .top = top, .tag = tag };
-	uint32_t off, slab_no = lfp_slabs_locate(&c->core.slabs, obj, &off);
-	LFP_ASSERT(slab_no == 0);
-	(void)slab_no;
-	uint32_t *links = lfp_load_ptr_rlx((void *const *)&c->fast.links);
-	lfp_stack_push_elim_mpmc(&c->free, &c->elim, &links[off], off, true, old);
+	const struct lfp_slabs *s = &c->core.slabs;
+	uint32_t ob = s->off_bits, off, slab_no = lfp_slabs_locate(s, obj, &off);
+	LFP_ASSERT(slab_no == 0 || lfp_slabs_small(s, slab_no));
+	lfp_stack_push_elim_mpmc(&c->free, &c->elim, lfp_slot_link(lfp_slabs_slot(s, slab_no), off),
+				 (slab_no << ob) | off, true, old);
 }
 
 /*

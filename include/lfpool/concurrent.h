@@ -154,41 +154,100 @@ LFPOOL_SAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_
 # define LFPOOL_CONC_INLINE_ 1
 #endif
 
+/* Inline whole: GCC's size estimate of the small slabs' branch of get
+ * would otherwise make it call them, a call per operation on slab 0's
+ * path too (as lfpool_ts_get). */
+#if defined(__GNUC__)
+__attribute__((always_inline)) static inline void *lfpool_concurrent_get(lfpool_concurrent *pool);
+__attribute__((always_inline)) static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj);
+#endif
+
+#ifdef LFPOOL_CONC_INLINE_
+/* The end of an inline get: after its CAS failed on the head old, the
+ * library's retries; else obj, the object its CAS took. */
+static inline void *lfpool_concurrent_retried_(lfpool_concurrent *pool, struct lfpool_stack_head_ old)
+{
+	void *obj = lfpool_concurrent_get_retry(pool, old.top, old.tag);
+	LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
+	return obj;
+}
+
+static inline void *lfpool_concurrent_got_(lfpool_concurrent *pool, void *obj)
+{
+	(void)pool;
+	LFPOOL_HIT_NONNULL_(obj);
+	LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
+	return obj;
+}
+
+/* The end of an inline put: one attempt of the stack's push of obj, index
+ * idx, whose link word is link; after a failed CAS the library retries. */
+static inline void lfpool_concurrent_push_(lfpool_concurrent *pool, void *obj, uint32_t *link,
+					   uint32_t idx)
+{
+	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
+	struct lfpool_stack_head_ old = lfpool_stack_load_(&f->head);
+	if (LFPOOL_UNLIKELY(!lfpool_stack_push_step_(&f->head, link, idx, &old)))
+		lfpool_concurrent_put_retry(pool, obj, old.top, old.tag);
+}
+
+/* A put of an object not of slab 0: one of a small slab (the probes of
+ * lfpool_conc_small_put_, then as slab 0's), else the library.  Out of
+ * line: inline, its probes took registers that the loops around an
+ * inline put of slab 0 then missed (bench-instr's batch64 rows). */
+__attribute__((noinline, unused)) static void lfpool_concurrent_put_small_(lfpool_concurrent *pool, void *obj)
+{
+	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
+	uint32_t idx, *link;
+	if (!lfpool_conc_small_put_(f, obj, &idx, &link)) {
+		lfpool_concurrent_put_slow(pool, obj);
+		return;
+	}
+	LFPOOL_SAN_PUT_(obj, lfpool_concurrent_span_(pool));	/* before the CAS */
+	lfpool_concurrent_push_(pool, obj, link, idx);
+}
+#endif
+
 /*
  * An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  Inline
  * when the top index is slab 0's: one attempt of the stack's pop
  * (lfpool/impl/stack.h: the head, the top's link, one CAS), then the
- * object's address; after a failed CAS the library retries.
+ * object's address; else when it is a small slab's, the same through the
+ * view's second line (its slab number first); after a failed CAS the
+ * library retries.
  */
 static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 {
-	void *obj;
 #ifdef LFPOOL_CONC_INLINE_
 	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
 	struct lfpool_stack_head_ old = lfpool_stack_load_(&f->head);
 	if (LFPOOL_LIKELY(old.top < lfpool_stack_load_u64_acq_(&f->get_n))) {
 		const uint32_t *links = (const uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&f->links);
-		if (LFPOOL_UNLIKELY(!lfpool_stack_pop_step_(&f->head, &links[old.top], &old))) {
-			obj = lfpool_concurrent_get_retry(pool, old.top, old.tag);
-			LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
-			return obj;
-		}
+		if (LFPOOL_UNLIKELY(!lfpool_stack_pop_step_(&f->head, &links[old.top], &old)))
+			return lfpool_concurrent_retried_(pool, old);
 		/* old.top is ours: slab 0 stays while we read its address */
-		obj = (char *)lfpool_stack_load_ptr_rlx_((void *const *)&f->base) + old.top * f->stride;
-		LFPOOL_HIT_NONNULL_(obj);
-		LFPOOL_SAN_GOT_(obj, lfpool_concurrent_span_(pool));
-		return obj;
+		return lfpool_concurrent_got_(pool, (char *)lfpool_stack_load_ptr_rlx_((void *const *)&f->base) +
+							    old.top * f->stride);
+	}
+	uint64_t off, n = lfpool_conc_small_get_(&f->small, old.top, &off);
+	if (n) {
+		if (LFPOOL_UNLIKELY(!lfpool_stack_pop_step_(&f->head, lfpool_conc_small_link_(&f->small, n, off),
+							    &old)))
+			return lfpool_concurrent_retried_(pool, old);
+		/* as slab 0's: its small slab stays while we read its address */
+		return lfpool_concurrent_got_(pool, lfpool_conc_small_obj_(f, n, off));
 	}
 #endif
-	obj = lfpool_concurrent_get_slow(pool);
-	return obj;
+	return lfpool_concurrent_get_slow(pool);
 }
 
 /*
  * Give obj back.  NULL: no-op.  Never allocates.  Inline for an object of
  * slab 0: its index from its offset there (a multiply), then one attempt
  * of the stack's push (lfpool/impl/stack.h: its link set to the top, one
- * CAS); after a failed CAS the library retries.
+ * CAS); else for one of a small slab, found by comparing with each small
+ * slab's range in the view's second line; after a failed CAS the library
+ * retries.
  */
 static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj)
 {
@@ -202,13 +261,13 @@ static inline void lfpool_concurrent_put(lfpool_concurrent *pool, void *obj)
 		LFPOOL_SAN_PUT_(obj, lfpool_concurrent_span_(pool));	/* before the CAS */
 		uint32_t idx = (uint32_t)(((lfpool_u128_)delta * f->magic) >> 64);
 		uint32_t *link = (uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&f->links) + idx;
-		struct lfpool_stack_head_ old = lfpool_stack_load_(&f->head);
-		if (LFPOOL_UNLIKELY(!lfpool_stack_push_step_(&f->head, link, idx, &old)))
-			lfpool_concurrent_put_retry(pool, obj, old.top, old.tag);
+		lfpool_concurrent_push_(pool, obj, link, idx);
 		return;
 	}
-#endif
+	lfpool_concurrent_put_small_(pool, obj);
+#else
 	lfpool_concurrent_put_slow(pool, obj);
+#endif
 }
 
 #ifdef __cplusplus

@@ -113,6 +113,22 @@ static inline void *lfpool_stack_load_ptr_rlx_(void *const *p)
 	return v;
 }
 
+static inline uint32_t lfpool_stack_load_u32_acq_(const uint32_t *p)
+{
+	LFPOOL_STACK_YIELD_();
+	uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	LFPOOL_STACK_YIELD_();
+	return v;
+}
+
+static inline uint8_t lfpool_stack_load_u8_acq_(const uint8_t *p)
+{
+	LFPOOL_STACK_YIELD_();
+	uint8_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	LFPOOL_STACK_YIELD_();
+	return v;
+}
+
 static inline uint32_t lfpool_stack_load_u32_rlx_(const uint32_t *p)
 {
 	LFPOOL_STACK_YIELD_();
@@ -310,16 +326,16 @@ static inline bool lfpool_stack_pop_step_(struct lfpool_stack_head_ *head, const
 
 /*
  * The Concurrent pool's view: the part of a pool that the inline get and
- * put read.  It leads the pool's struct (lib/concurrent.c embeds it) and
- * fills one cache line, the one the head's CAS owns anyway.  head is the
- * pool's free stack.
+ * put read.  It leads the pool's struct (lib/concurrent.c embeds it): its
+ * first line, the one the head's CAS owns anyway, for slab 0, its second
+ * for the small slabs.  head is the pool's free stack.
  *
  * The inline paths serve slab 0, the pool's first full-size slab (its
  * indices are 0 .. per_slab - 1 and its objects lie at base + index x
  * stride; the small slabs a pool grows first are numbered from 1), which
  * holds the hottest objects of most pools: a get whose top index is below
  * get_n pops inline, a put of an object at base + [0, put_span) pushes
- * inline; every other call goes out of line.  Both bounds are 0 while
+ * inline.  Both bounds are 0 while
  * slab 0 has no memory, while a trim runs (it may give slab 0 back), and
  * for good in debug pools (get_n, put_span) and pools with a reset hook
  * (put_span): the one compare that picks the path is also the flag test.
@@ -329,7 +345,26 @@ static inline bool lfpool_stack_pop_step_(struct lfpool_stack_head_ *head, const
  * stays while it reads), a put owns its object (so the slab 0 it may be in
  * stays); lib/concurrent.c ("The inline paths") says why a stale bound or
  * base never maps an object of another slab.
+ *
+ * Where that compare fails, the second line serves the small slabs (slab
+ * numbers 1 .. LFPOOL_CONC_SMALL_, lib/slab.h), which an unbounded pool
+ * grows first and a pool of fewer than 334 objects of 64 B never grows
+ * past: a get whose top index is of small slab n <= gets, a put of an
+ * object at small_base[n - 1] + [0, small_span[n - 1]).  The same rules,
+ * slab by slab: gets and the spans are the bounds (0: closed), the bases
+ * and links are set before them and never cleared.  Every other call goes
+ * out of line.
  */
+#define LFPOOL_CONC_SMALL_ 3	/* small slab numbers: lib/slab.h, LFP_SMALL_MAX */
+
+struct lfpool_concurrent_small_ {
+	char *base[LFPOOL_CONC_SMALL_];		/* small slab n's object 0 at [n - 1] */
+	uint32_t *links[LFPOOL_CONC_SMALL_];	/* its link words (side data, kept until destroy) */
+	uint32_t span[LFPOOL_CONC_SMALL_];	/* a put pushes obj inline when obj - base < span */
+	uint8_t gets;		/* a get pops top inline when its slab number is 1 .. gets */
+	uint8_t off_bits;	/* an index is slab number << off_bits | offset in the slab */
+} __attribute__((aligned(64)));
+
 struct lfpool_concurrent_fast {
 	struct lfpool_stack_head_ head;	/* the free stack */
 	uint64_t get_n;		/* a get pops index top inline when top < get_n */
@@ -338,7 +373,68 @@ struct lfpool_concurrent_fast {
 	uint32_t *links;	/* slab 0's link words (side data, kept until destroy) */
 	uint64_t stride;	/* bytes from one object to the next */
 	uint64_t magic;		/* ceil(2^64 / stride): x / stride == x * magic >> 64 */
+	struct lfpool_concurrent_small_ small;	/* the second line */
 } __attribute__((aligned(64)));
+
+#ifdef LFPOOL_STACK_STEPS_
+/*
+ * The small slab number (1 .. gets) of index top when the view serves its
+ * gets inline, else 0 (slab 0, a slab past the small ones, an empty
+ * stack, or closed); *off its offset there.  off_bits is set at create,
+ * and read before the acquire of gets, which would make it a load again.
+ */
+static inline uint64_t lfpool_conc_small_get_(const struct lfpool_concurrent_small_ *v, uint64_t top,
+					      uint64_t *off)
+{
+	unsigned ob = v->off_bits;
+	uint64_t n = top >> ob;
+	*off = top - (n << ob);
+	return n - 1 < lfpool_stack_load_u8_acq_(&v->gets) ? n : 0;
+}
+
+/* The link word at offset off of small slab n (from lfpool_conc_small_get_). */
+static inline const uint32_t *lfpool_conc_small_link_(const struct lfpool_concurrent_small_ *v, uint64_t n,
+						      uint64_t off)
+{
+	return (const uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&v->links[n - 1]) + off;
+}
+
+/* The object at offset off of small slab n, once a pop took it. */
+static inline void *lfpool_conc_small_obj_(const struct lfpool_concurrent_fast *f, uint64_t n, uint64_t off)
+{
+	return (char *)lfpool_stack_load_ptr_rlx_((void *const *)&f->small.base[n - 1]) + off * f->stride;
+}
+
+/*
+ * Whether obj, an object the caller owns, lies in small slab k + 1 as the
+ * view serves its puts: true with its index in *idx and its link word in
+ * *link.
+ */
+static inline bool lfpool_conc_small_in_(const struct lfpool_concurrent_fast *f, const void *obj,
+					 uint32_t k, uint32_t *idx, uint32_t **link)
+{
+	const struct lfpool_concurrent_small_ *v = &f->small;
+	uint64_t span = lfpool_stack_load_u32_acq_(&v->span[k]);
+	uint64_t delta = (uint64_t)((uintptr_t)obj -
+				    (uintptr_t)lfpool_stack_load_ptr_rlx_((void *const *)&v->base[k]));
+	if (LFPOOL_LIKELY(delta >= span))
+		return false;
+	__extension__ typedef unsigned __int128 lfpool_u128_;
+	uint32_t off = (uint32_t)(((lfpool_u128_)delta * f->magic) >> 64);
+	*idx = (k + 1) << v->off_bits | off;
+	*link = (uint32_t *)lfpool_stack_load_ptr_rlx_((void *const *)&v->links[k]) + off;
+	return true;
+}
+
+/* Whether the view serves a put of obj in any small slab (as above): one
+ * probe per small slab, LFPOOL_CONC_SMALL_ of them. */
+static inline bool lfpool_conc_small_put_(const struct lfpool_concurrent_fast *f, const void *obj,
+					  uint32_t *idx, uint32_t **link)
+{
+	return lfpool_conc_small_in_(f, obj, 0, idx, link) || lfpool_conc_small_in_(f, obj, 1, idx, link) ||
+	       lfpool_conc_small_in_(f, obj, 2, idx, link);
+}
+#endif /* LFPOOL_STACK_STEPS_ */
 
 #ifdef __cplusplus
 }
