@@ -97,10 +97,42 @@ static void pool_reset_after_put(void)
 	read_after_put(o);
 }
 
+/*
+ * An unbounded pool's small slabs, which the inline get and put serve as
+ * slab 0 (lib/slab.h: 20, 84 and 340 objects of 40 B): n objects got,
+ * used and put back, twice, into objs; the last put's objects lie in all
+ * three.
+ */
+enum { SMALL_OBJS = 200 };
+
+static void concurrent_small_rounds(lfpool_concurrent *p, char **objs, int n)
+{
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < n; i++) {
+			objs[i] = lfpool_concurrent_get(p);
+			use(objs[i], OBJ);
+		}
+		for (int i = 0; i < n; i++)
+			lfpool_concurrent_put(p, objs[i]);
+	}
+}
+
+/* The mistake: a read of an object of the third small slab after its put. */
+static void concurrent_small_after_put(void)
+{
+	lfpool_config cfg = config(0);
+	cfg.reset = NULL;
+	cfg.prewarm = 0;
+	lfpool_concurrent *p = lfpool_concurrent_create(&cfg);
+	char *objs[SMALL_OBJS];
+	concurrent_small_rounds(p, objs, SMALL_OBJS);
+	read_after_put(objs[0]);	/* the first got of the second round: the top, of slab 3 */
+}
+
 static void concurrent_after_put(void)
 {
 	lfpool_config cfg = config(0);
-	cfg.reset = NULL;	/* the inline put of slab 0 */
+	cfg.reset = NULL;	/* the inline put of a small slab */
 	lfpool_concurrent *p = lfpool_concurrent_create(&cfg);
 	char *o = lfpool_concurrent_get(p);
 	use(o, OBJ);
@@ -236,6 +268,16 @@ static void scoped_after_put(void)
 static void clean(void)
 {
 	for (unsigned flags = 0; flags <= LFPOOL_F_DEBUG; flags++) {
+		lfpool_config small = config(flags);
+		small.reset = NULL;
+		small.prewarm = 0;
+		lfpool_concurrent *sp = lfpool_concurrent_create(&small);
+		char *small_objs[SMALL_OBJS];
+		if (!sp)
+			abort();
+		concurrent_small_rounds(sp, (char **)small_objs, SMALL_OBJS);
+		if (lfpool_concurrent_destroy(sp))
+			abort();
 		lfpool_config cfg = config(flags);
 		lfpool_pool *pp = lfpool_pool_create(&cfg);
 		lfpool_concurrent *cp = lfpool_concurrent_create(&cfg);
@@ -339,6 +381,7 @@ static const struct {
 	{ "pool-padding", pool_padding },
 	{ "ts-padding", ts_padding },
 	{ "concurrent", concurrent_after_put },
+	{ "concurrent-small", concurrent_small_after_put },
 	{ "ts", ts_implicit_after_put },
 	{ "ts-percpu", ts_percpu_after_put },
 	{ "ts-debug", ts_debug_after_put },

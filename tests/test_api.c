@@ -6,6 +6,15 @@
 #include <errno.h>
 #include <string.h>
 
+/* The CAS attempts of this file's inline Concurrent gets and puts
+ * (lfpool/impl/stack.h's hook points): the library's own are not counted,
+ * so a call that ran inline adds one (uncontended), a call through the
+ * library none. */
+static unsigned long inline_cas;
+#define LFPOOL_STACK_YIELD_() ((void)0)
+#define LFPOOL_STACK_WINDOW_() ((void)inline_cas++)
+#define LFPOOL_STACK_RETRY_() ((void)0)
+
 #include <criterion/criterion.h>
 
 #include "support.h"
@@ -307,6 +316,47 @@ Test(concurrent, inline_bounds_open_at_the_first_full_slab)
 		lfpool_concurrent_put(pool, a);
 	}
 	lfpool_concurrent_destroy(pool);
+}
+
+/*
+ * An unbounded pool that never grows past its small slabs (lib/slab.h: 15,
+ * 63 and 255 objects of 64 B) gets and puts inline, objects of each small
+ * slab: every get and put after the first gets is one inline CAS, and
+ * each object comes back with what was written to it.
+ */
+Test(concurrent, small_slabs_get_and_put_inline)
+{
+	lfpool_config c = { .obj_size = 64 };
+	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
+	enum { N = 300 };
+	void *objs[N];
+	for (int i = 0; i < N; i++) {	/* made: through the library */
+		objs[i] = lfpool_concurrent_get(pool);
+		cr_assert_not_null(objs[i]);
+		fill_pattern(objs[i], 64, (unsigned)i);
+	}
+	lfpool_stats st;
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_eq(st.slab_allocs, 3, "the three small slabs, not slab 0");
+	for (int round = 0; round < 2; round++) {
+		unsigned long cas0 = inline_cas;
+		for (int i = 0; i < N; i++)
+			lfpool_concurrent_put(pool, objs[i]);
+		for (int i = N - 1; i >= 0; i--) {
+			void *o = lfpool_concurrent_get(pool);
+			cr_assert_eq(o, objs[i], "round %d: LIFO, object %d", round, i);
+			cr_assert(check_pattern(o, 64, (unsigned)i), "object %d kept its bytes", i);
+		}
+		cr_assert_eq(inline_cas - cas0, DEBUG_BUILD ? 0 : 2 * N,
+			     "round %d: %lu of %d gets and puts inline", round, inline_cas - cas0, 2 * N);
+	}
+	for (int i = 0; i < N; i++)
+		cr_assert(lfpool_concurrent_owns(pool, objs[i]));
+	lfpool_concurrent_put_bulk(pool, objs, N);
+	lfpool_concurrent_stats(pool, &st);
+	cr_assert_eq(st.live, 0);
+	cr_assert_eq(st.retained, N);
+	cr_assert_eq(lfpool_concurrent_destroy(pool), 0);
 }
 
 /* The rare paths the inline get and put call, called directly. */
