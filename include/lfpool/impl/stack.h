@@ -68,6 +68,15 @@ extern "C" {
 
 #define LFPOOL_STACK_NIL_ 0xffffffffu	/* the top of an empty stack */
 
+/* The head's 16 bytes are also one unsigned __int128 (the CAS under
+ * ThreadSanitizer below, lib/atomic.h's lfp_pair), whose low half must be
+ * top, the word at the lower address: true on little-endian targets only.
+ * On a big-endian one the halves would swap, and a CAS would compare top
+ * with the expected tag. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+# error "lfpool/impl/stack.h: the stack head's (top, tag) layout needs a little-endian target"
+#endif
+
 /* The head: what one double-width CAS changes. */
 struct lfpool_stack_head_ {
 	uint64_t top;	/* the top index, LFPOOL_STACK_NIL_ when empty */
