@@ -78,8 +78,8 @@
  * compiler barriers on TSO x86-64, so the shipped x86 code is unchanged.
  * The rest on aarch64:
  *  - lfp_cas_pair_acqrel: lfpool/impl/stack.h's ldaxp/stlxp loop, as the
- *    index stacks' heads; it carries its orders itself (below, where it
- *    is defined, says why not ck's).
+ *    index stacks' heads (on every target: it is their CAS); it carries
+ *    its orders itself (below, where it is defined, says why not ck's).
  *  - lfp_faa_u64_sc (ck: dmb st and dmb sy before the ldxr/stxr, dmb sy
  *    after) and lfp_load_u64_sc (dmb sy, then the load): grace.c's
  *    counted readers are a plain Dekker, each side a write then a read of
@@ -94,7 +94,10 @@
 #define LFP_ATOMIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "lfpool/impl/stack.h"	/* the 16-byte CAS */
 
 /*
  * Yield injection: the stress programs bracket every atomic step below
@@ -220,19 +223,11 @@ static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
-/* TSan instruments this as __tsan_atomic128_compare_exchange_strong. */
-static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
-{
-	return LFP_Y(__atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-}
-
 static inline void lfp_stall(void) { __builtin_ia32_pause(); }
 
 #else /* Concurrency Kit */
 
 #include <ck_pr.h>
-#include "lfpool/impl/stack.h"	/* aarch64's 16-byte CAS */
 
 /* x86-64 is TSO: ck's acquire and release fences are compiler barriers. */
 #define LFP_LD(T, sfx, ckw, fence) \
@@ -335,38 +330,29 @@ static inline bool lfp_cas_ptr_acqrel(void **p, void **expected, void *desired)
 	return LFP_ACQREL(bool, ck_pr_cas_ptr_value(p, *expected, desired, expected));
 }
 
-#if defined(__aarch64__)
+static inline void lfp_stall(void) { ck_pr_stall(); }
+
+#endif
+
 /*
- * Not ck's ldxp/stxp: on a mismatch it returns what ldxp read, which
- * ARMv8.0 does not promise is one pair (only a successful stxp after it
- * does), and elim_park (stack.c) CASes again on the pair a failed CAS
- * returned.  lfpool/impl/stack.h's loop stores it back first, and carries
- * the orders itself (ldaxp, stlxp): no fences around it.
+ * The pair's CAS (on failure *expected receives the pair, whole):
+ * lfpool/impl/stack.h's 16-byte CAS, the one the index stacks' heads run,
+ * in every build.  It carries its orders itself (lock cmpxchg16b; ldaxp
+ * and stlxp on aarch64, not ck's ldxp/stxp, whose mismatch returns what
+ * ldxp read, which ARMv8.0 does not promise is one pair), so no fences
+ * around it.  Under ThreadSanitizer (-fsanitize=thread, which
+ * --enable-tsan passes) it is a 16-byte __atomic, which TSan instruments
+ * as __tsan_atomic128_compare_exchange_strong.
  */
+_Static_assert(sizeof(lfp_pair) == sizeof(struct lfpool_stack_head_) &&
+	       offsetof(lfp_pair, lo) == offsetof(struct lfpool_stack_head_, top) &&
+	       offsetof(lfp_pair, hi) == offsetof(struct lfpool_stack_head_, tag),
+	       "lfp_pair is a stack head to the 16-byte CAS");
 static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
 {
 	return LFP_Y(lfpool_cas16_acqrel_((struct lfpool_stack_head_ *)(void *)p, &expected->lo,
 					  &expected->hi, desired.lo, desired.hi));
 }
-#elif defined(CK_F_PR_CAS_64_2_VALUE)
-static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
-{
-	uint64_t set[2] = { desired.lo, desired.hi };
-	return LFP_ACQREL(bool, ck_pr_cas_64_2_value((uint64_t *)p, (uint64_t *)expected, set,
-						     (uint64_t *)expected));
-}
-#else
-/* No double-width CAS in ck for this target: the compiler's (libatomic). */
-static inline bool lfp_cas_pair_acqrel(lfp_pair *p, lfp_pair *expected, lfp_pair desired)
-{
-	return LFP_Y(__atomic_compare_exchange_n(&p->word, &expected->word, desired.word, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-}
-#endif
-
-static inline void lfp_stall(void) { ck_pr_stall(); }
-
-#endif
 
 #undef LFP_LD
 #undef LFP_ST

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include "atomic.h"	/* lfp_cas_pair_acqrel */
 #include "support.h"
 
 struct layout_case {
@@ -263,5 +264,27 @@ Test(stack_step, cas_installs_or_returns_the_head)
 	struct lfpool_stack_head_ aba = { .top = 3, .tag = 41 };
 	cr_assert_not(lfpool_stack_cas_(&head, &aba, 9));
 	cr_assert(aba.top == head.top && aba.tag == head.tag);
+}
+
+/*
+ * lib/atomic.h's pair CAS runs the same 16-byte CAS for the elimination
+ * slots (lib/stack.c), with the orders of its own build (ck's or, in the
+ * TSan build, the __atomic one): a success installs both words; a failure,
+ * on either word, changes nothing and returns the pair whole (a pop whose
+ * withdrawal fails takes the index given to it from what it returned).
+ */
+Test(stack_step, pair_cas_installs_or_returns_the_pair)
+{
+	lfp_pair slot = { { 5, 9 } };
+	lfp_pair seen = slot;
+	cr_assert(lfp_cas_pair_acqrel(&slot, &seen, (lfp_pair){ { 6, 10 } }));
+	cr_assert(slot.lo == 6 && slot.hi == 10);
+
+	lfp_pair stale_lo = { { 5, 10 } }, stale_hi = { { 6, 9 } };
+	cr_assert_not(lfp_cas_pair_acqrel(&slot, &stale_lo, (lfp_pair){ { 7, 11 } }));
+	cr_assert(stale_lo.lo == 6 && stale_lo.hi == 10, "a failure returns the pair");
+	cr_assert_not(lfp_cas_pair_acqrel(&slot, &stale_hi, (lfp_pair){ { 7, 11 } }));
+	cr_assert(stale_hi.lo == 6 && stale_hi.hi == 10, "a failure returns the pair");
+	cr_assert(slot.lo == 6 && slot.hi == 10, "and changes nothing");
 }
 #endif

@@ -48,11 +48,11 @@
  *    names one head.  A 16-byte atomic load would cost a CAS.
  *
  * The CAS is lock cmpxchg16b on x86-64, a loop of ldaxp/stlxp on aarch64
- * (both lock-free; lfpool_stack_cas_ argues the aarch64 orders), and a
+ * (both lock-free; lfpool_cas16_acqrel_ argues the aarch64 orders), and a
  * 16-byte __atomic under ThreadSanitizer (which sees no asm; its
- * --enable-tsan build of the library checks this very code).  A program under TSan that uses a
- * library built without it must not run this code: lfpool/concurrent.h
- * says why.
+ * --enable-tsan build of the library checks this very code).  A program
+ * under TSan that uses a library built without it must not run this
+ * code: lfpool/concurrent.h says why.
  */
 #ifndef LFPOOL_IMPL_STACK_H
 #define LFPOOL_IMPL_STACK_H
@@ -153,16 +153,24 @@ static inline void lfpool_stack_store_u32_rlx_(uint32_t *p, uint32_t v)
 	LFPOOL_STACK_YIELD_();
 }
 
-#if defined(__aarch64__) && !defined(LFPOOL_TSAN_)
 /*
- * ARMv8.0 has no 16-byte CAS instruction (CASP is ARMv8.1's), and a
- * 16-byte __atomic here is a call to libatomic, which in GCC 12's
- * takes a pthread mutex: neither lock-free nor address-free (a head
- * in memory shared between processes), nor safe in a signal handler.
- * So a loop of exclusives: head->top and head->tag (the lo and hi of
- * lib/atomic.h's lfp_pair, whose CAS this is too on aarch64) become nlo
- * and nhi if they are *lo and *hi: true; else false, with the pair read
- * in *lo and *hi.  The memory orders, for ARMv8's weak model:
+ * The 16-byte CAS, written once: the stack's head and lib/atomic.h's
+ * lfp_cas_pair_acqrel (the elimination slots of lib/stack.c) both run it.
+ * The pair m->top and m->tag (the lo and hi of lib/atomic.h's lfp_pair)
+ * becomes nlo and nhi if it is *lo and *hi: true; else false, with the
+ * pair read in *lo and *hi, whole (the next attempt builds on it, and
+ * lib/stack.c's elimination array frees a slot with a CAS on the pair a
+ * failed one returned).  acq_rel, and acquire when it fails.
+ *
+ * x86-64: lock cmpxchg16b, rdx:rax the expected pair, rcx:rbx the new
+ * one; on failure rdx:rax receive the current pair.  A locked
+ * instruction is a full barrier on x86-64.
+ *
+ * aarch64: ARMv8.0 has no 16-byte CAS instruction (CASP is ARMv8.1's),
+ * and a 16-byte __atomic here is a call to libatomic, which in GCC 12's
+ * takes a pthread mutex: neither lock-free nor address-free (a head in
+ * memory shared between processes), nor safe in a signal handler.  So a
+ * loop of exclusives.  The memory orders, for ARMv8's weak model:
  *  - ldaxp, a load-acquire: a success takes an object and a failure
  *    returns the head that the next attempt reads through (the top's
  *    link, the object), so both need the acquire; on the success path
@@ -175,22 +183,41 @@ static inline void lfpool_stack_store_u32_rlx_(uint32_t *p, uint32_t v)
  *  - A mismatch stores the value read back (stxp, relaxed: it changes
  *    nothing and publishes nothing) and reads again if that fails:
  *    ARMv8.0 makes ldxp's 16 bytes one read only when the stxp after
- *    it succeeds, and a failed CAS must return a head the stack held
+ *    it succeeds, and a failed CAS must return a pair the memory held
  *    (a torn one would give the next pop a top and a tag of two heads;
- *    that CAS would fail, but the promise is the whole head, as
- *    cmpxchg16b gives, and lib/stack.c's elimination array relies on
- *    it: a pop whose withdrawal fails frees the slot with a CAS on the
- *    pair it got).  Success and failure each exit through a
- *    successful store-exclusive.
+ *    that CAS would fail, but the promise is the whole pair, as
+ *    cmpxchg16b gives, and the elimination array relies on it).
+ *    Success and failure each exit through a successful
+ *    store-exclusive.
  * Between each load-exclusive and its store-exclusive are only
  * register instructions and a forward branch: the shape for which
  * ARMv8 promises that some core's store-exclusive succeeds (lock-free).
  * qemu-user 7.2 runs it correctly on one thread but livelocks with
  * two or more (tests/aarch64.sh runs single-threaded programs only).
+ *
+ * Elsewhere, and under ThreadSanitizer (which sees no asm): a 16-byte
+ * __atomic, which TSan instruments as
+ * __tsan_atomic128_compare_exchange_strong (its --enable-tsan build of
+ * the library checks this very code); elsewhere it may be libatomic's
+ * (a lock): lfpool.h's "Platforms" lists where lfpool runs.
  */
-static inline bool lfpool_cas16_acqrel_(struct lfpool_stack_head_ *head, uint64_t *lo, uint64_t *hi,
+static inline bool lfpool_cas16_acqrel_(struct lfpool_stack_head_ *m, uint64_t *lo, uint64_t *hi,
 					uint64_t nlo, uint64_t nhi)
 {
+	bool ok;
+# if defined(__x86_64__) && !defined(LFPOOL_TSAN_)
+#  ifdef __GCC_ASM_FLAG_OUTPUTS__
+	__asm__ __volatile__("lock cmpxchg16b %[m]"
+			     : "=@ccz"(ok), [m] "+m"(*m), "+a"(*lo), "+d"(*hi)
+			     : "b"(nlo), "c"(nhi)
+			     : "memory");
+#  else
+	__asm__ __volatile__("lock cmpxchg16b %[m]\n\tsetz %[ok]"
+			     : [ok] "=q"(ok), [m] "+m"(*m), "+a"(*lo), "+d"(*hi)
+			     : "b"(nlo), "c"(nhi)
+			     : "memory", "cc");
+#  endif
+# elif defined(__aarch64__) && !defined(LFPOOL_TSAN_)
 	uint64_t cur_lo, cur_hi;
 	uint32_t st;
 	__asm__ __volatile__("1:	ldaxp	%[lo], %[hi], %[m]\n\t"
@@ -203,63 +230,44 @@ static inline bool lfpool_cas16_acqrel_(struct lfpool_stack_head_ *head, uint64_
 			     "2:	stxp	%w[st], %[lo], %[hi], %[m]\n\t"
 			     "cbnz	%w[st], 1b\n"
 			     "3:"
-			     : [lo] "=&r"(cur_lo), [hi] "=&r"(cur_hi), [st] "=&r"(st), [m] "+Q"(*head)
+			     : [lo] "=&r"(cur_lo), [hi] "=&r"(cur_hi), [st] "=&r"(st), [m] "+Q"(*m)
 			     : [elo] "r"(*lo), [ehi] "r"(*hi), [nlo] "r"(nlo), [nhi] "r"(nhi)
 			     : "cc", "memory");
-	bool ok = cur_lo == *lo && cur_hi == *hi;
+	ok = cur_lo == *lo && cur_hi == *hi;
 	*lo = cur_lo;
 	*hi = cur_hi;
+# else
+	__extension__ typedef unsigned __int128 lfpool_u128_ __attribute__((may_alias));
+	lfpool_u128_ expect = ((lfpool_u128_)*hi << 64) | *lo;
+#  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
+#   pragma clang diagnostic push
+#   pragma clang diagnostic ignored "-Watomic-alignment"
+#  endif
+	ok = __atomic_compare_exchange_n((lfpool_u128_ *)(void *)m, &expect,
+					 ((lfpool_u128_)nhi << 64) | nlo, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+#  ifdef __clang__
+#   pragma clang diagnostic pop
+#  endif
+	*lo = (uint64_t)expect;
+	*hi = (uint64_t)(expect >> 64);
+# endif
 	return ok;
 }
-#endif
 
 /*
  * Replace the head *old by (ntop, old->tag + LFPOOL_STACK_TAG_STEP_): true;
- * or false, with the current head in *old.  acq_rel, and acquire when it fails: a success
- * takes an object (acquire) and hands one over (release), a failure
- * returns the head that the next attempt reads through.
+ * or false, with the current head in *old.  acq_rel, and acquire when it
+ * fails: a success takes an object (acquire) and hands one over
+ * (release), a failure returns the head that the next attempt reads
+ * through.
  */
 static inline bool lfpool_stack_cas_(struct lfpool_stack_head_ *head,
 				     struct lfpool_stack_head_ *old, uint64_t ntop)
 {
 	uint64_t ntag = old->tag + LFPOOL_STACK_TAG_STEP_;
-	bool ok;
 	LFPOOL_STACK_YIELD_();
-# if defined(__x86_64__) && !defined(LFPOOL_TSAN_)
-	/* rdx:rax the expected head, rcx:rbx the new one; on failure
-	 * rdx:rax receive the current head.  A locked instruction is a full
-	 * barrier on x86-64. */
-#  ifdef __GCC_ASM_FLAG_OUTPUTS__
-	__asm__ __volatile__("lock cmpxchg16b %[m]"
-			     : "=@ccz"(ok), [m] "+m"(*head), "+a"(old->top), "+d"(old->tag)
-			     : "b"(ntop), "c"(ntag)
-			     : "memory");
-#  else
-	__asm__ __volatile__("lock cmpxchg16b %[m]\n\tsetz %[ok]"
-			     : [ok] "=q"(ok), [m] "+m"(*head), "+a"(old->top), "+d"(old->tag)
-			     : "b"(ntop), "c"(ntag)
-			     : "memory", "cc");
-#  endif
-# elif defined(__aarch64__) && !defined(LFPOOL_TSAN_)
-	ok = lfpool_cas16_acqrel_(head, &old->top, &old->tag, ntop, ntag);
-# else
-	/* TSan sees this one; elsewhere it may be libatomic's (a lock):
-	 * lfpool.h's "Platforms" lists where lfpool runs. */
-	__extension__ typedef unsigned __int128 lfpool_u128_ __attribute__((may_alias));
-	lfpool_u128_ expect = ((lfpool_u128_)old->tag << 64) | old->top;
-#  ifdef __clang__	/* without -mcx16 it is a call to libatomic, as meant */
-#   pragma clang diagnostic push
-#   pragma clang diagnostic ignored "-Watomic-alignment"
-#  endif
-	ok = __atomic_compare_exchange_n((lfpool_u128_ *)(void *)head, &expect,
-					 ((lfpool_u128_)ntag << 64) | ntop, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-#  ifdef __clang__
-#   pragma clang diagnostic pop
-#  endif
-	old->top = (uint64_t)expect;
-	old->tag = (uint64_t)(expect >> 64);
-# endif
+	bool ok = lfpool_cas16_acqrel_(head, &old->top, &old->tag, ntop, ntag);
 	LFPOOL_STACK_YIELD_();
 	return ok;
 }
