@@ -396,7 +396,7 @@ static inline void *lfpool_ts_get(lfpool_ts *pool)
 		return obj;
 	}
 #endif
-	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool))
+	if (LFPOOL_LIKELY(lfpool_ts_home_pool_(c) == pool))
 		return lfpool_ts_cache_get(c);
 	if (LFPOOL_UNLIKELY(!(c = lfpool_ts_mru_find_(pool))) && !(c = lfpool_ts_dir_find_(pool)))
 		return lfpool_ts_get_slow(pool);
@@ -422,7 +422,7 @@ lfpool_miss:
 		return;
 	}
 #endif
-	if (LFPOOL_LIKELY(LFPOOL_TS_HOME_POOL_(c) == pool)) {
+	if (LFPOOL_LIKELY(lfpool_ts_home_pool_(c) == pool)) {
 		lfpool_ts_cache_put(c, obj);
 		return;
 	}

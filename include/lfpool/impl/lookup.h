@@ -96,24 +96,12 @@ LFPOOL_API extern __thread struct lfpool_ts_tls lfpool_ts_tls_ LFPOOL_TLS_MODEL_
 
 /* The pools of those entries, and a slot of the directory.  A destroy on
  * another thread may clear them: relaxed atomic loads under
- * ThreadSanitizer, otherwise plain loads (moves on x86-64 either way). */
+ * ThreadSanitizer, otherwise plain loads (moves on x86-64 either way; a
+ * plain one the compiler may fold into the compare that uses it). */
 #ifdef LFPOOL_TSAN_
-# define LFPOOL_TS_HOME_POOL_(c) \
-	((const lfpool_ts *)__atomic_load_n(LFPOOL_TS_HOME_POOL_AT_(c), __ATOMIC_RELAXED))
-# define LFPOOL_TS_MRU_POOL_() \
-	((const lfpool_ts *)__atomic_load_n(&lfpool_ts_tls_.pool, __ATOMIC_RELAXED))
-# define LFPOOL_TS_MRU_CACHE_() \
-	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.cache, __ATOMIC_RELAXED))
-# define LFPOOL_TS_DIR_(id) \
-	((lfpool_ts_cache *)__atomic_load_n(&lfpool_ts_tls_.dir[id], __ATOMIC_RELAXED))
-# define LFPOOL_TS_BY_THREAD_(f) \
-	((lfpool_ts_cache *)__atomic_load_n(&(f)->by_thread[lfpool_ts_tls_.tslot], __ATOMIC_RELAXED))
+# define LFPOOL_TS_PEEK_(lv) __atomic_load_n(&(lv), __ATOMIC_RELAXED)
 #else
-# define LFPOOL_TS_HOME_POOL_(c) (*LFPOOL_TS_HOME_POOL_AT_(c))
-# define LFPOOL_TS_MRU_POOL_() (lfpool_ts_tls_.pool)
-# define LFPOOL_TS_MRU_CACHE_() (lfpool_ts_tls_.cache)
-# define LFPOOL_TS_DIR_(id) (lfpool_ts_tls_.dir[id])
-# define LFPOOL_TS_BY_THREAD_(f) ((f)->by_thread[lfpool_ts_tls_.tslot])
+# define LFPOOL_TS_PEEK_(lv) (lv)
 #endif
 
 /* Threads whose implicit caches a pool keeps in its head, as by_thread[1 ..
@@ -136,6 +124,35 @@ struct lfpool_ts_fast {
 	uint32_t pad_;
 	lfpool_ts_cache *by_thread[LFPOOL_TS_THREAD_SLOTS_ + 1];
 };
+
+/* The home cache's pool, from its address c (LFPOOL_TS_HOME_AT_). */
+static inline const lfpool_ts *lfpool_ts_home_pool_(lfpool_ts_cache *c)
+{
+	return LFPOOL_TS_PEEK_(*LFPOOL_TS_HOME_POOL_AT_(c));
+}
+
+/* The most recently used entry's pool and cache (see lfpool_ts_mru_set_). */
+static inline const lfpool_ts *lfpool_ts_mru_pool_(void)
+{
+	return LFPOOL_TS_PEEK_(lfpool_ts_tls_.pool);
+}
+
+static inline lfpool_ts_cache *lfpool_ts_mru_cache_(void)
+{
+	return LFPOOL_TS_PEEK_(lfpool_ts_tls_.cache);
+}
+
+/* The thread's cache of the pool whose id is id (< ndir), or NULL. */
+static inline lfpool_ts_cache *lfpool_ts_dir_(uint32_t id)
+{
+	return LFPOOL_TS_PEEK_(lfpool_ts_tls_.dir[id]);
+}
+
+/* The thread's cache in the head f's by_thread, or NULL. */
+static inline lfpool_ts_cache *lfpool_ts_by_thread_(const struct lfpool_ts_fast *f)
+{
+	return LFPOOL_TS_PEEK_(f->by_thread[lfpool_ts_tls_.tslot]);
+}
 
 /* Where a pool's own cache lies from its head: the first cache made for
  * the pool takes that memory (lib/threadstatic/ts_internal.h, struct lfpool_ts). */
@@ -200,9 +217,9 @@ static inline void lfpool_ts_mru_set_(const lfpool_ts *pool, lfpool_ts_cache *c)
 /* The entry's cache if its pool is pool, else NULL (see above). */
 static inline lfpool_ts_cache *lfpool_ts_mru_find_(const lfpool_ts *pool)
 {
-	lfpool_ts_cache *c = LFPOOL_TS_MRU_CACHE_();
+	lfpool_ts_cache *c = lfpool_ts_mru_cache_();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* compiler only: cache, then pool */
-	return LFPOOL_TS_MRU_POOL_() == pool ? c : NULL;
+	return lfpool_ts_mru_pool_() == pool ? c : NULL;
 }
 
 /* The calling thread's cache of pool from the pool's head or else its
@@ -210,11 +227,11 @@ static inline lfpool_ts_cache *lfpool_ts_mru_find_(const lfpool_ts *pool)
 static inline lfpool_ts_cache *lfpool_ts_dir_find_(const lfpool_ts *pool)
 {
 	const struct lfpool_ts_fast *f = (const struct lfpool_ts_fast *)pool;
-	lfpool_ts_cache *c = LFPOOL_TS_BY_THREAD_(f);
+	lfpool_ts_cache *c = lfpool_ts_by_thread_(f);
 	uint32_t id;
 	if (LFPOOL_LIKELY((uintptr_t)c == (uintptr_t)pool + LFPOOL_TS_LOCAL_OFFSET_))
 		LFPOOL_TS_LOCAL_(pool, c);
-	else if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = LFPOOL_TS_DIR_(id))))
+	else if (!c && ((id = f->id) >= lfpool_ts_tls_.ndir || !(c = lfpool_ts_dir_(id))))
 		return NULL;
 	lfpool_ts_mru_set_(pool, c);
 	return c;
