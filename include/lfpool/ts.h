@@ -414,10 +414,9 @@ static inline void lfpool_ts_put(lfpool_ts *pool, void *obj)
 		const struct lfpool_percpu_hot_ *h = ((const struct lfpool_ts_fast *)pool)->rseq_put;
 		if (obj) {
 			LFPOOL_SAN_PUT_(obj, lfpool_ts_span_(pool));
-			LFPOOL_RSEQ_PUT_OR_(h, obj, goto lfpool_miss);
-			return;
+			if (lfpool_rseq_put_(h, obj))
+				return;
 		}
-lfpool_miss:
 		lfpool_ts_put_slow(pool, obj);
 		return;
 	}

@@ -51,6 +51,7 @@
 #ifndef LFPOOL_IMPL_RSEQ_H
 #define LFPOOL_IMPL_RSEQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -219,18 +220,34 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		: "rax", "rdx", "memory", "cc" : full); \
 	} while (0)
 
+/* LFPOOL_RSEQ_PUT_ as a test: true when it pushed object, false (nothing
+ * stored) on a miss.  Inlined whole, the compiler joins the asm's jump
+ * and the caller's test of the result: lfpool_ts_put's code is the
+ * same as with the macro and a label of its own. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) static inline bool lfpool_rseq_put_(
+	const struct lfpool_percpu_hot_ *table, void *object);
+#endif
+static inline bool lfpool_rseq_put_(const struct lfpool_percpu_hot_ *table, void *object)
+{
+	LFPOOL_RSEQ_PUT_(table, object, full);
+	return true;
+full:
+	return false;
+}
+
 /*
- * The per-CPU dispatch, written once for its three callers (lfpool/ts.h's
- * inline get and put, lib/threadstatic/percpu.h, ts_percpu.c): run the
+ * The per-CPU dispatch, written once for its callers (lfpool/ts.h's
+ * inline get, lib/threadstatic/percpu.h, ts_percpu.c; ts.h's put tests
+ * lfpool_rseq_put_ itself, its NULL object sharing the miss): run the
  * sequence on table h; a miss (the area empty or full, the gate closed)
  * runs the caller's statement miss instead, its slow path, which usually
  * leaves the function.  The hit path is the sequence alone.
  *
  * LFPOOL_RSEQ_GET_OR_: obj = the popped object, or miss.
  * LFPOOL_RSEQ_PUT_OR_: obj (not NULL) pushed, or miss (nothing stored).
- * The put's labels are local to it (__label__, in a GNU statement
- * expression, which __extension__ lets -pedantic builds take), so that a
- * function may use it twice.
+ * The put tests lfpool_rseq_put_ (above), so it has no label of its own
+ * and a function may use it twice.
  */
 # define LFPOOL_RSEQ_GET_OR_(h, obj, miss) do { \
 	(obj) = lfpool_rseq_get_(h); \
@@ -238,14 +255,11 @@ static inline void *lfpool_rseq_get_(const struct lfpool_percpu_hot_ *h)
 		miss; \
 	} \
 	} while (0)
-# define LFPOOL_RSEQ_PUT_OR_(h, obj, miss) __extension__({ \
-	__label__ lfpool_rseq_full_, lfpool_rseq_done_; \
-	LFPOOL_RSEQ_PUT_(h, obj, lfpool_rseq_full_); \
-	goto lfpool_rseq_done_; \
-lfpool_rseq_full_: \
-	miss; \
-lfpool_rseq_done_:; \
-	})
+# define LFPOOL_RSEQ_PUT_OR_(h, obj, miss) do { \
+	if (!lfpool_rseq_put_(h, obj)) { \
+		miss; \
+	} \
+	} while (0)
 
 # ifdef LFPOOL_BUILDING
 /* The library's bulk moves (lib/threadstatic/percpu.h), which users' code
