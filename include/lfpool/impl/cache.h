@@ -115,7 +115,8 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 		LFPOOL_HIT_NONNULL_(obj);
 		LFPOOL_CACHE_COUNT_(f->gets);
 	} else {
-		obj = lfpool_ts_cache_get_slow(cache);
+		/* Annotated by its sanitizer wrapper (lfpool/ts.h), once. */
+		return lfpool_ts_cache_get_slow(cache);
 	}
 	LFPOOL_SAN_GOT_(obj, lfpool_ts_cache_span_(cache));
 	LFPOOL_TSAN_ACQUIRE(obj);
@@ -128,14 +129,15 @@ static inline void *lfpool_ts_cache_get(lfpool_ts_cache *cache)
 static inline void lfpool_ts_cache_put(lfpool_ts_cache *cache, void *obj)
 {
 	struct lfpool_ts_cache_fast *f = (struct lfpool_ts_cache_fast *)cache;
-	LFPOOL_SAN_PUT_(obj, lfpool_ts_cache_span_(cache));
-	LFPOOL_TSAN_RELEASE(obj);
 	void **t = f->top;
 	if (LFPOOL_LIKELY((uintptr_t)t < (uintptr_t)f->end && obj != NULL)) {
+		LFPOOL_SAN_PUT_(obj, lfpool_ts_cache_span_(cache));
+		LFPOOL_TSAN_RELEASE(obj);
 		LFPOOL_SLOT_STORE_(*t, obj);
 		LFPOOL_CACHE_PUSHED_(f, t);
 		return;
 	}
+	/* Annotated by its sanitizer wrapper (lfpool/ts.h), once. */
 	lfpool_ts_cache_put_slow(cache, obj);
 }
 
