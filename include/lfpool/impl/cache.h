@@ -7,6 +7,17 @@
  * layer on its classes' caches, and the library's struct lfpool_ts_cache
  * (lib/threadstatic/ts_internal.h) begins with this view.  Included by
  * lfpool/ts.h (which declares the slow paths they call); not for users.
+ *
+ * Terms (see also lfpool/impl/stack.h's):
+ *  - magazine: an array of object pointers; a cache holds one loaded
+ *    (the one get and put use) and the pool's depot holds the others,
+ *    full or empty, on stacks shared by every thread.
+ *  - top, low, end: the loaded magazine's bounds (struct
+ *    lfpool_ts_cache_fast below); hit: a get or put that top, low and
+ *    end allow inline; miss: any other, which calls the slow path (out
+ *    of line, in the library).
+ *  - thief: another thread taking objects from the bottom of this
+ *    cache's magazine (stopped: low while it does).
  */
 #ifndef LFPOOL_TS_H
 /* Alone: lfpool/ts.h declares what this header uses, and includes it. */

@@ -9,6 +9,21 @@
  * Also the views these read: the thread's TLS block (lib/threadstatic/
  * tls.c defines it) and the pool's head (the library's struct lfpool_ts
  * begins with it).  Included by lfpool/ts.h; not for users.
+ *
+ * Terms (see also lfpool/impl/stack.h's and cache.h's):
+ *  - implicit cache: the cache lfpool_ts_get and _put use for the
+ *    calling thread, made at its first call on a pool.
+ *  - home: the thread's first implicit cache, kept in its TLS block.
+ *  - most recently used (mru): the thread's last pool other than the
+ *    home's, and its cache, remembered in the TLS block.
+ *  - head (of a pool): struct lfpool_ts_fast, the pool's first cache
+ *    line; id: the pool's number, its index in every directory.
+ *  - directory: the thread's array of its caches, by pool id.
+ *  - slot (tslot): a thread's entry in every head's by_thread.
+ *  - per-CPU tag: bit 6 of a pool's head address, set for per-CPU pools
+ *    (LFPOOL_TS_PERCPU_TAG_; not a stack head's tag).
+ *  - table, gate: a per-CPU pool's areas and the bound on which of them
+ *    a sequence may use (lfpool/impl/rseq.h).
  */
 #ifndef LFPOOL_TS_H
 /* Alone: lfpool/ts.h declares what this header uses, and includes it. */

@@ -7,6 +7,14 @@
  * (and the bulk ones) inside the library.  Not for users: include
  * lfpool/ts.h.
  *
+ * Terms: area: one CPU's store of objects; table: a pool's areas and
+ * their gate (struct lfpool_percpu_hot_); gate: the number of CPUs whose
+ * areas a sequence may use (0: closed, while a thief takes them over);
+ * section: a sequence's instructions from its start to its commit, the
+ * one store others see; abort: the kernel's restart of an interrupted
+ * section; miss: a sequence that stored nothing (area full or empty,
+ * gate closed) and leaves the call to the slow path.
+ *
  * Each CPU owns one area, { pushes, pops, lock, slot[max] }, holding
  * pushes - pops objects in slot[0 ..).  A sequence reads the CPU number
  * from glibc's own registration (the struct rseq at %fs:__rseq_offset;

@@ -7,6 +7,19 @@
  * stacks of the slabs, ThreadStatic's depot) run these very functions.
  * Not API: what this file names ends in "_" and may change in any release.
  *
+ * Terms of the impl/ headers (each lists those it uses beyond these):
+ *  - index: an object's number in its pool (32 bits); slab: a block of
+ *    objects the pool got from its allocator, with its side data (the
+ *    objects' link words and states, kept apart from the objects).
+ *  - link: an index's word in the side data, naming the index below it
+ *    on a stack.
+ *  - head: the stack's (top, tag) pair; top: the index on top; tag: the
+ *    head's change count (a per-CPU "tag" in lookup.h is another thing:
+ *    a bit of a pool's address).
+ *  - attempt (step): one read of the head and one CAS; it fails when the
+ *    head changed meanwhile, and the caller tries again.
+ *  - view: the leading part of a library struct that inline code reads.
+ *
  * The stack.  Objects are named by 32-bit indices.  Each has a link word,
  * in the pool's side data, which holds the index below it while it is on
  * the stack.  The head is a pair changed as one by a double-width CAS
