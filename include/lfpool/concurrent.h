@@ -53,7 +53,7 @@
 #define LFPOOL_CONCURRENT_H
 
 #include "lfpool/common.h"
-#include "lfpool/impl/stack.h"
+#include "lfpool/impl/tagged_stack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,7 +152,7 @@ LFPOOL_SAN_WRAP_CALL_(lfpool_concurrent_trim, size_t, lfpool_concurrent *, size_
  * lock cmpxchg16b of a library built without TSan -- the head would be
  * torn, and the free list could close into a cycle (tests/tsan-handover.sh
  * checks that such a program has no 16-byte TSan atomic).  The pool's view
- * and the stack's steps: lfpool/impl/stack.h.
+ * and the stack's steps: lfpool/impl/tagged_stack.h.
  */
 #if defined(LFPOOL_STACK_STEPS_) && \
 	((defined(__x86_64__) && !defined(LFPOOL_TSAN_)) || \
@@ -200,8 +200,16 @@ static inline void lfpool_concurrent_push_(lfpool_concurrent *pool, void *obj, u
 /* A put of an object not of slab 0: one of a small slab (the probes of
  * lfpool_conc_small_put_, then as slab 0's), else the library.  Out of
  * line: inline, its probes took registers that the loops around an
- * inline put of slab 0 then missed (bench-instr's batch64 rows). */
-__attribute__((noinline, unused)) static void lfpool_concurrent_put_small_(lfpool_concurrent *pool, void *obj)
+ * inline put of slab 0 then missed (bench-instr's batch64 rows).  Static
+ * inline all the same, so that a file that never puts emits no copy (even
+ * at -O0: a program that includes this header only to dlopen the library
+ * links without it); GCC warns about noinline on an inline function
+ * (-Wattributes) and honours it. */
+#if defined(__GNUC__) && !defined(__clang__)
+# pragma GCC diagnostic push
+# pragma GCC diagnostic ignored "-Wattributes"
+#endif
+__attribute__((noinline, unused)) static inline void lfpool_concurrent_put_small_(lfpool_concurrent *pool, void *obj)
 {
 	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
 	uint32_t idx, *link;
@@ -212,12 +220,15 @@ __attribute__((noinline, unused)) static void lfpool_concurrent_put_small_(lfpoo
 	LFPOOL_SAN_PUT_(obj, lfpool_concurrent_span_(pool));	/* before the CAS */
 	lfpool_concurrent_push_(pool, obj, link, idx);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+# pragma GCC diagnostic pop
+#endif
 #endif
 
 /*
  * An object, or NULL with errno ENOBUFS (at capacity) or ENOMEM.  Inline
  * when the top index is slab 0's: one attempt of the stack's pop
- * (lfpool/impl/stack.h: the head, the top's link, one CAS), then the
+ * (lfpool/impl/tagged_stack.h: the head, the top's link, one CAS), then the
  * object's address; else when it is a small slab's, the same through the
  * view's second line (its slab number first); after a failed CAS the
  * library retries.
@@ -250,7 +261,7 @@ static inline void *lfpool_concurrent_get(lfpool_concurrent *pool)
 /*
  * Give obj back.  NULL: no-op.  Never allocates.  Inline for an object of
  * slab 0: its index from its offset there (a multiply), then one attempt
- * of the stack's push (lfpool/impl/stack.h: its link set to the top, one
+ * of the stack's push (lfpool/impl/tagged_stack.h: its link set to the top, one
  * CAS); else for one of a small slab, found by comparing with each small
  * slab's range in the view's second line; after a failed CAS the library
  * retries.
