@@ -30,7 +30,7 @@
  * tests/aarch64.sh, which ./run.sh test runs, cross-builds the library
  * and the unit tests whose pool calls run on one thread at a time and
  * runs them there.  The 16-byte CAS is a lock-free ldaxp/stlxp loop
- * (lfpool/impl/stack.h); Concurrent's get and put call the library and
+ * (lfpool/impl/tagged_stack.h); Concurrent's get and put call the library and
  * per-CPU mode uses sched_getcpu() and a per-CPU lock.  Nothing else: the shared stacks
  * need a 64-bit double-width CAS.  The README's "Platforms" says what
  * each flavour uses on each.

@@ -39,7 +39,7 @@
  *  - lfp_cas_pair_acqrel: a slot of the elimination array (lib/stack.c),
  *    a 16-byte pair (what waits, 64-bit tag): as lfp_cas_u64_acqrel, one
  *    double-width CAS.  (The index stacks' heads change through
- *    lfpool/impl/stack.h's lfpool_stack_cas_, with the same orders.)
+ *    lfpool/impl/tagged_stack.h's lfpool_stack_cas_, with the same orders.)
  * On x86-64 (TSO) all of these compile to plain moves and lock-prefixed
  * instructions in both builds.
  *
@@ -77,7 +77,7 @@
  * stronger than the dmb ish needed; lwsync on POWER).  ck defines both as
  * compiler barriers on TSO x86-64, so the shipped x86 code is unchanged.
  * The rest on aarch64:
- *  - lfp_cas_pair_acqrel: lfpool/impl/stack.h's ldaxp/stlxp loop, as the
+ *  - lfp_cas_pair_acqrel: lfpool/impl/tagged_stack.h's ldaxp/stlxp loop, as the
  *    index stacks' heads (on every target: it is their CAS); it carries
  *    its orders itself (below, where it is defined, says why not ck's).
  *  - lfp_faa_u64_sc (ck: dmb st and dmb sy before the ldxr/stxr, dmb sy
@@ -97,7 +97,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lfpool/impl/stack.h"	/* the 16-byte CAS */
+#include "lfpool/impl/tagged_stack.h"	/* the 16-byte CAS */
 
 /*
  * Yield injection: the stress programs bracket every atomic step below
@@ -336,11 +336,11 @@ static inline void lfp_stall(void) { ck_pr_stall(); }
 
 /*
  * The pair's CAS (on failure *expected receives the pair, whole):
- * lfpool/impl/stack.h's 16-byte CAS, the one the index stacks' heads run,
- * in every build.  It carries its orders itself (lock cmpxchg16b; ldaxp
- * and stlxp on aarch64, not ck's ldxp/stxp, whose mismatch returns what
- * ldxp read, which ARMv8.0 does not promise is one pair), so no fences
- * around it.  Under ThreadSanitizer (-fsanitize=thread, which
+ * lfpool/impl/tagged_stack.h's 16-byte CAS, the one the index stacks'
+ * heads run, in every build.  It carries its orders itself (lock
+ * cmpxchg16b; ldaxp and stlxp on aarch64, not ck's ldxp/stxp, whose
+ * mismatch returns what ldxp read, which ARMv8.0 does not promise is one
+ * pair), so no fences around it.  Under ThreadSanitizer (-fsanitize=thread, which
  * --enable-tsan passes) it is a 16-byte __atomic, which TSan instruments
  * as __tsan_atomic128_compare_exchange_strong.
  */

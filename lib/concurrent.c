@@ -30,7 +30,7 @@
 
 struct lfpool_concurrent {
 	/* First, the public view that the inline get and put read
-	 * (lfpool/impl/stack.h); its first member, the head, is the free
+	 * (lfpool/impl/tagged_stack.h); its first member, the head, is the free
 	 * stack's: the two are one line seen by the inline code and by the
 	 * library's stack calls (stack.h). */
 	union {

@@ -3,7 +3,7 @@
  * stack.c - the retries of the index stack's push and pop, its walks and
  * the elimination array.
  *
- * Why the stack is correct: lfpool/impl/stack.h, where its head and its
+ * Why the stack is correct: lfpool/impl/tagged_stack.h, where its head and its
  * one-element steps are.  The reasons behind two of its choices (the
  * figures are in NEWS):
  *  - The tag is 64 bits wide, beside the index in a double-width CAS.

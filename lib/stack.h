@@ -5,7 +5,7 @@
  * the depot's magazines and loose objects).
  *
  * The head and the one-element push and pop steps are those of
- * lfpool/impl/stack.h, which says why the stack is correct; the inline
+ * lfpool/impl/tagged_stack.h, which says why the stack is correct; the inline
  * lfpool_concurrent_get and _put run the same steps on a Concurrent
  * pool's free stack, whose head is the first member of the pool's public
  * view.  Here: the retries (stack.c), chains, taking the whole stack or
@@ -18,7 +18,7 @@
 #define LFP_STACK_H
 
 #include "atomic.h"
-#include "lfpool/impl/stack.h"
+#include "lfpool/impl/tagged_stack.h"
 #include "slab.h"
 
 /* A head read or to be written (top, tag). */
@@ -59,7 +59,7 @@ static inline void lfp_stack_init(struct lfp_stack *st)
  * The push and the pop below make one attempt inline and leave the retries
  * (backoff, CAS again) to a call: an uncontended operation then runs a
  * short path that needs few registers.  The first attempt and every retry
- * are the same step of lfpool/impl/stack.h.
+ * are the same step of lfpool/impl/tagged_stack.h.
  */
 
 /* The retries of a push whose first attempt failed on old (stack.c). */

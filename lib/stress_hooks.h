@@ -13,14 +13,14 @@
  * The hooks:
  *  - Yield injection (liburcu's tests/common/debug-yield.h): every atomic
  *    step of lib/atomic.h and of the index stack's steps
- *    (include/lfpool/impl/stack.h) is bracketed by LFP_YIELD() (there
+ *    (include/lfpool/impl/tagged_stack.h) is bracketed by LFP_YIELD() (there
  *    LFPOOL_STACK_YIELD_()), which, when lfp_yield_one_in is N > 0, runs
  *    sched_yield() before or after about one step in N and a short spin
  *    on about one more, so that rare interleavings become common.
  *    LFPOOL_YIELD=N in the environment sets N at start-up; the stress
  *    drivers turn it on for part of their rounds (stress/round.c).
  *  - The CAS window: lfp_stress_yield, when set, runs between reading a
- *    stack head and the CAS on it (include/lfpool/impl/stack.h's steps,
+ *    stack head and the CAS on it (include/lfpool/impl/tagged_stack.h's steps,
  *    lib/stack.c's bulk pop and elimination array), so that a scenario
  *    can change the stack in that window (stress/sc_aba.c, aba_replay.c,
  *    elim_replay.c, matrix.c).
@@ -62,7 +62,7 @@ extern __thread unsigned lfp_busy;
 #define LFP_Y(expr) ({ LFP_YIELD(); __typeof__(expr) y_ = (expr); LFP_YIELD(); y_; })
 #define LFP_YV(stmt) do { LFP_YIELD(); stmt; LFP_YIELD(); } while (0)
 
-/* The index stack's, in include/lfpool/impl/stack.h: its steps serve the
+/* The index stack's, in include/lfpool/impl/tagged_stack.h: its steps serve the
  * inline Concurrent paths and lib/stack.[ch] alike. */
 #define LFPOOL_STACK_YIELD_() \
 	(__builtin_expect(__atomic_load_n(&lfp_yield_one_in, __ATOMIC_RELAXED) != 0, 0) \

@@ -25,7 +25,7 @@
 # (/usr/aarch64-linux-gnu).
 #
 # What runs, and why only that: qemu-user 7.2 livelocks on the 128-bit
-# LDXP/STXP loops of the shared stacks' CAS (lfpool/impl/stack.h; also
+# LDXP/STXP loops of the shared stacks' CAS (lfpool/impl/tagged_stack.h; also
 # ck's own ck_pr_cas_64_2) as soon as two threads run them at once, so only
 # programs whose pool calls run on one thread at a time can run here.
 # Criterion runs with --jobs 1, and only the suites below: none of them has
@@ -123,7 +123,7 @@ if ! make -j"${JOBS:-2}" "${programs[@]}" >>"$log" 2>&1 ||
 	exit 1
 fi
 
-# The promise of lfpool/impl/stack.h on aarch64: every 16-byte CAS of the
+# The promise of lfpool/impl/tagged_stack.h on aarch64: every 16-byte CAS of the
 # library is inline (ldaxp/stlxp, or ck's ldxp/stxp), none a call to
 # libatomic, whose 16-byte operations take a lock in GCC 12's.
 calls=$($triplet-nm -A .libs/liblfpool.a | grep -E ' U __atomic_[a-z_]*_16$' || true)

@@ -15,13 +15,15 @@
 # sources keep (kept_pointers below).  It also fails when a public header
 # (include/) names the stress suite's hooks or their switch, which live in
 # lib/stress_hooks.h, beneath the public face (a comment may still cite a
-# scenario or a Spin model of stress/ as evidence).
+# scenario or a Spin model of stress/ as evidence), and when two source
+# files of lib/ and include/ share a file name.
 #
 #   tests/layers.sh              run by make check, from the build directory
 #   tests/layers.sh --graph      print every file-to-file edge with its symbols
 #   tests/layers.sh --self-test  feed a made-up table with a circle and an
 #                                upward call, and made-up sources with kept
-#                                function pointers; succeeds only if all are
+#                                function pointers, and made-up paths that
+#                                share a name; succeeds only if all are
 #                                caught
 set -u
 srcdir=${srcdir:-.}
@@ -207,6 +209,26 @@ public_face() {
 		"$srcdir/include"
 }
 
+# same_names: of the paths on stdin (lib/'s and include/'s sources), those
+# whose file name another path uses too, "NAME: PATH PATH...": two files
+# of one name make a reader (and an #include "name") guess which.
+same_names() {
+	awk '{ n = $0; sub(/.*\//, "", n); paths[n] = paths[n] " " $0; count[n]++ }
+	     END { for (n in count) if (count[n] > 1) print n ":" paths[n] }' | LC_ALL=C sort
+}
+
+# source_paths: lib/'s and include/'s sources, relative to $srcdir.
+source_paths() {
+	(cd "$srcdir" && find lib include -name '*.[chS]') | LC_ALL=C sort
+}
+
+# Made-up paths: stack.h twice (a private and a public one), core.c once.
+self_test_names() {
+	out=$(printf '%s\n' lib/stack.h include/lfpool/impl/stack.h lib/core.c lib/core.h | same_names)
+	echo "$out" | sed 's/^/self-test: name: /'
+	[ "$out" = "stack.h: lib/stack.h include/lfpool/impl/stack.h" ]
+}
+
 # Made-up sources: two kept pointers (a member of a typedef'd type, one
 # spelled out) and four that are not (a parameter, a parameter split over
 # lines, an extern, the typedef itself).
@@ -227,6 +249,7 @@ self_test_kept() {
 # a circle; pool -> core is fine.  The check must fail and name both.
 self_test() {
 	self_test_kept || return 1
+	self_test_names || return 1
 	out=$(printf '%s\n' \
 		'core D lfp_core_init' 'core U lfp_slabs_init' \
 		'slab D lfp_slabs_init' 'slab U lfp_core_init' \
@@ -250,7 +273,7 @@ case ${1:-} in
 	;;
 '')
 	if ! self_test >/dev/null; then
-		echo "layers.sh: the self-test did not catch a made-up circle or kept pointer; the check is broken"
+		echo "layers.sh: the self-test did not catch a made-up circle, kept pointer or shared name; the check is broken"
 		self_test
 		exit 1
 	fi
@@ -261,6 +284,12 @@ case ${1:-} in
 		echo "$kept"
 		echo "layers: lib/ keeps a function pointer (above), an upward call nm cannot see:" \
 		     "pass it down for one call or move the code (HACKING.md, \"Floors\")"
+		exit 1
+	fi
+	same=$(source_paths | same_names)
+	if [ -n "$same" ]; then
+		echo "$same"
+		echo "layers: two source files of lib/ and include/ share a name (above): name each for what it holds"
 		exit 1
 	fi
 	if public_face; then

@@ -7,9 +7,9 @@
 #include <string.h>
 
 /* The CAS attempts of this file's inline Concurrent gets and puts
- * (lfpool/impl/stack.h's hook points): the library's own are not counted,
- * so a call that ran inline adds one (uncontended), a call through the
- * library none. */
+ * (lfpool/impl/tagged_stack.h's hook points): the library's own are not
+ * counted, so a call that ran inline adds one (uncontended), a call
+ * through the library none. */
 static unsigned long inline_cas;
 #define LFPOOL_STACK_YIELD_() ((void)0)
 #define LFPOOL_STACK_WINDOW_() ((void)inline_cas++)

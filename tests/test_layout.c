@@ -243,7 +243,7 @@ Test(layout, pool_fast_view_is_the_items_array)
 
 #ifdef LFPOOL_STACK_STEPS_
 /*
- * lfpool/impl/stack.h: the CAS that ends a push or a pop attempt.  A
+ * lfpool/impl/tagged_stack.h: the CAS that ends a push or a pop attempt.  A
  * success installs the new top with the next tag; a failure changes
  * nothing and returns the current head whole, also when only the tag
  * differs (ABA).  tests/aarch64.sh runs this on aarch64's ldaxp/stlxp

@@ -14,16 +14,16 @@
  *
  * Correspondence (step: what it does, then the function it is in;
  * stress/model/cites.sh checks every citation).  The steps are written
- * once, in include/lfpool/impl/stack.h:
- *   U1  push: load tag, then index   include/lfpool/impl/stack.h lfpool_stack_load_()
- *   U2  push: link the node to it    include/lfpool/impl/stack.h lfpool_stack_push_step_()
+ * once, in include/lfpool/impl/tagged_stack.h:
+ *   U1  push: load tag, then index   include/lfpool/impl/tagged_stack.h lfpool_stack_load_()
+ *   U2  push: link the node to it    include/lfpool/impl/tagged_stack.h lfpool_stack_push_step_()
  *                                    (the link store)
- *   U3  push: CAS the head (tag+1)   include/lfpool/impl/stack.h lfpool_stack_push_step_()
- *                                    (the CAS: include/lfpool/impl/stack.h lfpool_stack_cas_())
- *   O1  pop: load tag, then index    include/lfpool/impl/stack.h lfpool_stack_load_()
- *   O2  pop: load the top's link     include/lfpool/impl/stack.h lfpool_stack_pop_step_()
+ *   U3  push: CAS the head (tag+1)   include/lfpool/impl/tagged_stack.h lfpool_stack_push_step_()
+ *                                    (the CAS: include/lfpool/impl/tagged_stack.h lfpool_stack_cas_())
+ *   O1  pop: load tag, then index    include/lfpool/impl/tagged_stack.h lfpool_stack_load_()
+ *   O2  pop: load the top's link     include/lfpool/impl/tagged_stack.h lfpool_stack_pop_step_()
  *                                    (the link load)
- *   O3  pop: CAS the head (tag+1)    include/lfpool/impl/stack.h lfpool_stack_pop_step_()
+ *   O3  pop: CAS the head (tag+1)    include/lfpool/impl/tagged_stack.h lfpool_stack_pop_step_()
  *                                    (the CAS)
  * The library's stacks take them in
  * lib/stack.h lfp_stack_push_link_mpmc() (U1-U3) and

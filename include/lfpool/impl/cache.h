@@ -8,7 +8,7 @@
  * (lib/threadstatic/ts_internal.h) begins with this view.  Included by
  * lfpool/ts.h (which declares the slow paths they call); not for users.
  *
- * Terms (see also lfpool/impl/stack.h's):
+ * Terms (see also lfpool/impl/tagged_stack.h's):
  *  - magazine: an array of object pointers; a cache holds one loaded
  *    (the one get and put use) and the pool's depot holds the others,
  *    full or empty, on stacks shared by every thread.

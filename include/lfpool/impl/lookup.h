@@ -10,7 +10,7 @@
  * tls.c defines it) and the pool's head (the library's struct lfpool_ts
  * begins with it).  Included by lfpool/ts.h; not for users.
  *
- * Terms (see also lfpool/impl/stack.h's and cache.h's):
+ * Terms (see also lfpool/impl/tagged_stack.h's and cache.h's):
  *  - implicit cache: the cache lfpool_ts_get and _put use for the
  *    calling thread, made at its first call on a pool.
  *  - home: the thread's first implicit cache, kept in its TLS block.
