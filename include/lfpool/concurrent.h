@@ -38,11 +38,13 @@
  * instructions each on x86-64), and for those of the small slabs, which
  * an unbounded pool grows first and a pool of few objects never leaves
  * (333 objects of 64 B in three slabs: lib/slab.h, LFP_SMALL_MAX; a pool
- * per connection or per type): a few more instructions there (the top's
- * slab number to decode; a put compares its object with up to three
- * ranges, in a local call), where the library's path took five times
- * slab 0's.  They call the library for the objects of other slabs, in
- * debug pools, and for the puts of pools with a reset hook.
+ * per connection or per type): about 31 instructions each there (the
+ * top's slab number to decode; a put compares its object with up to
+ * three ranges, in a local call), where the library's path took 80;
+ * prewarm past them, or a capacity of at most one full slab (no small
+ * slabs), to get slab 0's.  They call the library for the objects of
+ * other slabs, in debug pools, and for the puts of pools with a reset
+ * hook.
  *
  * Misuse in release builds: put computes the object's index from its
  * address, unchecked, so a foreign or interior pointer corrupts the free
