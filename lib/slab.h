@@ -345,6 +345,9 @@ static inline struct lfp_slab_slot *lfp_slabs_slot(const struct lfp_slabs *s, ui
 	 * handed out after its leaf and the table were published: the
 	 * table is the one loaded here. */
 	struct lfp_slab_slot *const *dir = lfp_slabs_dir(s);
+	/* Past leaf 0 only through the table: dir[1] of the inline leaf0
+	 * would read the dir field itself. */
+	LFP_ASSERT(slab_no < LFP_LEAF_SLOTS || dir != &s->leaf0);
 	struct lfp_slab_slot *leaf = (struct lfp_slab_slot *)
 		lfp_load_ptr_acq((void *const *)&dir[slab_no >> LFP_LEAF_BITS]);
 	return &leaf[slab_no & (LFP_LEAF_SLOTS - 1)];

@@ -214,7 +214,7 @@ static inline void lfpool_concurrent_push_(lfpool_concurrent *pool, void *obj, u
 __attribute__((noinline, unused)) static inline void lfpool_concurrent_put_small_(lfpool_concurrent *pool, void *obj)
 {
 	struct lfpool_concurrent_fast *f = (struct lfpool_concurrent_fast *)pool;
-	uint32_t idx, *link;
+	uint32_t idx = 0, *link = NULL;	/* set by the probes; no -Wmaybe-uninitialized */
 	if (!lfpool_conc_small_put_(f, obj, &idx, &link)) {
 		lfpool_concurrent_put_slow(pool, obj);
 		return;

@@ -238,9 +238,9 @@ __attribute__((always_inline)) static inline bool lfpool_rseq_put_(
 #endif
 static inline bool lfpool_rseq_put_(const struct lfpool_percpu_hot_ *table, void *object)
 {
-	LFPOOL_RSEQ_PUT_(table, object, full);
+	LFPOOL_RSEQ_PUT_(table, object, lfpool_full_);
 	return true;
-full:
+lfpool_full_:
 	return false;
 }
 
@@ -255,7 +255,9 @@ full:
  * LFPOOL_RSEQ_GET_OR_: obj = the popped object, or miss.
  * LFPOOL_RSEQ_PUT_OR_: obj (not NULL) pushed, or miss (nothing stored).
  * The put tests lfpool_rseq_put_ (above), so it has no label of its own
- * and a function may use it twice.
+ * and a function may use it twice.  miss runs inside the macro's own
+ * do-while: it must leave by return or a call, never break or continue
+ * (which would leave that loop, not the caller's).
  */
 # define LFPOOL_RSEQ_GET_OR_(h, obj, miss) do { \
 	(obj) = lfpool_rseq_get_(h); \

@@ -458,6 +458,9 @@ static inline bool lfpool_conc_small_in_(const struct lfpool_concurrent_fast *f,
 
 /* Whether the view serves a put of obj in any small slab (as above): one
  * probe per small slab, LFPOOL_CONC_SMALL_ of them. */
+#if LFPOOL_CONC_SMALL_ != 3
+# error "lfpool_conc_small_put_ probes three small slabs: one probe per LFPOOL_CONC_SMALL_"
+#endif
 static inline bool lfpool_conc_small_put_(const struct lfpool_concurrent_fast *f, const void *obj,
 					  uint32_t *idx, uint32_t **link)
 {
