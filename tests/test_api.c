@@ -345,7 +345,8 @@ Test(concurrent, small_slabs_get_and_put_inline)
 		for (int i = N - 1; i >= 0; i--) {
 			void *o = lfpool_concurrent_get(pool);
 			cr_assert_eq(o, objs[i], "round %d: LIFO, object %d", round, i);
-			cr_assert(check_pattern(o, 64, (unsigned)i), "object %d kept its bytes", i);
+			/* A debug pool scribbles over what was put (use after put). */
+			cr_assert(DEBUG_BUILD || check_pattern(o, 64, (unsigned)i), "object %d kept its bytes", i);
 		}
 		cr_assert_eq(inline_cas - cas0, DEBUG_BUILD ? 0 : 2 * N,
 			     "round %d: %lu of %d gets and puts inline", round, inline_cas - cas0, 2 * N);

@@ -362,9 +362,11 @@ Test(env, show_stats_at_destroy_and_exit)
 	cr_assert_not_null(strstr(out, "lfpool: at exit, array pool 'gamma' (threadstatic"
 				       BUILD_DEBUG_TAG "): "
 				       "classes of 16 to 32 bytes"), "%s", out);
-	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'delta' (threadstatic): obj_size 32"),
+	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'delta' (threadstatic" BUILD_DEBUG_TAG
+				       "): obj_size 32"),
 			   "%s", out);
-	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'epsilon' (concurrent): obj_size 32"),
+	cr_assert_not_null(strstr(out, "lfpool: at exit, pool 'epsilon' (concurrent" BUILD_DEBUG_TAG
+				       "): obj_size 32"),
 			   "%s", out);
 	/* The classes once, in their array pool's lines. */
 	cr_assert_eq(count_of(out, "pool 'gamma[16]'"), 1, "%s", out);
