@@ -324,6 +324,16 @@ Test(concurrent, inline_bounds_open_at_the_first_full_slab)
  * slab: every get and put after the first gets is one inline CAS, and
  * each object comes back with what was written to it.
  */
+/* n objects of pool, each filled with the pattern of its position. */
+static void get_filled(lfpool_concurrent *pool, void **objs, int n, size_t size)
+{
+	for (int i = 0; i < n; i++) {
+		objs[i] = lfpool_concurrent_get(pool);
+		cr_assert_not_null(objs[i]);
+		fill_pattern(objs[i], size, (unsigned)i);
+	}
+}
+
 /* Where lfpool/concurrent.h inlines Concurrent's get and put (x86-64;
  * aarch64 calls the library). */
 #ifdef LFPOOL_CONC_INLINE_
@@ -338,11 +348,7 @@ Test(concurrent, small_slabs_get_and_put_inline)
 	lfpool_concurrent *pool = lfpool_concurrent_create(&c);
 	enum { N = 300 };
 	void *objs[N];
-	for (int i = 0; i < N; i++) {	/* made: through the library */
-		objs[i] = lfpool_concurrent_get(pool);
-		cr_assert_not_null(objs[i]);
-		fill_pattern(objs[i], 64, (unsigned)i);
-	}
+	get_filled(pool, objs, N, 64);	/* made: through the library */
 	lfpool_stats st;
 	lfpool_concurrent_stats(pool, &st);
 	cr_assert_eq(st.slab_allocs, 3, "the three small slabs, not slab 0");
@@ -422,11 +428,7 @@ Test(concurrent, trim_closes_the_inline_paths_while_slab_0_may_go)
 	const struct lfpool_concurrent_fast *f = fast_view(pool);
 	enum { N = 200 };
 	void *objs[N];
-	for (int i = 0; i < N; i++) {
-		objs[i] = lfpool_concurrent_get(pool);
-		cr_assert_not_null(objs[i]);
-		fill_pattern(objs[i], 1024, (unsigned)i);
-	}
+	get_filled(pool, objs, N, 1024);
 	lfpool_stats st;
 	lfpool_concurrent_stats(pool, &st);
 	cr_assert_geq(st.slab_allocs, 3, "want objects in several slabs");

@@ -40,6 +40,18 @@ FLAVOUR_TEST(small, one_object_holds_at_most_8_KiB)
 	ops->destroy(pool);
 }
 
+/* A ThreadStatic pool of OBJ-byte objects with one object got and put,
+ * and its stats after that in *st. */
+static lfpool_ts *ts_with_one_object(lfpool_stats *st)
+{
+	lfpool_config c = { .obj_size = OBJ };
+	lfpool_ts *pool = lfpool_ts_create(&c);
+	cr_assert_not_null(pool);
+	lfpool_ts_put(pool, lfpool_ts_get(pool));
+	lfpool_ts_stats(pool, st);
+	return pool;
+}
+
 /* A thread's first two magazines (64 pointers each, the default) take a
  * slab of 1 KiB and its side data (lib/slab.h, headless): the pool holds
  * at most that beyond what a Pool of its objects holds.  With a slab
@@ -47,13 +59,11 @@ FLAVOUR_TEST(small, one_object_holds_at_most_8_KiB)
 Test(small, a_thread_s_first_two_magazines_take_one_KiB)
 {
 	lfpool_config c = { .obj_size = OBJ };
-	lfpool_ts *pool = lfpool_ts_create(&c);
-	lfpool_pool *plain = lfpool_pool_create(&c);
-	cr_assert(pool && plain);
-	lfpool_ts_put(pool, lfpool_ts_get(pool));
-	lfpool_pool_put(plain, lfpool_pool_get(plain));
 	lfpool_stats st, pst;
-	lfpool_ts_stats(pool, &st);
+	lfpool_ts *pool = ts_with_one_object(&st);
+	lfpool_pool *plain = lfpool_pool_create(&c);
+	cr_assert_not_null(plain);
+	lfpool_pool_put(plain, lfpool_pool_get(plain));
 	lfpool_pool_stats(plain, &pst);
 	cr_assert_leq(st.bytes_held, pst.bytes_held + 1024 + 64,
 		      "%llu bytes held, a Pool of the same objects %llu",
@@ -64,12 +74,8 @@ Test(small, a_thread_s_first_two_magazines_take_one_KiB)
 
 Test(small, one_object_of_a_threadstatic_pool_holds_at_most_8_KiB)
 {
-	lfpool_config c = { .obj_size = OBJ };
-	lfpool_ts *pool = lfpool_ts_create(&c);
-	cr_assert_not_null(pool);
-	lfpool_ts_put(pool, lfpool_ts_get(pool));
 	lfpool_stats st;
-	lfpool_ts_stats(pool, &st);
+	lfpool_ts *pool = ts_with_one_object(&st);
 	cr_assert_leq(st.bytes_held, SMALL_HELD, "%llu bytes held for one object (and the "
 		      "thread's magazines)", (unsigned long long)st.bytes_held);
 	cr_assert_eq(lfpool_ts_destroy(pool), 0);
@@ -92,12 +98,8 @@ Test(small, a_threadstatic_pool_and_one_object_take_at_most_4_KiB)
 #if !defined(__x86_64__) || !defined(__GLIBC__)
 	cr_skip_test("sizes of x86-64 with glibc");
 #endif
-	lfpool_config c = { .obj_size = OBJ };
-	lfpool_ts *pool = lfpool_ts_create(&c);
-	cr_assert_not_null(pool);
-	lfpool_ts_put(pool, lfpool_ts_get(pool));
 	lfpool_stats st;
-	lfpool_ts_stats(pool, &st);
+	lfpool_ts *pool = ts_with_one_object(&st);
 	size_t block = lfp_core_block_bytes(&pool->core, sizeof(*pool));
 	cr_assert_leq(block, 1920, "the pool's block takes %zu bytes", block);
 	cr_assert_leq(block + st.bytes_held, 4096, "block %zu bytes, held %llu", block,
